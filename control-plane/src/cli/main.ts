@@ -1,1 +1,9 @@
-export {};
+#!/usr/bin/env node
+import { registerIamCommands } from './iam-commands.js';
+import { processIo } from './io.js';
+import { createProgram, runProgram } from './program.js';
+
+const io = processIo();
+const { program, ctxFactory } = createProgram(io);
+registerIamCommands(program, ctxFactory);
+process.exitCode = await runProgram(program, process.argv.slice(2), io);

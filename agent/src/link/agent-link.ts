@@ -1,0 +1,270 @@
+import { WebSocket } from 'ws';
+import type { RawData } from 'ws';
+import { AGENT_CONNECT_PATH, DEAD_LINK_HEARTBEATS, encodeMessage } from '@outpost/shared';
+import type { AgentMessage, HelloMessage, WelcomeMessage } from '@outpost/shared';
+import type { Logger } from '../logging/logger.js';
+import { LINK_BACKOFF, createBackoff } from './backoff.js';
+import type { Backoff, BackoffPolicy } from './backoff.js';
+import { ServerMessageRouter } from './server-message-router.js';
+import type { CommandHandler, SpecConsumer } from './server-message-router.js';
+
+export interface AgentLinkOptions {
+  /** the control plane's base URL (http, https, ws or wss) */
+  server: string;
+  /** read before every connection attempt, so a rotated credential is picked up */
+  credential: () => Promise<string>;
+  /** the identity part of `hello` (capabilities are added by the link) */
+  hello: () => Pick<HelloMessage, 'agentVersion' | 'bootId'>;
+  logger: Logger;
+  backoff?: BackoffPolicy;
+  /** a connection open this long resets the backoff */
+  stableAfterMs?: number;
+  /** the slow retry after the server refused the credential (401/403) */
+  unauthorizedRetryMs?: number;
+  /** the heartbeat assumed until the server's welcome says otherwise */
+  initialHeartbeatSeconds?: number;
+  /** mean interval of the agent's own `getSpec` (jittered ±50%) */
+  specRefreshMs?: number;
+  handshakeTimeoutMs?: number;
+  random?: () => number;
+}
+
+/** Frames above this close the socket; the protocol's own 1 MiB limit is enforced (and answered) by the parser. */
+const MAX_SOCKET_PAYLOAD = 16 * 1024 * 1024;
+
+/** The capabilities every agent has; command names are added. */
+const BASE_CAPABILITIES = ['status', 'metrics', 'spec'];
+
+/**
+ * The agent's one outbound WebSocket to the control plane. Reconnects forever with full-jitter
+ * backoff, answers pings, treats a silent server as dead, and hands validated messages to the
+ * registered spec consumers and command handlers.
+ */
+export class AgentLink {
+  private readonly router: ServerMessageRouter;
+  private readonly backoff: Backoff;
+  private readonly random: () => number;
+  private readonly connectedListeners = new Set<(welcome: WelcomeMessage) => void>();
+  private readonly disconnectedListeners = new Set<() => void>();
+  private socket: WebSocket | undefined;
+  private welcome: WelcomeMessage | undefined;
+  private running = false;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  private watchdogTimer: NodeJS.Timeout | undefined;
+  private specTimer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly options: AgentLinkOptions) {
+    this.router = new ServerMessageRouter(options.logger);
+    this.random = options.random ?? Math.random;
+    this.backoff = createBackoff(options.backoff ?? LINK_BACKOFF, this.random);
+  }
+
+  get url(): string {
+    return agentConnectUrl(this.options.server);
+  }
+
+  /** true between the server's welcome and the end of that connection */
+  get connected(): boolean {
+    return this.welcome !== undefined && this.socket?.readyState === WebSocket.OPEN;
+  }
+
+  get deviceName(): string | undefined {
+    return this.welcome?.deviceName;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    void this.connect();
+  }
+
+  /** Closes the link and stops reconnecting. */
+  async stop(): Promise<void> {
+    this.running = false;
+    clearTimeout(this.reconnectTimer);
+    const socket = this.socket;
+    if (socket === undefined || socket.readyState === WebSocket.CLOSED) return;
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    if (socket.readyState === WebSocket.OPEN) socket.close(1000, 'agent stopping');
+    else socket.terminate();
+    const forced = setTimeout(() => socket.terminate(), 2_000);
+    await closed;
+    clearTimeout(forced);
+  }
+
+  /** Sends on the live connection; false (message dropped) while not connected. */
+  send(message: AgentMessage): boolean {
+    return this.connected && this.socket !== undefined && sendOn(this.socket, message);
+  }
+
+  onConnected(listener: (welcome: WelcomeMessage) => void): () => void {
+    this.connectedListeners.add(listener);
+    return () => this.connectedListeners.delete(listener);
+  }
+
+  onDisconnected(listener: () => void): () => void {
+    this.disconnectedListeners.add(listener);
+    return () => this.disconnectedListeners.delete(listener);
+  }
+
+  /** Registers a consumer of the desired device (the seam for OS upgrade, workloads, ...). */
+  addSpecConsumer(consumer: SpecConsumer): () => void {
+    return this.router.addSpecConsumer(consumer);
+  }
+
+  setCommandHandler(command: string, handler: CommandHandler): () => void {
+    return this.router.setCommandHandler(command, handler);
+  }
+
+  private async connect(): Promise<void> {
+    if (!this.running) return;
+    let credential: string;
+    try {
+      credential = await this.options.credential();
+    } catch (err) {
+      this.options.logger.error({ err }, 'cannot read the device credential');
+      this.scheduleReconnect(this.backoff.next());
+      return;
+    }
+    if (!this.running) return;
+
+    const socket = new WebSocket(this.url, {
+      headers: { authorization: `Bearer ${credential}` },
+      handshakeTimeout: this.options.handshakeTimeoutMs ?? 15_000,
+      maxPayload: MAX_SOCKET_PAYLOAD,
+    });
+    this.socket = socket;
+    let refusedWith: number | undefined;
+    let openedAt: number | undefined;
+    let lastError: string | undefined;
+
+    socket.on('unexpected-response', (_request, response) => {
+      refusedWith = response.statusCode;
+      response.resume();
+      socket.terminate();
+    });
+    socket.on('open', () => {
+      openedAt = Date.now();
+      this.armWatchdog(socket, this.options.initialHeartbeatSeconds ?? 30);
+      const capabilities = [...BASE_CAPABILITIES, ...this.router.commandNames];
+      sendOn(socket, { type: 'hello', ...this.options.hello(), capabilities });
+    });
+    socket.on('message', (data, isBinary) => {
+      this.armWatchdog(socket, this.welcome?.heartbeatSeconds ?? this.options.initialHeartbeatSeconds ?? 30);
+      if (isBinary) {
+        this.options.logger.debug('ignored a binary frame (no channel is open)');
+        return;
+      }
+      this.router.handle(textOf(data), {
+        reply: (message) => sendOn(socket, message),
+        welcomed: (welcome) => this.welcomed(socket, welcome),
+      });
+    });
+    socket.on('error', (err) => {
+      lastError = err.message;
+    });
+    socket.on('close', (code, reason) => {
+      this.closed(socket, { code, reason: reason.toString(), refusedWith, openedAt, lastError });
+    });
+  }
+
+  private welcomed(socket: WebSocket, welcome: WelcomeMessage): void {
+    if (socket !== this.socket) return;
+    const first = this.welcome === undefined;
+    this.welcome = welcome;
+    this.armWatchdog(socket, welcome.heartbeatSeconds);
+    if (!first) return;
+    this.options.logger.info({ deviceName: welcome.deviceName, url: this.url }, 'connected to the control plane');
+    this.requestSpec(socket);
+    for (const listener of this.connectedListeners) this.notify(() => listener(welcome));
+  }
+
+  /** Asks for the spec now and again on a jittered interval, so a lost push only delays. */
+  private requestSpec(socket: WebSocket): void {
+    clearTimeout(this.specTimer);
+    if (socket !== this.socket || socket.readyState !== WebSocket.OPEN) return;
+    sendOn(socket, { type: 'getSpec' });
+    const meanMs = this.options.specRefreshMs ?? 5 * 60_000;
+    this.specTimer = setTimeout(() => this.requestSpec(socket), meanMs * (0.5 + this.random()));
+  }
+
+  private armWatchdog(socket: WebSocket, heartbeatSeconds: number): void {
+    clearTimeout(this.watchdogTimer);
+    const silenceMs = heartbeatSeconds * DEAD_LINK_HEARTBEATS * 1000;
+    this.watchdogTimer = setTimeout(() => {
+      this.options.logger.warn({ silenceMs }, 'the server went silent; dropping the link');
+      socket.terminate();
+    }, silenceMs);
+  }
+
+  private closed(
+    socket: WebSocket,
+    how: { code: number; reason: string; refusedWith?: number; openedAt?: number; lastError?: string },
+  ): void {
+    if (socket !== this.socket) return;
+    clearTimeout(this.watchdogTimer);
+    clearTimeout(this.specTimer);
+    this.socket = undefined;
+    const wasConnected = this.welcome !== undefined;
+    this.welcome = undefined;
+    if (wasConnected) for (const listener of this.disconnectedListeners) this.notify(listener);
+    if (!this.running) return;
+
+    const { logger } = this.options;
+    if (how.refusedWith === 401 || how.refusedWith === 403) {
+      const delayMs = Math.round((this.options.unauthorizedRetryMs ?? 60_000) * (0.5 + this.random() / 2));
+      logger.error(
+        { httpStatus: how.refusedWith, retryInMs: delayMs },
+        'the control plane refused the device credential; retrying slowly (the credential may be rotated)',
+      );
+      this.scheduleReconnect(delayMs);
+      return;
+    }
+    if (how.openedAt !== undefined && Date.now() - how.openedAt >= (this.options.stableAfterMs ?? 10_000)) {
+      this.backoff.reset();
+    }
+    const delayMs = this.backoff.next();
+    logger.warn(
+      { code: how.code, reason: how.reason || undefined, httpStatus: how.refusedWith, error: how.lastError, retryInMs: delayMs },
+      wasConnected ? 'lost the link to the control plane; reconnecting' : 'cannot connect to the control plane; retrying',
+    );
+    this.scheduleReconnect(delayMs);
+  }
+
+  private scheduleReconnect(delayMs: number): void {
+    clearTimeout(this.reconnectTimer);
+    if (!this.running) return;
+    this.reconnectTimer = setTimeout(() => void this.connect(), delayMs);
+  }
+
+  private notify(listener: () => void): void {
+    try {
+      listener();
+    } catch (err) {
+      this.options.logger.error({ err }, 'a link listener failed');
+    }
+  }
+}
+
+/** `<server>/v1/agent:connect` with the ws scheme matching the server's http scheme. */
+export function agentConnectUrl(server: string): string {
+  const url = new URL(server);
+  if (url.protocol === 'http:') url.protocol = 'ws:';
+  if (url.protocol === 'https:') url.protocol = 'wss:';
+  url.pathname = `${url.pathname.replace(/\/+$/, '')}${AGENT_CONNECT_PATH}`;
+  url.search = '';
+  url.hash = '';
+  return url.toString();
+}
+
+function sendOn(socket: WebSocket, message: AgentMessage): boolean {
+  if (socket.readyState !== WebSocket.OPEN) return false;
+  socket.send(encodeMessage(message));
+  return true;
+}
+
+function textOf(data: RawData): string {
+  if (Buffer.isBuffer(data)) return data.toString('utf8');
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
+  return Buffer.from(data).toString('utf8');
+}

@@ -1,0 +1,110 @@
+import type { Db } from '../db/open-database.js';
+
+export type ChangeOp = 'put' | 'delete';
+
+/** One committed change of one resource, as kept in the change log and delivered to watchers. */
+export interface Change {
+  seq: number;
+  plural: string;
+  name: string;
+  op: ChangeOp;
+  /** the stored document before the change (only known for live changes and for deletes from the log) */
+  before: Record<string, unknown> | null;
+  /** the stored document after the change; null for deletes */
+  after: Record<string, unknown> | null;
+  time: string;
+}
+
+interface ChangeRow {
+  seq: number;
+  plural: string;
+  name: string;
+  op: ChangeOp;
+  doc: string | null;
+  time: string;
+}
+
+/**
+ * The store's change log: a monotonic sequence of every write. A watcher's resume token is a position in it.
+ * It keeps the newest `retain` entries; older positions answer "too old" and the watcher gets a hard reset.
+ */
+export class ChangeLog {
+  private readonly insert;
+  private readonly since;
+  private readonly sinceTime;
+  private readonly prune;
+  private readonly bounds;
+  private appendsSincePrune = 0;
+
+  constructor(
+    private readonly db: Db,
+    private readonly retain = 200_000,
+  ) {
+    db.exec(`CREATE TABLE IF NOT EXISTS change_log (
+      seq INTEGER PRIMARY KEY AUTOINCREMENT,
+      plural TEXT NOT NULL,
+      name TEXT NOT NULL,
+      op TEXT NOT NULL,
+      doc TEXT,
+      time TEXT NOT NULL
+    )`);
+    db.exec('CREATE INDEX IF NOT EXISTS change_log_by_time ON change_log(time)');
+    this.insert = db.prepare<[string, string, ChangeOp, string | null, string]>(
+      'INSERT INTO change_log(plural, name, op, doc, time) VALUES (?, ?, ?, ?, ?)',
+    );
+    this.since = db.prepare<[string, number, number], ChangeRow>(
+      'SELECT * FROM change_log WHERE plural = ? AND seq > ? ORDER BY seq LIMIT ?',
+    );
+    this.sinceTime = db.prepare<[string, string], { seq: number }>(
+      'SELECT COALESCE(MIN(seq) - 1, (SELECT COALESCE(MAX(seq), 0) FROM change_log)) AS seq FROM change_log WHERE plural = ? AND time >= ?',
+    );
+    this.prune = db.prepare<[number]>('DELETE FROM change_log WHERE seq <= ?');
+    this.bounds = db.prepare<[], { oldest: number | null; newest: number | null }>(
+      "SELECT MIN(seq) AS oldest, (SELECT seq FROM sqlite_sequence WHERE name = 'change_log') AS newest FROM change_log",
+    );
+  }
+
+  /** Appends inside the caller's transaction; returns the new sequence number. */
+  append(plural: string, name: string, op: ChangeOp, doc: Record<string, unknown> | null, time: string): number {
+    const info = this.insert.run(plural, name, op, doc === null ? null : JSON.stringify(doc), time);
+    if (++this.appendsSincePrune >= 1000) {
+      this.appendsSincePrune = 0;
+      const newest = Number(info.lastInsertRowid);
+      if (newest > this.retain) this.prune.run(newest - this.retain);
+    }
+    return Number(info.lastInsertRowid);
+  }
+
+  /** The newest sequence number written so far (0 when empty). */
+  head(): number {
+    return this.bounds.get()?.newest ?? 0;
+  }
+
+  /** True when every change after `seq` is still in the log. */
+  covers(seq: number): boolean {
+    const { oldest, newest } = this.bounds.get() ?? { oldest: null, newest: null };
+    if (seq > (newest ?? 0)) return false;
+    return oldest === null || seq >= oldest - 1;
+  }
+
+  /** Changes of one resource kind after `seq`, oldest first (deletes carry the deleted document as `before`). */
+  read(plural: string, afterSeq: number, limit: number): Change[] {
+    return this.since.all(plural, afterSeq, limit).map((row) => {
+      const doc = row.doc === null ? null : (JSON.parse(row.doc) as Record<string, unknown>);
+      return {
+        seq: row.seq,
+        plural: row.plural,
+        name: row.name,
+        op: row.op,
+        before: row.op === 'delete' ? doc : null,
+        after: row.op === 'put' ? doc : null,
+        time: row.time,
+      };
+    });
+  }
+
+  /** The position just before the first change of a kind at or after `time`. */
+  positionAt(plural: string, time: string): number {
+    return this.sinceTime.get(plural, time)?.seq ?? 0;
+  }
+}

@@ -1,0 +1,28 @@
+import type { Nested } from './query-params.js';
+
+export type { Nested };
+
+export interface CustomCall {
+  /** the resource name (scope 'resource'), the parent (scope 'collection'), or '' (scope 'root') */
+  target: string;
+  body: unknown;
+  query: Nested;
+  principal: unknown;
+  /** checks one more permission of the caller (for methods that touch several resources) */
+  authorize(permission: string, resourceName: string): void;
+  signal: AbortSignal;
+}
+
+/** A service's own method on a resource (`:accept`), a collection (`:register`) or the root (`plurals:listApprover`). */
+export interface CustomMethod {
+  plural: string;
+  verb: string;
+  scope: 'resource' | 'collection' | 'root';
+  httpMethod: 'GET' | 'POST' | 'PUT';
+  permission: string;
+  /** answer with one JSON body, or (stream: true) an async iterable streamed as NDJSON */
+  stream?: boolean;
+  /** skip the API-key check (for calls authenticated by their own means, e.g. a provisioning token) */
+  public?: boolean;
+  handle(call: CustomCall): unknown;
+}

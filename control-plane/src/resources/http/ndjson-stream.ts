@@ -1,0 +1,49 @@
+import { once } from 'node:events';
+import type { Response } from 'express';
+import { ApiError, internalError } from '@outpost/shared';
+
+const KEEPALIVE_MS = 15_000;
+
+/**
+ * Streams an async iterator as newline-delimited JSON. The first message is awaited before any header is sent,
+ * so a request refused up front gets an ordinary error response; an error later ends the stream with an
+ * `{"error": ...}` line. Honours backpressure: nothing more is pulled while the socket is full.
+ */
+export async function streamNdjson(
+  res: Response,
+  iterator: AsyncIterator<unknown>,
+  controller: AbortController,
+  onError: (err: unknown) => void,
+): Promise<void> {
+  const first = await iterator.next(); // throws straight to the caller's error handler
+  res.status(200);
+  res.setHeader('Content-Type', 'application/x-ndjson');
+  res.setHeader('Cache-Control', 'no-cache');
+  res.setHeader('X-Accel-Buffering', 'no');
+  res.flushHeaders();
+  const keepalive = setInterval(() => res.write('\n'), KEEPALIVE_MS);
+  const closed = (): void => controller.abort();
+  res.on('close', closed);
+  try {
+    let step = first;
+    while (!step.done) {
+      if (!res.write(JSON.stringify(step.value) + '\n')) {
+        await Promise.race([once(res, 'drain'), once(controller.signal, 'abort')]);
+      }
+      if (controller.signal.aborted) break;
+      step = await iterator.next();
+    }
+  } catch (err) {
+    if (!controller.signal.aborted) {
+      const apiError = err instanceof ApiError ? err : internalError('watch failed');
+      if (!(err instanceof ApiError)) onError(err);
+      res.write(JSON.stringify(apiError.toBody()) + '\n');
+    }
+  } finally {
+    clearInterval(keepalive);
+    res.off('close', closed);
+    controller.abort();
+    await iterator.return?.(undefined);
+    res.end();
+  }
+}

@@ -1,0 +1,82 @@
+import { invalidArgument } from '@outpost/shared';
+import { buildCollectionQuery } from './collection-query.js';
+import type { CollectionQuery } from './collection-query.js';
+import { decodePageToken, encodePageToken } from './page-token.js';
+import type { PagePosition } from './page-token.js';
+import type { ResourceHandle } from './resource-handle.js';
+import type { QueriedRow } from './resource-table.js';
+import type { ListRequest, ListResponse } from './requests.js';
+import { present, selectedPaths } from './views.js';
+
+export const DEFAULT_PAGE_SIZE = 100;
+export const MAX_PAGE_SIZE = 1000;
+
+export function pageSizeOf(requested: number | undefined): number {
+  if (requested === undefined || requested === 0) return DEFAULT_PAGE_SIZE;
+  if (!Number.isInteger(requested) || requested < 0) throw invalidArgument('pageSize must be a positive integer');
+  return Math.min(requested, MAX_PAGE_SIZE);
+}
+
+/** One page of a collection query at a position, with the tokens around it. */
+export interface Page {
+  rows: QueriedRow[];
+  prevPageToken: string;
+  nextPageToken: string;
+}
+
+export function readPage(
+  handle: ResourceHandle,
+  query: CollectionQuery,
+  position: PagePosition | undefined,
+  pageSize: number,
+): Page {
+  const table = handle.table;
+  const base = { where: query.where, keys: query.keys };
+  const exists = (values: unknown[], before: boolean): boolean =>
+    table.query({ ...base, seek: { values, before }, reverse: before, limit: 1 }).length > 0;
+
+  let rows: QueriedRow[];
+  let moreBefore: boolean;
+  let moreAfter: boolean;
+  if (position?.before) {
+    const found = table.query({ ...base, seek: position, reverse: true, limit: pageSize + 1 });
+    moreBefore = found.length > pageSize;
+    rows = found.slice(0, pageSize).reverse();
+    moreAfter = rows.length > 0 ? exists(rows[rows.length - 1]!.keyValues, false) : false;
+  } else {
+    const found = table.query({ ...base, seek: position, limit: pageSize + 1 });
+    moreAfter = found.length > pageSize;
+    rows = found.slice(0, pageSize);
+    moreBefore = position !== undefined && rows.length > 0 ? exists(rows[0]!.keyValues, true) : false;
+  }
+  const token = (row: QueriedRow | undefined, before: boolean): string =>
+    row ? encodePageToken(query.fingerprint, { values: row.keyValues, before }) : '';
+  return {
+    rows,
+    prevPageToken: moreBefore ? token(rows[0], true) : '',
+    nextPageToken: moreAfter ? token(rows[rows.length - 1], false) : '',
+  };
+}
+
+export function listResources(handle: ResourceHandle, req: ListRequest): ListResponse {
+  const query = buildCollectionQuery(handle, req.parent, req.filter, req.orderBy);
+  const pageSize = pageSizeOf(req.pageSize);
+  const position = req.pageToken ? decodePageToken(req.pageToken, query.fingerprint) : undefined;
+  const paths = selectedPaths(handle.def, req.view, handle.parseMask(req.fieldMask));
+  const page = readPage(handle, query, position, pageSize);
+
+  let currentOffset = 0;
+  let totalResultsCount = 0;
+  if (req.includePagingInfo) {
+    totalResultsCount = handle.table.count(query.where);
+    const first = page.rows[0];
+    currentOffset = first ? handle.table.count(query.where, { keys: query.keys, values: first.keyValues, before: true }) : 0;
+  }
+  return {
+    items: page.rows.map((r) => present(r.doc, paths)),
+    prevPageToken: page.prevPageToken,
+    nextPageToken: page.nextPageToken,
+    currentOffset,
+    totalResultsCount,
+  };
+}

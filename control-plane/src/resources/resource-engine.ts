@@ -1,0 +1,101 @@
+import { SQL_FUNCTIONS } from '@outpost/shared';
+import type { ResourceDefinition } from '@outpost/shared';
+import type { Db } from '../db/open-database.js';
+import { ChangeBus } from './change-bus.js';
+import { ChangeLog } from './change-log.js';
+import type { Change } from './change-log.js';
+import { ResourceHandle } from './resource-handle.js';
+import type { ResourceRules } from './resource-rules.js';
+import { ResourceTable } from './resource-table.js';
+import type { Doc } from './resource-table.js';
+
+export interface EngineOptions {
+  now?: () => Date;
+  /** how many change-log entries to keep for watchers to resume from */
+  changeLogRetain?: number;
+}
+
+/**
+ * The generic resource engine: one SQLite database, one table per resource kind, one change log.
+ * Every write runs in a transaction; committed changes are published to watchers after the commit.
+ */
+export class ResourceEngine {
+  readonly log: ChangeLog;
+  readonly bus = new ChangeBus();
+  readonly now: () => Date;
+  private readonly handles = new Map<string, ResourceHandle>();
+  private depth = 0;
+  private pending: Change[] = [];
+
+  constructor(
+    readonly db: Db,
+    options: EngineOptions = {},
+  ) {
+    this.now = options.now ?? (() => new Date());
+    this.log = new ChangeLog(db, options.changeLogRetain);
+    for (const fn of SQL_FUNCTIONS) db.function(fn.name, { deterministic: true }, fn.implementation);
+  }
+
+  register(def: ResourceDefinition, rules: ResourceRules = {}): ResourceHandle {
+    if (this.handles.has(def.plural)) throw new Error(`resource ${def.plural} registered twice`);
+    const table = new ResourceTable(this.db, def.plural, def.filterSchema);
+    const handle = new ResourceHandle(def, table, rules, {
+      transaction: (fn) => this.transaction(fn),
+      record: (plural, name, before, after) => this.record(plural, name, before, after),
+      log: this.log,
+      bus: this.bus,
+      now: this.now,
+    });
+    this.handles.set(def.plural, handle);
+    return handle;
+  }
+
+  resource(plural: string): ResourceHandle {
+    const handle = this.handles.get(plural);
+    if (!handle) throw new Error(`unknown resource ${plural}`);
+    return handle;
+  }
+
+  all(): ResourceHandle[] {
+    return [...this.handles.values()];
+  }
+
+  /** Runs `fn` in one SQLite transaction (nesting joins the outer one); changes are published after the commit. */
+  transaction<R>(fn: () => R): R {
+    if (this.depth > 0) {
+      // a nested transaction is a savepoint: when it fails, its writes and its changes are undone alone
+      const mark = this.pending.length;
+      this.depth++;
+      try {
+        return this.db.transaction(fn)();
+      } catch (err) {
+        this.pending.length = mark;
+        throw err;
+      } finally {
+        this.depth--;
+      }
+    }
+    this.depth = 1;
+    let result: R;
+    try {
+      result = this.db.transaction(fn).immediate();
+    } catch (err) {
+      this.pending = [];
+      throw err;
+    } finally {
+      this.depth = 0;
+    }
+    const committed = this.pending;
+    this.pending = [];
+    for (const change of committed) this.bus.publish(change);
+    return result;
+  }
+
+  private record(plural: string, name: string, before: Doc | null, after: Doc | null): number {
+    const time = this.now().toISOString();
+    const op = after === null ? 'delete' : 'put';
+    const seq = this.log.append(plural, name, op, after ?? before, time);
+    this.pending.push({ seq, plural, name, op, before, after, time });
+    return seq;
+  }
+}

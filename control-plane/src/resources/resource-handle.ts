@@ -1,0 +1,339 @@
+import {
+  alreadyExists,
+  applyUpdateMask,
+  changedPaths,
+  deletePath,
+  fieldTreeFromZod,
+  generateId,
+  getPath,
+  invalidArgument,
+  isWildcardParent,
+  notFound,
+  parseFieldMask,
+  projectFields,
+  setPath,
+  aborted,
+  META_OUTPUT_ONLY,
+} from '@outpost/shared';
+import type { FieldTree, NamePattern, ResourceDefinition } from '@outpost/shared';
+import type { ChangeBus, ChangeListener } from './change-bus.js';
+import type { ChangeLog } from './change-log.js';
+import { asDocument, clone, isAtOrUnder, looselyEqual, sameDocument } from './doc-utils.js';
+import { stampMetadata } from './metadata-stamp.js';
+import type { ResourceRules, OperationContext } from './resource-rules.js';
+import type { Doc, ResourceTable } from './resource-table.js';
+import type {
+  BatchGetRequest,
+  CreateRequest,
+  DeleteRequest,
+  GetRequest,
+  MaskInput,
+  ResponseMask,
+  UpdateRequest,
+} from './requests.js';
+import { present, selectedPaths } from './views.js';
+
+/** What a handle needs from its engine: one transaction at a time, and a way to record committed changes. */
+export interface EngineServices {
+  transaction<R>(fn: () => R): R;
+  record(plural: string, name: string, before: Doc | null, after: Doc | null): number;
+  log: ChangeLog;
+  bus: ChangeBus;
+  now(): Date;
+}
+
+const SYSTEM: OperationContext = { system: true };
+
+/** All standard operations of one resource kind, driven by its definition. */
+export class ResourceHandle {
+  readonly fieldTree: FieldTree;
+  /** paths only the system writes: the definition's plus metadata's own */
+  readonly outputOnly: readonly string[];
+
+  constructor(
+    readonly def: ResourceDefinition,
+    readonly table: ResourceTable,
+    readonly rules: ResourceRules,
+    private readonly engine: EngineServices,
+  ) {
+    this.fieldTree = fieldTreeFromZod(def.schema);
+    this.outputOnly = [...META_OUTPUT_ONLY, ...def.outputOnly];
+  }
+
+  get engineLog(): ChangeLog {
+    return this.engine.log;
+  }
+
+  /** Follows committed changes of this kind; returns the unsubscribe function. */
+  subscribe(listener: ChangeListener): () => void {
+    return this.engine.bus.subscribe(this.def.plural, listener);
+  }
+
+  // ---- names -------------------------------------------------------------------------------------------
+
+  /** The pattern a full name belongs to, or INVALID_ARGUMENT. */
+  patternOfName(name: string): NamePattern {
+    const pattern = this.def.patterns.find((p) => p.parse(name) !== null);
+    if (!pattern) throw invalidArgument(`invalid ${this.def.singular} name "${name}": expected ${this.templates()}`);
+    return pattern;
+  }
+
+  /** The pattern a parent belongs to (wildcards only where allowed), or INVALID_ARGUMENT. */
+  patternOfParent(parent: string, allowWildcards: boolean): NamePattern {
+    if (!allowWildcards && isWildcardParent(parent)) {
+      throw invalidArgument(`parent "${parent}" may not contain a "-" wildcard here`);
+    }
+    const pattern = this.def.patterns.find((p) => (p.parentTemplate === '' ? parent === '' : p.parseParent(parent)));
+    if (!pattern) {
+      const parents = this.def.patterns.map((p) => p.parentTemplate || '(none)').join(' or ');
+      throw invalidArgument(`invalid parent "${parent}" for ${this.def.plural}: expected ${parents}`);
+    }
+    return pattern;
+  }
+
+  private templates(): string {
+    return this.def.patterns.map((p) => p.template).join(' or ');
+  }
+
+  parseMask(mask: MaskInput): string[] {
+    return parseFieldMask(mask, this.fieldTree);
+  }
+
+  // ---- reads -------------------------------------------------------------------------------------------
+
+  /** The stored document, or undefined. */
+  find(name: string): Doc | undefined {
+    return this.table.find(name)?.doc;
+  }
+
+  get(req: GetRequest): Doc {
+    this.patternOfName(req.name);
+    const doc = this.find(req.name);
+    if (!doc) throw notFound(`${this.def.singular} "${req.name}" not found`);
+    return present(doc, selectedPaths(this.def, req.view, this.parseMask(req.fieldMask)));
+  }
+
+  batchGet(req: BatchGetRequest): { found: Doc[]; missing: string[] } {
+    if (req.names.length > 1000) throw invalidArgument('batchGet takes at most 1000 names');
+    const paths = selectedPaths(this.def, req.view, this.parseMask(req.fieldMask));
+    const found: Doc[] = [];
+    const missing: string[] = [];
+    for (const name of req.names) {
+      this.patternOfName(name);
+      const doc = this.find(name);
+      if (doc) found.push(present(doc, paths));
+      else missing.push(name);
+    }
+    return { found, missing };
+  }
+
+  // ---- user writes -------------------------------------------------------------------------------------
+
+  create(req: CreateRequest, ctx: OperationContext = {}): Doc {
+    const pattern = this.patternOfParent(req.parent, false);
+    const body = this.withoutOutputOnly(asDocument(req.resource, `${this.def.singular} body`));
+    const name = this.nameForCreate(pattern, req.parent, body['name']);
+    const created = this.engine.transaction(() => this.insertValidated(name, pattern, { ...body, name }, ctx));
+    return this.respond(created, req.responseMask, undefined);
+  }
+
+  update(req: UpdateRequest, ctx: OperationContext = {}): Doc {
+    const body = asDocument(req.resource, `${this.def.singular} body`);
+    const name = req.name ?? body['name'];
+    if (typeof name !== 'string' || name === '') throw invalidArgument(`${this.def.singular} name is required`);
+    if (body['name'] !== undefined && body['name'] !== name) {
+      throw invalidArgument(`body name "${String(body['name'])}" does not match "${name}"`);
+    }
+    const pattern = this.patternOfName(name);
+    const mask = req.updateMask === undefined ? undefined : this.writableMask(req.updateMask);
+    const casPaths = req.cas ? this.parseMask(req.cas.fieldMask) : [];
+
+    let changed: string[] = [];
+    const result = this.engine.transaction(() => {
+      const stored = this.find(name);
+      if (!stored) {
+        if (!req.allowMissing) throw notFound(`${this.def.singular} "${name}" not found`);
+        return this.insertValidated(name, pattern, { ...this.withoutOutputOnly(body), name }, ctx);
+      }
+      if (req.cas) this.checkCas(stored, req.cas.conditionalState, casPaths);
+      const candidate = mask ? this.keepOutputOnly(stored, applyUpdateMask(stored, body, mask)) : this.replaceWritable(stored, body);
+      this.checkImmutable(stored, candidate);
+      this.validate(candidate);
+      const next = this.rules.beforeUpdate?.(stored, candidate, ctx) ?? candidate;
+      const written = this.write(stored, next);
+      if (written !== stored) this.rules.afterUpdate?.(stored, written, ctx);
+      changed = changedPaths(stored, written);
+      return written;
+    });
+    return this.respond(result, req.responseMask, changed);
+  }
+
+  delete(req: DeleteRequest, ctx: OperationContext = {}): void {
+    this.patternOfName(req.name);
+    this.engine.transaction(() => {
+      const stored = this.find(req.name);
+      if (!stored) {
+        if (req.allowMissing) return;
+        throw notFound(`${this.def.singular} "${req.name}" not found`);
+      }
+      this.rules.beforeDelete?.(stored, ctx);
+      this.removeStored(stored);
+      this.rules.afterDelete?.(stored, ctx);
+    });
+  }
+
+  // ---- system writes (the control plane's own bookkeeping; no user restrictions) ----------------------
+
+  /** Creates or replaces a document as the system; returns what is stored. */
+  put(doc: Doc): Doc {
+    const name = doc['name'];
+    if (typeof name !== 'string') throw invalidArgument(`${this.def.singular} name is required`);
+    const pattern = this.patternOfName(name);
+    return this.engine.transaction(() => {
+      const stored = this.find(name);
+      if (!stored) return this.insertValidated(name, pattern, doc, SYSTEM);
+      return this.write(stored, this.keepSystemMeta(stored, doc));
+    });
+  }
+
+  /** Applies `mutate` to a stored document as the system; returns the stored result, or undefined when absent. */
+  patch(name: string, mutate: (doc: Doc) => Doc | void): Doc | undefined {
+    return this.engine.transaction(() => {
+      const stored = this.find(name);
+      if (!stored) return undefined;
+      const draft = clone(stored);
+      const next = mutate(draft) ?? draft;
+      return this.write(stored, this.keepSystemMeta(stored, next));
+    });
+  }
+
+  /** Removes a document as the system; false when it was absent. */
+  remove(name: string): boolean {
+    return this.engine.transaction(() => {
+      const stored = this.find(name);
+      if (!stored) return false;
+      this.removeStored(stored);
+      return true;
+    });
+  }
+
+  // ---- internals ---------------------------------------------------------------------------------------
+
+  private nameForCreate(pattern: NamePattern, parent: string, requested: unknown): string {
+    if (requested === undefined || requested === '') return pattern.nameInParent(parent, generateId(this.def.idRule));
+    if (typeof requested !== 'string') throw invalidArgument(`${this.def.singular} name must be a string`);
+    const own = this.patternOfName(requested);
+    if (own !== pattern || (pattern.parentOf(requested) ?? '') !== parent) {
+      throw invalidArgument(`name "${requested}" is not in parent "${parent}"`);
+    }
+    return requested;
+  }
+
+  private insertValidated(name: string, pattern: NamePattern, doc: Doc, ctx: OperationContext): Doc {
+    if (this.table.find(name)) throw alreadyExists(`${this.def.singular} "${name}" already exists`);
+    this.validate(doc);
+    const now = this.engine.now().toISOString();
+    const stamped = stampMetadata(undefined, doc, now, this.engine.log.head() + 1, this.outputOnly);
+    const final = this.rules.beforeCreate?.(stamped, ctx) ?? stamped;
+    this.table.insert(name, pattern.parentOf(name) ?? '', final);
+    this.engine.record(this.def.plural, name, null, final);
+    this.rules.afterCreate?.(final, ctx);
+    return final;
+  }
+
+  /** Writes `next` over `stored` unless nothing changed; returns what is stored. */
+  private write(stored: Doc, next: Doc): Doc {
+    if (sameDocument(stored, next)) return stored;
+    const now = this.engine.now().toISOString();
+    const stamped = stampMetadata(stored, next, now, this.engine.log.head() + 1, this.outputOnly);
+    const row = this.table.find(stored['name'] as string);
+    if (!row) throw notFound(`${this.def.singular} "${String(stored['name'])}" not found`);
+    this.table.update(row.id, stamped);
+    this.engine.record(this.def.plural, stamped['name'] as string, stored, stamped);
+    return stamped;
+  }
+
+  private removeStored(stored: Doc): void {
+    const row = this.table.find(stored['name'] as string);
+    if (!row) return;
+    this.table.remove(row.id);
+    this.engine.record(this.def.plural, stored['name'] as string, stored, null);
+  }
+
+  private validate(doc: Doc): void {
+    const result = this.def.schema.safeParse(doc);
+    if (!result.success) {
+      const problems = result.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+      throw invalidArgument(`invalid ${this.def.singular}: ${problems}`);
+    }
+  }
+
+  private writableMask(mask: MaskInput): string[] {
+    const paths = this.parseMask(mask);
+    for (const path of paths) {
+      if (path === 'name') throw invalidArgument('field "name" cannot be updated');
+      const owned = this.outputOnly.find((o) => isAtOrUnder(path, o));
+      if (owned) throw invalidArgument(`field "${path}" is output only and cannot be written`);
+    }
+    return paths;
+  }
+
+  private withoutOutputOnly(body: Doc): Doc {
+    const copy = clone(body);
+    for (const path of this.outputOnly) deletePath(copy, path);
+    return copy;
+  }
+
+  /** Output-only paths always keep their stored values. */
+  private keepOutputOnly(stored: Doc, candidate: Doc): Doc {
+    const next = clone(candidate);
+    for (const path of this.outputOnly) {
+      const value = getPath(stored, path);
+      if (value === undefined) deletePath(next, path);
+      else setPath(next, path, clone(value));
+    }
+    next['name'] = stored['name'];
+    return next;
+  }
+
+  /** An update without a mask replaces every writable field (spec 000 Endpoints rule 2). */
+  private replaceWritable(stored: Doc, body: Doc): Doc {
+    return this.keepOutputOnly(stored, this.withoutOutputOnly(body));
+  }
+
+  private keepSystemMeta(stored: Doc, next: Doc): Doc {
+    const meta = { ...((next['metadata'] ?? {}) as Doc) };
+    const previous = (stored['metadata'] ?? {}) as Doc;
+    for (const key of ['createTime', 'updateTime', 'uuid', 'generation', 'resourceVersion']) {
+      if (previous[key] === undefined) delete meta[key];
+      else meta[key] = previous[key];
+    }
+    return { ...next, name: stored['name'], metadata: meta };
+  }
+
+  private checkImmutable(stored: Doc, candidate: Doc): void {
+    for (const path of this.def.immutable ?? []) {
+      if (!sameDocument(getPath(stored, path), getPath(candidate, path))) {
+        throw invalidArgument(`field "${path}" cannot be changed after creation`);
+      }
+    }
+  }
+
+  private checkCas(stored: Doc, conditionalState: unknown, paths: string[]): void {
+    if (paths.length === 0) throw invalidArgument('cas.fieldMask must name at least one field');
+    const expected = asDocument(conditionalState ?? {}, 'cas.conditionalState');
+    for (const path of paths) {
+      if (!looselyEqual(getPath(stored, path), getPath(expected, path))) {
+        throw aborted(`compare-and-swap failed: "${path}" has changed`);
+      }
+    }
+  }
+
+  private respond(doc: Doc, mask: ResponseMask | undefined, changed: string[] | undefined): Doc {
+    if (!mask) return doc;
+    if (mask.skipEntireResponseBody) return {};
+    if (mask.updatedFieldsOnly && changed) return projectFields(doc, ['name', ...changed]) as Doc;
+    const bodyMask = this.parseMask(mask.bodyMask);
+    return bodyMask.length > 0 ? (projectFields(doc, bodyMask) as Doc) : doc;
+  }
+}

@@ -1,0 +1,167 @@
+import { anyPathAffected, changedPaths, evaluateFilter, invalidArgument } from '@outpost/shared';
+import type { Change } from '../change-log.js';
+import { buildCollectionQuery } from '../collection-query.js';
+import type { CollectionQuery } from '../collection-query.js';
+import type { ResourceHandle } from '../resource-handle.js';
+import type { Doc } from '../resource-table.js';
+import { present, selectedPaths } from '../views.js';
+import { ChangeQueue } from './change-queue.js';
+import { decodeResumeToken, encodeResumeToken } from './resume-token.js';
+import {
+  chunked,
+  DEFAULT_MAX_CHUNK_SIZE,
+  DEFAULT_QUEUE_CAPACITY,
+  emptyResponse,
+  MAX_CHUNK_SIZE,
+} from './watch-types.js';
+import type { ChangeMessage, WatchCollectionRequest, WatchCollectionResponse, WatchOptions } from './watch-types.js';
+
+const LOG_READ_BATCH = 5000;
+
+export function chunkSizeOf(requested: number | undefined): number {
+  if (requested === undefined || requested === 0) return DEFAULT_MAX_CHUNK_SIZE;
+  if (!Number.isInteger(requested) || requested < 0) throw invalidArgument('maxChunkSize must be a positive integer');
+  return Math.min(requested, MAX_CHUNK_SIZE);
+}
+
+/**
+ * Stateless collection watch (spec 001 Events): Current/Removed changes, chunked, with resume tokens from the
+ * change log. A slow watcher whose backlog overflows mid-chunk gets a soft reset and a compact replay from its last
+ * resume token; a token the log no longer covers gets a hard reset and a fresh snapshot.
+ */
+export async function* watchStateless(
+  handle: ResourceHandle,
+  req: WatchCollectionRequest,
+  signal: AbortSignal,
+  options: WatchOptions = {},
+): AsyncGenerator<WatchCollectionResponse> {
+  if (req.pageSize || req.pageToken || req.orderBy) {
+    throw invalidArgument('pageSize, pageToken and orderBy are not allowed in a STATELESS watch');
+  }
+  const query = buildCollectionQuery(handle, req.parent, req.filter, undefined);
+  const paths = selectedPaths(handle.def, req.view, handle.parseMask(req.fieldMask));
+  const maskPaths = paths ?? [];
+  const chunkSize = chunkSizeOf(req.maxChunkSize);
+  const log = handle.engineLog;
+  const key = handle.def.singular;
+  const current = (doc: Doc): ChangeMessage => ({ current: { [key]: present(doc, paths) } });
+  const removed = (name: string): ChangeMessage => ({ removed: { name } });
+  const matches = (doc: Doc | null): boolean =>
+    doc !== null && query.inParent(doc['name'] as string) && evaluateFilter(query.filter, doc);
+
+  // subscribe before reading anything, so no change falls between the snapshot and the live stream
+  const queue = new ChangeQueue(options.queueCapacity ?? DEFAULT_QUEUE_CAPACITY);
+  const unsubscribe = handle.subscribe((change) => queue.push(change));
+  try {
+    let committed: number;
+    let start: { kind: 'snapshot' } | { kind: 'replay'; from: number };
+    if (req.resumeToken) {
+      const from = decodeResumeToken(req.resumeToken);
+      start = log.covers(from) ? { kind: 'replay', from } : { kind: 'snapshot' };
+      if (start.kind === 'snapshot') yield { ...emptyResponse(), isHardReset: true };
+    } else if (req.startingTime) {
+      const time = new Date(req.startingTime);
+      if (Number.isNaN(time.getTime())) throw invalidArgument(`invalid startingTime "${req.startingTime}"`);
+      start = { kind: 'replay', from: log.positionAt(handle.def.plural, time.toISOString()) };
+    } else {
+      start = { kind: 'snapshot' };
+    }
+
+    if (start.kind === 'snapshot') {
+      const snap = snapshot(handle, query);
+      committed = snap.seq;
+      yield* chunked(snap.docs.map(current), chunkSize, { resumeToken: encodeResumeToken(committed) });
+      yield { ...emptyResponse(), snapshotSize: snap.docs.length };
+    } else {
+      committed = yield* replay(handle, start.from, chunkSize, matches, current, removed);
+    }
+
+    for (;;) {
+      const batch = await queue.take(signal);
+      if (batch === undefined) return;
+      if (queue.resetOverflow()) {
+        // the backlog was dropped: start over from the last position the client committed
+        if (log.covers(committed)) {
+          yield { ...emptyResponse(), isSoftReset: true };
+          committed = yield* replay(handle, committed, chunkSize, matches, current, removed);
+        } else {
+          yield { ...emptyResponse(), isHardReset: true };
+          const snap = snapshot(handle, query);
+          committed = snap.seq;
+          yield* chunked(snap.docs.map(current), chunkSize, { resumeToken: encodeResumeToken(committed) });
+        }
+        continue;
+      }
+      const fresh = batch.filter((c) => c.seq > committed);
+      if (fresh.length === 0) continue;
+      const messages = fresh.flatMap((c) => liveMessage(c, matches, maskPaths, current, removed));
+      const last = fresh[fresh.length - 1]!.seq;
+      if (messages.length === 0) continue;
+      const chunks = chunked(messages, chunkSize, { resumeToken: encodeResumeToken(last) });
+      for (const chunk of chunks) {
+        if (chunk !== chunks[chunks.length - 1] && queue.overflowed) break; // abandoned: soft reset follows
+        yield chunk;
+      }
+      if (!queue.overflowed) committed = last;
+    }
+  } finally {
+    unsubscribe();
+  }
+}
+
+function liveMessage(
+  change: Change,
+  matches: (doc: Doc | null) => boolean,
+  maskPaths: readonly string[],
+  current: (doc: Doc) => ChangeMessage,
+  removed: (name: string) => ChangeMessage,
+): ChangeMessage[] {
+  const before = matches(change.before);
+  if (change.after && matches(change.after)) {
+    if (before && maskPaths.length > 0 && !anyPathAffected(changedPaths(change.before, change.after), maskPaths)) {
+      return [];
+    }
+    return [current(change.after)];
+  }
+  return before ? [removed(change.name)] : [];
+}
+
+/** Every matching record with the change-log position it is consistent with (reads are atomic: one writer). */
+function snapshot(handle: ResourceHandle, query: CollectionQuery): { docs: Doc[]; seq: number } {
+  const seq = handle.engineLog.head();
+  const docs = handle.table.query({ where: query.where, keys: [{ sql: 'name', desc: false }] }).map((r) => r.doc);
+  return { docs, seq };
+}
+
+/**
+ * Replays the log after `from`, keeping only the newest state of each name, and yields it as chunks ending in a
+ * current message. Returns the position reached.
+ */
+async function* replay(
+  handle: ResourceHandle,
+  from: number,
+  chunkSize: number,
+  matches: (doc: Doc | null) => boolean,
+  current: (doc: Doc) => ChangeMessage,
+  removed: (name: string) => ChangeMessage,
+): AsyncGenerator<WatchCollectionResponse, number> {
+  const latest = new Map<string, Change>();
+  let position = from;
+  for (;;) {
+    const page = handle.engineLog.read(handle.def.plural, position, LOG_READ_BATCH);
+    for (const change of page) {
+      latest.delete(change.name);
+      latest.set(change.name, change);
+      position = change.seq;
+    }
+    if (page.length < LOG_READ_BATCH) break;
+  }
+  position = Math.max(position, handle.engineLog.head());
+  const messages: ChangeMessage[] = [];
+  for (const change of latest.values()) {
+    // the log keeps no "before" for updates: a record that stopped matching is reported removed
+    messages.push(change.after && matches(change.after) ? current(change.after) : removed(change.name));
+  }
+  yield* chunked(messages, chunkSize, { resumeToken: encodeResumeToken(position) });
+  return position;
+}

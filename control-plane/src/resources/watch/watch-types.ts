@@ -1,0 +1,74 @@
+import type { View } from '@outpost/shared';
+import type { MaskInput } from '../requests.js';
+
+export type WatchType = 'STATEFUL' | 'STATELESS';
+
+export interface WatchCollectionRequest {
+  type?: WatchType;
+  parent: string;
+  pageSize?: number;
+  pageToken?: string;
+  orderBy?: string;
+  resumeToken?: string;
+  startingTime?: string;
+  filter?: string;
+  fieldMask?: MaskInput;
+  view?: View;
+  maxChunkSize?: number;
+}
+
+export interface WatchOneRequest {
+  name: string;
+  fieldMask?: MaskInput;
+  view?: View;
+}
+
+/** A Change message as the reference describes it, keyed by the resource's singular name. */
+export type ChangeMessage =
+  | { added: Record<string, unknown> }
+  | { modified: Record<string, unknown> }
+  | { removed: { name: string; viewIndex?: number } }
+  | { current: Record<string, unknown> };
+
+export interface WatchCollectionResponse {
+  changes: ChangeMessage[];
+  isCurrent: boolean;
+  pageTokenChange?: { prevPageToken: string; nextPageToken: string };
+  resumeToken: string;
+  snapshotSize: number;
+  isSoftReset: boolean;
+  isHardReset: boolean;
+}
+
+export interface WatchOptions {
+  /** changes a watcher may have queued before it is reset (slow consumer) */
+  queueCapacity?: number;
+}
+
+export const DEFAULT_MAX_CHUNK_SIZE = 100;
+export const MAX_CHUNK_SIZE = 1000;
+export const DEFAULT_QUEUE_CAPACITY = 10_000;
+
+export const emptyResponse = (): WatchCollectionResponse => ({
+  changes: [],
+  isCurrent: false,
+  resumeToken: '',
+  snapshotSize: -1,
+  isSoftReset: false,
+  isHardReset: false,
+});
+
+/** Splits changes into chunks of at most `size` (0 = one chunk); only the last one is current. */
+export function chunked(
+  changes: ChangeMessage[],
+  size: number,
+  last: Partial<WatchCollectionResponse>,
+): WatchCollectionResponse[] {
+  const step = size > 0 ? size : Math.max(changes.length, 1);
+  const out: WatchCollectionResponse[] = [];
+  for (let i = 0; i < Math.max(changes.length, 1); i += step) {
+    out.push({ ...emptyResponse(), changes: changes.slice(i, i + step) });
+  }
+  Object.assign(out[out.length - 1]!, last, { isCurrent: true });
+  return out;
+}

@@ -1,0 +1,80 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import express from 'express';
+import { openDatabase } from './db/open-database.js';
+import { ApiKeyStore, Authorizer, adminKeyAnnouncement, authenticateRequest, iamRoutes } from './iam/index.js';
+import type { Principal } from './iam/index.js';
+import { ResourceEngine } from './resources/resource-engine.js';
+import { createResourceRouter } from './resources/http/resource-router.js';
+import { apiErrorHandler, unknownRouteHandler } from './server/http-errors.js';
+import type { ServerConfig } from './server/config.js';
+import type { Logger } from './server/logger.js';
+import type { RunningServer } from './server/run.js';
+import { unauthenticated } from '@outpost/shared';
+import type { ResourceDefinition } from '@outpost/shared';
+import type { ResourceRules } from './resources/resource-rules.js';
+
+const BODY_LIMIT = '8mb';
+
+/** Resources beyond the built-in services (tests register their own). */
+export interface ServerExtras {
+  resources?: readonly { def: ResourceDefinition; rules?: ResourceRules }[];
+}
+
+export interface StartedServer extends RunningServer {
+  engine: ResourceEngine;
+}
+
+/** The composition root of the control plane: database, engine, services, HTTP. */
+export async function startServer(config: ServerConfig, logger: Logger, extras: ServerExtras = {}): Promise<StartedServer> {
+  const db = openDatabase(join(config.dataDir, 'outpost.db'));
+  const engine = new ResourceEngine(db);
+  for (const { def, rules } of extras.resources ?? []) engine.register(def, rules);
+  const keys = new ApiKeyStore(db);
+  const authorizer = new Authorizer();
+
+  const admin = keys.ensureBootstrapAdminKey(config.adminKey);
+  const announcement = adminKeyAnnouncement(admin);
+  if (announcement) process.stdout.write(announcement + '\n');
+
+  const resources = createResourceRouter({
+    engine,
+    authorize: (principal, permission, name) => {
+      if (!principal) throw unauthenticated('request is not authenticated');
+      authorizer.authorize(principal as Principal, permission, name);
+    },
+    onStreamError: (err) => logger.error({ err }, 'watch stream failed'),
+  });
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('query parser', 'simple');
+  app.use(express.json({ limit: BODY_LIMIT }));
+  app.get('/healthz', (_req, res) => void res.json({ ok: true }));
+  app.use(iamRoutes(keys, authorizer));
+  app.use('/v1', authenticateRequest(keys), resources.router);
+  app.use(unknownRouteHandler());
+  app.use(apiErrorHandler(logger));
+
+  const server = createServer(app);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const url = `http://${address.address.includes(':') ? `[${address.address}]` : address.address}:${address.port}`;
+
+  return {
+    url,
+    engine,
+    close: async () => {
+      resources.closeStreams();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+      db.close();
+    },
+  };
+}

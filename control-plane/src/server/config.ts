@@ -1,0 +1,132 @@
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface ServerConfig {
+  host: string;
+  port: number;
+  dataDir: string;
+  /** OUTPOST_ADMIN_KEY: registered as the admin key's secret; never a flag, so it does not show in `ps` */
+  adminKey?: string;
+  logLevel: LogLevel;
+  heartbeatSeconds: number;
+}
+
+export const DEFAULT_SERVER_CONFIG: Readonly<ServerConfig> = {
+  host: '127.0.0.1',
+  port: 8080,
+  dataDir: './var',
+  logLevel: 'info',
+  heartbeatSeconds: 15,
+};
+
+export const MIN_ADMIN_KEY_LENGTH = 16;
+
+/** Bad flags or environment: main prints the message and exits with status 2. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+export const SERVER_USAGE = `Usage: outpost-server [options]
+
+Options (each flag beats its environment variable):
+  --host <address>            listen address            OUTPOST_HOST (default 127.0.0.1)
+  --port <number>             listen port, 0 = any free OUTPOST_PORT (default 8080)
+  --data-dir <path>           holds outpost.db          OUTPOST_DATA_DIR (default ./var)
+  --log-level <level>         ${LOG_LEVELS.join('|')}
+                                                        OUTPOST_LOG_LEVEL (default info)
+  --heartbeat-seconds <n>     agent heartbeat interval  OUTPOST_HEARTBEAT_SECONDS (default 15)
+  -h, --help                  show this help
+
+Environment only:
+  OUTPOST_ADMIN_KEY           secret of the admin API key (at least ${MIN_ADMIN_KEY_LENGTH} characters)
+`;
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** True when argv asks for the usage text instead of a configuration. */
+export function wantsHelp(argv: readonly string[]): boolean {
+  return argv.includes('--help') || argv.includes('-h');
+}
+
+/**
+ * Builds the server configuration from command-line flags (argv without node and the script) and the
+ * environment. Flags beat environment variables; an empty environment variable counts as unset.
+ * Throws ConfigError naming the offending flag or variable.
+ */
+export function loadServerConfig(argv: readonly string[], env: Env): ServerConfig {
+  const flags = parseFlags(argv);
+  const pick = (flag: string | undefined, envName: string): { value: string; source: string } | undefined => {
+    if (flag !== undefined) return { value: flag, source: `--${flagNameOf(envName)}` };
+    const fromEnv = env[envName];
+    return fromEnv === undefined || fromEnv === '' ? undefined : { value: fromEnv, source: envName };
+  };
+
+  const config: ServerConfig = { ...DEFAULT_SERVER_CONFIG };
+  const host = pick(flags.host, 'OUTPOST_HOST');
+  if (host) config.host = nonEmpty(host);
+  const port = pick(flags.port, 'OUTPOST_PORT');
+  if (port) config.port = integerIn(port, 0, 65535);
+  const dataDir = pick(flags['data-dir'], 'OUTPOST_DATA_DIR');
+  if (dataDir) config.dataDir = nonEmpty(dataDir);
+  const logLevel = pick(flags['log-level'], 'OUTPOST_LOG_LEVEL');
+  if (logLevel) config.logLevel = oneOf(logLevel, LOG_LEVELS);
+  const heartbeat = pick(flags['heartbeat-seconds'], 'OUTPOST_HEARTBEAT_SECONDS');
+  if (heartbeat) config.heartbeatSeconds = integerIn(heartbeat, 1, 86_400);
+  const adminKey = pick(undefined, 'OUTPOST_ADMIN_KEY');
+  if (adminKey) {
+    if (adminKey.value.length < MIN_ADMIN_KEY_LENGTH) {
+      throw new ConfigError(`invalid OUTPOST_ADMIN_KEY: must be at least ${MIN_ADMIN_KEY_LENGTH} characters`);
+    }
+    config.adminKey = adminKey.value;
+  }
+  return config;
+}
+
+/** The SQLite file of the control plane. */
+export const databasePathOf = (config: Pick<ServerConfig, 'dataDir'>): string => join(config.dataDir, 'outpost.db');
+
+function parseFlags(argv: readonly string[]): Record<string, string | undefined> {
+  try {
+    const { values } = parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        host: { type: 'string' },
+        port: { type: 'string' },
+        'data-dir': { type: 'string' },
+        'log-level': { type: 'string' },
+        'heartbeat-seconds': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+    const { help: _help, ...strings } = values;
+    return strings;
+  } catch (err) {
+    throw new ConfigError(err instanceof Error ? err.message : String(err));
+  }
+}
+
+const flagNameOf = (envName: string): string => envName.replace(/^OUTPOST_/, '').toLowerCase().replace(/_/g, '-');
+
+function nonEmpty({ value, source }: { value: string; source: string }): string {
+  if (value.trim() === '') throw new ConfigError(`invalid ${source}: must not be empty`);
+  return value;
+}
+
+function integerIn({ value, source }: { value: string; source: string }, min: number, max: number): number {
+  const n = /^\d+$/.test(value.trim()) ? Number(value.trim()) : NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) {
+    throw new ConfigError(`invalid ${source} "${value}": must be an integer from ${min} to ${max}`);
+  }
+  return n;
+}
+
+function oneOf<T extends string>({ value, source }: { value: string; source: string }, allowed: readonly T[]): T {
+  const found = allowed.find((a) => a === value.trim().toLowerCase());
+  if (found === undefined) throw new ConfigError(`invalid ${source} "${value}": must be one of ${allowed.join(', ')}`);
+  return found;
+}

@@ -1,0 +1,76 @@
+import type { DestinationStream } from 'pino';
+import { ConfigError, loadServerConfig, SERVER_USAGE, wantsHelp, type ServerConfig } from './config.js';
+import { createLogger, type Logger } from './logger.js';
+
+export interface RunningServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+export type StartServer = (config: ServerConfig, logger: Logger) => Promise<RunningServer>;
+
+/** Everything the server process touches, passed in so the life cycle can be tested without a process. */
+export interface ServerProcess {
+  argv: readonly string[];
+  env: Readonly<Record<string, string | undefined>>;
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  /** where log lines go; stdout when absent */
+  logDestination?: DestinationStream;
+  /** registers the shutdown handler for SIGTERM and SIGINT */
+  onShutdownSignal: (handler: (signal: string) => void) => void;
+  exit: (code: number) => void;
+}
+
+/**
+ * Loads the configuration, starts the server and stops it on the first SIGTERM/SIGINT (exit 0 once closed);
+ * a second signal exits 1 at once. Bad configuration exits 2, a failed start exits 1.
+ */
+export async function runServer(start: StartServer, proc: ServerProcess): Promise<void> {
+  if (wantsHelp(proc.argv)) {
+    proc.stdout(SERVER_USAGE);
+    proc.exit(0);
+    return;
+  }
+  let config: ServerConfig;
+  try {
+    config = loadServerConfig(proc.argv, proc.env);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    proc.stderr(`outpost-server: ${err.message}\nRun 'outpost-server --help' for the options.\n`);
+    proc.exit(2);
+    return;
+  }
+
+  const logger = createLogger(config.logLevel, proc.logDestination);
+  let running: RunningServer;
+  try {
+    running = await start(config, logger);
+  } catch (err) {
+    logger.fatal({ err }, 'cannot start');
+    proc.exit(1);
+    return;
+  }
+  logger.info({ url: running.url }, 'listening');
+
+  let stopping = false;
+  proc.onShutdownSignal((signal) => {
+    if (stopping) {
+      logger.warn({ signal }, 'second signal: exiting without waiting');
+      proc.exit(1);
+      return;
+    }
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    running.close().then(
+      () => {
+        logger.info('stopped');
+        proc.exit(0);
+      },
+      (err: unknown) => {
+        logger.error({ err }, 'shutdown failed');
+        proc.exit(1);
+      },
+    );
+  });
+}

@@ -1,0 +1,38 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { OutpostClient } from '@outpost/shared';
+import { startServer } from '../../src/server.js';
+import type { ServerExtras, StartedServer } from '../../src/server.js';
+
+export const TEST_ADMIN_KEY = 'test-admin-key-0123456789abcdef';
+
+export interface TestServer extends StartedServer {
+  dataDir: string;
+  admin: OutpostClient;
+  clientWith(apiKey: string): OutpostClient;
+  /** stops the server and removes its data */
+  dispose(): Promise<void>;
+}
+
+/** A real control plane on 127.0.0.1 with a fresh SQLite file in a temporary folder. */
+export async function startTestServer(extras: ServerExtras = {}, dataDir?: string): Promise<TestServer> {
+  const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'outpost-test-'));
+  const server = await startServer(
+    { host: '127.0.0.1', port: 0, dataDir: dir, adminKey: TEST_ADMIN_KEY, logLevel: 'silent', heartbeatSeconds: 15 },
+    pino({ level: 'silent' }),
+    extras,
+  );
+  const clientWith = (apiKey: string): OutpostClient => new OutpostClient({ server: server.url, apiKey });
+  return {
+    ...server,
+    dataDir: dir,
+    admin: clientWith(TEST_ADMIN_KEY),
+    clientWith,
+    dispose: async () => {
+      await server.close();
+      if (!dataDir) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

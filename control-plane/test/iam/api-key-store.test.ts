@@ -1,0 +1,135 @@
+import { createHash } from 'node:crypto';
+import { ApiError } from '@outpost/shared';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ApiKeyStore, adminKeyAnnouncement } from '../../src/iam/api-key-store.js';
+import { tempDatabase } from './temp-db.js';
+
+const DEVICE_READER = [{ permission: 'services/devices.outpost/permissions/devices.get', scope: 'projects/p' }];
+
+describe('ApiKeyStore', () => {
+  const cleanups: (() => void)[] = [];
+  afterEach(() => cleanups.splice(0).forEach((c) => c()));
+  const open = () => {
+    const t = tempDatabase();
+    cleanups.push(t.cleanup);
+    return t;
+  };
+
+  it('creates a key, returns its secret once, and stores only its sha256', () => {
+    const { db } = open();
+    const store = new ApiKeyStore(db, { now: () => new Date('2025-01-02T03:04:05.000Z') });
+    const { apiKey, secret } = store.create({ displayName: 'reader', grants: DEVICE_READER });
+
+    const id = apiKey.name.replace('apiKeys/', '');
+    expect(id).toMatch(/^[a-z][a-z0-9]{11}$/);
+    expect(secret).toMatch(new RegExp(`^opk_${id}_[A-Za-z0-9_-]{43}$`));
+    expect(apiKey).toEqual({ name: apiKey.name, displayName: 'reader', grants: DEVICE_READER, createTime: '2025-01-02T03:04:05.000Z' });
+    expect(JSON.stringify(apiKey)).not.toContain(secret);
+
+    const rows = db.prepare('SELECT * FROM iam_api_keys').all() as Record<string, unknown>[];
+    expect(rows).toHaveLength(1);
+    expect(JSON.stringify(rows)).not.toContain(secret.slice(-20));
+    expect(rows[0]?.['secret_sha256']).toEqual(createHash('sha256').update(secret).digest());
+  });
+
+  it('authenticates the secret and nothing else', () => {
+    const store = new ApiKeyStore(open().db);
+    const { apiKey, secret } = store.create({ displayName: 'reader', grants: DEVICE_READER });
+    expect(store.authenticate(secret)).toEqual({ name: apiKey.name, displayName: 'reader', grants: DEVICE_READER });
+    expect(store.authenticate(`${secret}x`)).toBeNull();
+    expect(store.authenticate(secret.slice(0, -1))).toBeNull();
+    expect(store.authenticate('')).toBeNull();
+    expect(store.authenticate('opk_nosuchkey_abc')).toBeNull();
+    expect(store.authenticate('not-a-key-at-all')).toBeNull();
+  });
+
+  it('lists, gets and revokes; a revoked key no longer authenticates', () => {
+    let clock = 0;
+    const store = new ApiKeyStore(open().db, { now: () => new Date(Date.UTC(2025, 0, 1, 0, 0, clock++)) });
+    const a = store.create({ displayName: 'a', grants: DEVICE_READER });
+    const b = store.create({ displayName: 'b', grants: DEVICE_READER });
+    expect(store.list().map((k) => k.displayName)).toEqual(['a', 'b']);
+    const idOfB = b.apiKey.name.split('/')[1] ?? '';
+    expect(store.get(idOfB)).toEqual(b.apiKey);
+
+    store.revoke(idOfB);
+    expect(store.authenticate(b.secret)).toBeNull();
+    expect(store.authenticate(a.secret)).not.toBeNull();
+    expect(store.list().map((k) => k.displayName)).toEqual(['a']);
+    expect(() => store.get(idOfB)).toThrow(`apiKeys/${idOfB} not found`);
+    expect(() => store.revoke(idOfB)).toThrow(expect.objectContaining({ status: 'NOT_FOUND' }) as Error);
+  });
+
+  it('refuses invalid keys with INVALID_ARGUMENT', () => {
+    const store = new ApiKeyStore(open().db);
+    const bad = [
+      { displayName: '', grants: DEVICE_READER },
+      { displayName: 'x', grants: [] },
+      { displayName: 'x', grants: [{ permission: 'devices.get', scope: '*' }] },
+      { displayName: 'x', grants: [{ permission: '*', scope: 'projects/-' }] },
+      { displayName: 'x', grants: [{ permission: '*', scope: '' }] },
+      { displayName: 'x', grants: [{ permission: '*', scope: 'projects//p' }] },
+    ];
+    for (const input of bad) {
+      expect(() => store.create(input), JSON.stringify(input)).toThrow(ApiError);
+      expect(() => store.create(input)).toThrow(expect.objectContaining({ status: 'INVALID_ARGUMENT' }) as Error);
+    }
+    expect(store.list()).toEqual([]);
+  });
+
+  it('generates the admin key on first start only, and it holds every permission', () => {
+    const t = open();
+    const first = new ApiKeyStore(t.db).ensureBootstrapAdminKey();
+    expect(first.created).toBe(true);
+    expect(first.secret).toMatch(/^opk_admin_/);
+    expect(adminKeyAnnouncement(first)).toBe(`Admin API key (shown once): ${first.secret}`);
+
+    const restarted = new ApiKeyStore(t.reopen());
+    const second = restarted.ensureBootstrapAdminKey();
+    expect(second).toEqual({ created: false });
+    expect(adminKeyAnnouncement(second)).toBeUndefined();
+    expect(restarted.authenticate(first.secret ?? '')).toEqual({
+      name: 'apiKeys/admin',
+      displayName: 'admin',
+      grants: [{ permission: '*', scope: '*' }],
+    });
+  });
+
+  it('registers and rotates the admin key given by OUTPOST_ADMIN_KEY, never echoing it', () => {
+    const t = open();
+    const store = new ApiKeyStore(t.db);
+    const registered = store.ensureBootstrapAdminKey('first-admin-secret-123');
+    expect(registered).toEqual({ created: true });
+    expect(adminKeyAnnouncement(registered)).toBeUndefined();
+    expect(store.authenticate('first-admin-secret-123')?.name).toBe('apiKeys/admin');
+
+    const restarted = new ApiKeyStore(t.reopen());
+    expect(restarted.ensureBootstrapAdminKey('first-admin-secret-123')).toEqual({ created: false });
+    expect(restarted.ensureBootstrapAdminKey('second-admin-secret-456')).toEqual({ created: false });
+    expect(restarted.authenticate('first-admin-secret-123')).toBeNull();
+    expect(restarted.authenticate('second-admin-secret-456')?.grants).toEqual([{ permission: '*', scope: '*' }]);
+    expect(restarted.list().map((k) => k.name)).toEqual(['apiKeys/admin']);
+  });
+
+  it('replaces a generated admin key by the configured one and then keeps it without the variable', () => {
+    const t = open();
+    const store = new ApiKeyStore(t.db);
+    const generated = store.ensureBootstrapAdminKey();
+    store.ensureBootstrapAdminKey('configured-admin-secret');
+    expect(store.authenticate(generated.secret ?? '')).toBeNull();
+    expect(store.ensureBootstrapAdminKey()).toEqual({ created: false });
+    expect(store.authenticate('configured-admin-secret')?.name).toBe('apiKeys/admin');
+  });
+
+  it('authenticates an admin secret that looks like another key', () => {
+    const store = new ApiKeyStore(open().db);
+    store.ensureBootstrapAdminKey('opk_other_lookalike-secret');
+    expect(store.authenticate('opk_other_lookalike-secret')?.name).toBe('apiKeys/admin');
+  });
+
+  it('refuses a too short admin secret', () => {
+    const store = new ApiKeyStore(open().db);
+    expect(() => store.ensureBootstrapAdminKey('short')).toThrow(/at least 16 characters/);
+    expect(store.list()).toEqual([]);
+  });
+});

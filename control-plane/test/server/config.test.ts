@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, DEFAULT_SERVER_CONFIG, databasePathOf, loadServerConfig } from '../../src/server/config.js';
+
+describe('loadServerConfig', () => {
+  it('uses the defaults with no flags and no environment', () => {
+    expect(loadServerConfig([], {})).toEqual({
+      host: '127.0.0.1',
+      port: 8080,
+      dataDir: './var',
+      logLevel: 'info',
+      heartbeatSeconds: 15,
+    });
+    expect(databasePathOf(DEFAULT_SERVER_CONFIG)).toBe('var/outpost.db');
+  });
+
+  it('reads every environment variable', () => {
+    const config = loadServerConfig([], {
+      OUTPOST_HOST: '0.0.0.0',
+      OUTPOST_PORT: '9090',
+      OUTPOST_DATA_DIR: '/srv/outpost',
+      OUTPOST_ADMIN_KEY: 'a-very-long-admin-secret',
+      OUTPOST_LOG_LEVEL: 'debug',
+      OUTPOST_HEARTBEAT_SECONDS: '5',
+    });
+    expect(config).toEqual({
+      host: '0.0.0.0',
+      port: 9090,
+      dataDir: '/srv/outpost',
+      adminKey: 'a-very-long-admin-secret',
+      logLevel: 'debug',
+      heartbeatSeconds: 5,
+    });
+    expect(databasePathOf(config)).toBe('/srv/outpost/outpost.db');
+  });
+
+  it('lets flags beat the environment', () => {
+    const env = {
+      OUTPOST_HOST: '0.0.0.0',
+      OUTPOST_PORT: '9090',
+      OUTPOST_DATA_DIR: '/env',
+      OUTPOST_LOG_LEVEL: 'debug',
+      OUTPOST_HEARTBEAT_SECONDS: '5',
+    };
+    const argv = ['--host', '::1', '--port=0', '--data-dir', '/flag', '--log-level', 'warn', '--heartbeat-seconds', '30'];
+    expect(loadServerConfig(argv, env)).toEqual({
+      host: '::1',
+      port: 0,
+      dataDir: '/flag',
+      logLevel: 'warn',
+      heartbeatSeconds: 30,
+    });
+  });
+
+  it('treats empty environment variables as unset', () => {
+    expect(loadServerConfig([], { OUTPOST_PORT: '', OUTPOST_ADMIN_KEY: '' })).toEqual(DEFAULT_SERVER_CONFIG);
+  });
+
+  it.each([
+    [['--port', 'http'], {}, /invalid --port "http": must be an integer from 0 to 65535/],
+    [['--port', '70000'], {}, /--port/],
+    [['--port', '-1'], {}, /--port/],
+    [[], { OUTPOST_PORT: '80.5' }, /invalid OUTPOST_PORT "80.5"/],
+    [['--log-level', 'loud'], {}, /invalid --log-level "loud": must be one of fatal, error, warn, info, debug/],
+    [[], { OUTPOST_HEARTBEAT_SECONDS: '0' }, /invalid OUTPOST_HEARTBEAT_SECONDS "0"/],
+    [['--data-dir', ' '], {}, /invalid --data-dir: must not be empty/],
+    [[], { OUTPOST_ADMIN_KEY: 'short' }, /OUTPOST_ADMIN_KEY: must be at least 16 characters/],
+    [['--colour'], {}, /Unknown option '--colour'/],
+    [['extra'], {}, /Unexpected argument 'extra'/],
+    [['--port'], {}, /--port/],
+  ] as const)('refuses %j %j', (argv, env, message) => {
+    expect(() => loadServerConfig(argv, env)).toThrow(ConfigError);
+    expect(() => loadServerConfig(argv, env)).toThrow(message);
+  });
+});

@@ -1,0 +1,88 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import type { ServerConfig } from '../../src/server/config.js';
+import { runServer, type RunningServer, type ServerProcess } from '../../src/server/run.js';
+
+/** A real HTTP server standing in for the composition root. */
+async function startHttp(config: ServerConfig): Promise<RunningServer> {
+  const server = createServer((_req, res) => res.end('ok'));
+  await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://${config.host}:${port}`,
+    close: () => new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve()))),
+  };
+}
+
+function fakeProcess(argv: string[], env: Record<string, string> = {}) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const logs: Record<string, unknown>[] = [];
+  let signalHandler: ((signal: string) => void) | undefined;
+  let resolveExit: (code: number) => void = () => {};
+  const exited = new Promise<number>((resolve) => (resolveExit = resolve));
+  const proc: ServerProcess = {
+    argv,
+    env,
+    stdout: (t) => out.push(t),
+    stderr: (t) => err.push(t),
+    logDestination: { write: (line: string) => logs.push(JSON.parse(line) as Record<string, unknown>) },
+    onShutdownSignal: (handler) => (signalHandler = handler),
+    exit: (code) => resolveExit(code),
+  };
+  return { proc, out, err, logs, exited, signal: (s: string) => signalHandler?.(s) };
+}
+
+describe('runServer', () => {
+  it('starts, logs the url, and closes on the first signal with exit 0', async () => {
+    let running: RunningServer | undefined;
+    const p = fakeProcess(['--port', '0']);
+    await runServer(async (config, logger) => {
+      logger.info({ secret: 'never-logged' }, 'starting');
+      running = await startHttp(config);
+      return running;
+    }, p.proc);
+    const url = String(p.logs.find((l) => l['msg'] === 'listening')?.['url']);
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(await (await fetch(url)).text()).toBe('ok');
+    expect(JSON.stringify(p.logs)).not.toContain('never-logged');
+
+    p.signal('SIGTERM');
+    expect(await p.exited).toBe(0);
+    await expect(fetch(url)).rejects.toThrow();
+    expect(p.logs.map((l) => l['msg'])).toEqual(['starting', 'listening', 'shutting down', 'stopped']);
+  });
+
+  it('exits 1 at once on a second signal', async () => {
+    const p = fakeProcess(['--port', '0']);
+    let finishClose: () => void = () => {};
+    const closing = new Promise<void>((resolve) => (finishClose = resolve));
+    await runServer(async () => ({ url: 'http://x', close: () => closing }), p.proc);
+    p.signal('SIGINT');
+    p.signal('SIGINT');
+    expect(await p.exited).toBe(1);
+    finishClose();
+  });
+
+  it('exits 2 with a clear message on bad configuration', async () => {
+    const p = fakeProcess([], { OUTPOST_PORT: 'eighty' });
+    await runServer(() => Promise.reject(new Error('must not start')), p.proc);
+    expect(await p.exited).toBe(2);
+    expect(p.err.join('')).toContain('outpost-server: invalid OUTPOST_PORT "eighty"');
+  });
+
+  it('exits 1 when the server cannot start', async () => {
+    const p = fakeProcess([]);
+    await runServer(() => Promise.reject(new Error('address in use')), p.proc);
+    expect(await p.exited).toBe(1);
+    expect(p.logs[0]).toMatchObject({ msg: 'cannot start', err: { message: 'address in use' } });
+  });
+
+  it('prints the usage for --help', async () => {
+    const p = fakeProcess(['--help']);
+    await runServer(() => Promise.reject(new Error('must not start')), p.proc);
+    expect(await p.exited).toBe(0);
+    expect(p.out.join('')).toContain('OUTPOST_HEARTBEAT_SECONDS');
+  });
+});

@@ -1,0 +1,17 @@
+export { OutpostClient } from './outpost-client.js';
+export type {
+  BatchGetResponse,
+  ClientOptions,
+  CreateOptions,
+  DeleteOptions,
+  FieldMaskParam,
+  HttpMethod,
+  ListOptions,
+  ListResponse,
+  ReadOptions,
+  RequestOptions,
+  UpdateOptions,
+} from './outpost-client.js';
+export { flattenQuery } from './query-string.js';
+export type { QueryValue } from './query-string.js';
+export { readNdjson } from './ndjson.js';

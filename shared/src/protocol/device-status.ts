@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import { deviceInfoSchema } from './device-info.js';
+
+export const CONDITION_STATUSES = ['True', 'False', 'Unknown'] as const;
+export type ConditionStatus = (typeof CONDITION_STATUSES)[number];
+
+/** One entry of `status.conditions` (Kubernetes NodeCondition style; design.md "Conditions"). */
+export const conditionSchema = z.object({
+  /** `OSReady`, `Healthy/<check id>`, ... */
+  type: z.string().min(1),
+  status: z.enum(CONDITION_STATUSES),
+  reason: z.string(),
+  message: z.string(),
+  /** RFC 3339; changes only when `status` changes */
+  lastTransitionTime: z.iso.datetime({ offset: true }),
+});
+
+export const addressSchema = z.object({
+  address: z.string().min(1),
+  type: z.literal('InternalIP'),
+});
+
+/**
+ * The part of `status` a device reports. Each member present replaces the stored member of the same
+ * name, except `deviceInfo`, which is merged one level deep (see mergeReportedStatus). Members absent
+ * are left unchanged.
+ */
+export const reportedStatusSchema = z.object({
+  deviceInfo: deviceInfoSchema.optional(),
+  /** every condition the agent owns, complete */
+  conditions: z.array(conditionSchema).optional(),
+  addresses: z.array(addressSchema).optional(),
+});
+
+export type Condition = z.infer<typeof conditionSchema>;
+export type Address = z.infer<typeof addressSchema>;
+export type ReportedStatus = z.infer<typeof reportedStatusSchema>;
+
+/**
+ * Folds a reported status into a stored one: deviceInfo merged one level deep (so `usage`, which the
+ * server keeps from metrics, survives an agent's deviceInfo), other reported members replace.
+ */
+export function mergeReportedStatus<S extends ReportedStatus>(stored: S, reported: ReportedStatus): S {
+  const merged: S = { ...stored };
+  if (reported.deviceInfo !== undefined) merged.deviceInfo = { ...stored.deviceInfo, ...reported.deviceInfo };
+  if (reported.conditions !== undefined) merged.conditions = reported.conditions;
+  if (reported.addresses !== undefined) merged.addresses = reported.addresses;
+  return merged;
+}

@@ -1,0 +1,132 @@
+import type { FilterField } from './field-schema.js';
+import type { CompareOp, Filter, FilterNode, FilterValue } from './filter-ast.js';
+import { likeToGlob } from './like.js';
+import { hasNameWildcard, NAME_MATCH_SQL_FUNCTION, nameMatchSql } from './name-match.js';
+import { filterValueToSql } from './sql-value.js';
+
+export { NAME_MATCH_SQL_FUNCTION, nameMatches, nameMatchSql } from './name-match.js';
+
+/** Positional '?' parameters, better-sqlite3 style. */
+export interface SqlFragment {
+  sql: string;
+  params: unknown[];
+}
+
+/** How one store lays out a resource's filterable fields. */
+export interface SqlTarget {
+  /**
+   * SQL expression giving the stored JSON scalar for that path as json_extract() does (NULL when missing; bools
+   * 1/0), e.g. an indexed generated column declared WITHOUT a type (so no affinity changes comparisons), or
+   * json_extract for a map key. Also asked for non-leaf fields, only to test them against NULL.
+   */
+  scalar(field: FilterField, mapKey?: string): string;
+  /**
+   * SQL boolean, never NULL (EXISTS suits), for CONTAINS on 'labels' (value matched as labelContainsCandidates()
+   * describes) or 'stringList' (membership).
+   */
+  contains(field: FilterField, value: string): SqlFragment;
+}
+
+/** A SQL function filterToSql() output may call; register each with better-sqlite3 (`db.function(name, impl)`). */
+export interface SqlFunction {
+  name: string;
+  /** takes SQL values, returns 1 or 0; its declared parameter count is the SQL argument count */
+  implementation: (...args: unknown[]) => number;
+}
+
+/** outpost_name_match(value, pattern): the argument order filterToSql() emits, `outpost_name_match(col, ?)`. */
+export const SQL_FUNCTIONS: readonly SqlFunction[] = Object.freeze([
+  { name: NAME_MATCH_SQL_FUNCTION, implementation: nameMatchSql },
+]);
+
+const SQL_OPS: Readonly<Record<Exclude<CompareOp, '=' | '!='>, string>> = {
+  '<': '<',
+  '<=': '<=',
+  '>': '>',
+  '>=': '>=',
+};
+
+/**
+ * Compiles a filter to a WHERE condition whose every sub-expression is 0 or 1, never NULL, so NOT and != keep the
+ * two-valued logic of evaluateFilter(). Ast null → `1`.
+ */
+export function filterToSql(filter: Filter, target: SqlTarget): SqlFragment {
+  return filter.ast === null ? { sql: '1', params: [] } : nodeToSql(filter.ast, target);
+}
+
+function nodeToSql(node: FilterNode, target: SqlTarget): SqlFragment {
+  switch (node.kind) {
+    case 'and':
+    case 'or':
+      return join(
+        node.children.map((child) => nodeToSql(child, target)),
+        node.kind === 'and' ? ' AND ' : ' OR ',
+      );
+    case 'not':
+      return negate(nodeToSql(node.child, target));
+    case 'isNull':
+      return {
+        sql: `(${target.scalar(node.field.field, node.field.mapKey)} IS ${node.negated ? 'NOT ' : ''}NULL)`,
+        params: [],
+      };
+    case 'compare': {
+      const column = target.scalar(node.field.field, node.field.mapKey);
+      const isName = node.field.type === 'name';
+      if (node.op === '=') return equalsSql(column, node.value, isName);
+      if (node.op === '!=') return negate(equalsSql(column, node.value, isName));
+      return {
+        sql: `(${column} IS NOT NULL AND ${column} ${SQL_OPS[node.op]} ?)`,
+        params: [filterValueToSql(node.value)],
+      };
+    }
+    case 'in': {
+      const column = target.scalar(node.field.field, node.field.mapKey);
+      const isName = node.field.type === 'name';
+      const patterns = node.values.filter((v): v is string => isName && typeof v === 'string' && hasNameWildcard(v));
+      const exact = node.values.filter((v) => typeof v !== 'string' || !patterns.includes(v));
+      const parts = patterns.map((pattern) => nameMatchFragment(column, pattern));
+      if (exact.length > 0) {
+        parts.unshift({
+          sql: `(${column} IS NOT NULL AND ${column} IN (${exact.map(() => '?').join(', ')}))`,
+          params: exact.map(filterValueToSql),
+        });
+      }
+      const any = parts.length === 0 ? { sql: '0', params: [] } : join(parts, ' OR ');
+      return node.negated ? negate(any) : any;
+    }
+    case 'like': {
+      const column = target.scalar(node.field.field, node.field.mapKey);
+      return { sql: `(typeof(${column}) = 'text' AND ${column} GLOB ?)`, params: [likeToGlob(node.pattern)] };
+    }
+    case 'contains': {
+      if (node.values.length === 0) return { sql: node.mode === 'all' ? '1' : '0', params: [] };
+      const parts = node.values.map((value) => wrap(target.contains(node.field.field, value)));
+      return join(parts, node.mode === 'all' ? ' AND ' : ' OR ');
+    }
+  }
+}
+
+function equalsSql(column: string, value: FilterValue, isName: boolean): SqlFragment {
+  if (isName && typeof value === 'string' && hasNameWildcard(value)) return nameMatchFragment(column, value);
+  return { sql: `(${column} IS ?)`, params: [filterValueToSql(value)] };
+}
+
+function nameMatchFragment(column: string, pattern: string): SqlFragment {
+  return { sql: `COALESCE(${NAME_MATCH_SQL_FUNCTION}(${column}, ?), 0)`, params: [pattern] };
+}
+
+function wrap(fragment: SqlFragment): SqlFragment {
+  return { sql: `(${fragment.sql})`, params: fragment.params };
+}
+
+function negate(fragment: SqlFragment): SqlFragment {
+  return { sql: `(NOT ${fragment.sql})`, params: fragment.params };
+}
+
+function join(fragments: readonly SqlFragment[], separator: string): SqlFragment {
+  if (fragments.length === 1 && fragments[0]) return fragments[0];
+  return {
+    sql: `(${fragments.map((f) => f.sql).join(separator)})`,
+    params: fragments.flatMap((f) => f.params),
+  };
+}

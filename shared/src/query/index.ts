@@ -1,0 +1,11 @@
+export * from './field-schema.js';
+export * from './filter-ast.js';
+export * from './parse-filter.js';
+export * from './evaluate-filter.js';
+export * from './filter-to-sql.js';
+export * from './order-by.js';
+export { likeMatches, likeToGlob } from './like.js';
+export { hasNameWildcard } from './name-match.js';
+export { labelContainsCandidates, labelsContain, listContains } from './collection-contains.js';
+export { normalizeTimestamp } from './filter-values.js';
+export { compareUtf8, compareSqlScalars, toSqlScalar, type SqlScalar } from './sql-value.js';
