@@ -30,9 +30,19 @@ require_root "mmdebstrap"
 log "base rootfs: building $CODENAME from $MIRROR ($KEY)"
 mkdir -p "$CACHE_DIR/base"
 rm -f "$CACHE_DIR"/base/*.tar.partial
+DEBS="$CACHE_DIR/debs"
+LOG="$CACHE_DIR/base/mmdebstrap.log"
+mkdir -p "$DEBS"
 start=$(now)
-mmdebstrap --mode=unshare --variant=minbase --format=tar --quiet \
+# Downloaded .debs are kept in $DEBS (mmdebstrap's sync-in/sync-out hooks) so a rebuild after an
+# edit of the package list or slim.sh downloads only what is new.
+if ! mmdebstrap --mode=unshare --variant=minbase --format=tar \
   --include="$PACKAGES" \
+  --hook-dir=/usr/share/mmdebstrap/hooks/merged-usr \
+  --skip=download/empty --skip=essential/unlink \
+  --setup-hook='mkdir -p "$1"/var/cache/apt/archives/' \
+  --setup-hook="sync-in '$DEBS' /var/cache/apt/archives/" \
+  --customize-hook="sync-out /var/cache/apt/archives '$DEBS'" \
   --dpkgopt='path-exclude=/usr/share/man/*' \
   --dpkgopt='path-exclude=/usr/share/locale/*' \
   --dpkgopt='path-include=/usr/share/locale/locale.alias' \
@@ -41,7 +51,10 @@ mmdebstrap --mode=unshare --variant=minbase --format=tar --quiet \
   --dpkgopt='path-exclude=/usr/share/info/*' \
   --dpkgopt='path-exclude=/usr/share/lintian/*' \
   --customize-hook="\"$SLIM\" \"\$1\"" \
-  "$CODENAME" "$OUT.partial" "${SOURCES[@]}"
+  "$CODENAME" "$OUT.partial" "${SOURCES[@]}" >"$LOG" 2>&1; then
+  tail -n 30 "$LOG" >&2
+  die "mmdebstrap failed (full log: $LOG)"
+fi
 mv "$OUT.partial" "$OUT"
 # keep only the current base: an old one is never used again
 find "$CACHE_DIR/base" -name '*.tar' ! -name "$KEY.tar" -delete

@@ -38,7 +38,8 @@ export function parseDropletConfig(value: unknown, source: string): DropletConfi
   const text = (key: string, required: boolean): string | undefined => {
     const field = fields[key];
     if (field === undefined && !required) return undefined;
-    if (typeof field !== 'string' || field === '') throw new ConfigError(`${source}: "${key}" must be a non-empty string`);
+    if (typeof field !== 'string' || field === '')
+      throw new ConfigError(`${source}: "${key}" must be a non-empty string`);
     return field;
   };
   const server = text('server', true) ?? '';

@@ -79,11 +79,17 @@ export async function loadOrProvision(
 }
 
 function registrationCall(options: StartupOptions, provisioningToken: string): RegisterDeviceCall {
-  const required = { server: options.server, project: options.project, region: options.region, deviceId: options.deviceId };
+  const required = {
+    server: options.server,
+    project: options.project,
+    region: options.region,
+    deviceId: options.deviceId,
+  };
   const missing = Object.entries(required)
     .filter(([, value]) => value === undefined || value === '')
     .map(([key]) => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
-  if (missing.length > 0) throw new ConfigError(`registering with a provisioning token also needs ${missing.join(', ')}`);
+  if (missing.length > 0)
+    throw new ConfigError(`registering with a provisioning token also needs ${missing.join(', ')}`);
   const { server = '', project = '', region = '', deviceId = '' } = required;
   checkServerUrl(server, '--server');
   if (!DEVICE_ID_PATTERN.test(deviceId)) {

@@ -225,8 +225,16 @@ export class AgentLink {
     }
     const delayMs = this.backoff.next();
     logger.warn(
-      { code: how.code, reason: how.reason || undefined, httpStatus: how.refusedWith, error: how.lastError, retryInMs: delayMs },
-      wasConnected ? 'lost the link to the control plane; reconnecting' : 'cannot connect to the control plane; retrying',
+      {
+        code: how.code,
+        reason: how.reason || undefined,
+        httpStatus: how.refusedWith,
+        error: how.lastError,
+        retryInMs: delayMs,
+      },
+      wasConnected
+        ? 'lost the link to the control plane; reconnecting'
+        : 'cannot connect to the control plane; retrying',
     );
     this.scheduleReconnect(delayMs);
   }

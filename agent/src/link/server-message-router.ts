@@ -75,7 +75,10 @@ export class ServerMessageRouter {
         void this.runCommand(message, connection);
         return;
       case 'error':
-        this.logger.warn({ refId: message.refId, status: message.status, error: message.message }, 'the server refused a message');
+        this.logger.warn(
+          { refId: message.refId, status: message.status, error: message.message },
+          'the server refused a message',
+        );
         return;
     }
   }
@@ -92,18 +95,27 @@ export class ServerMessageRouter {
     const handler = this.commandHandlers.get(command.command);
     let reply: AgentMessage;
     if (handler === undefined) {
-      reply = failed(command.id, { status: 'UNIMPLEMENTED', message: `this agent has no command "${command.command}"` });
+      reply = failed(command.id, {
+        status: 'UNIMPLEMENTED',
+        message: `this agent has no command "${command.command}"`,
+      });
     } else {
       try {
         const data = await handler(command.args, command);
-        reply = data === undefined ? { type: 'result', id: command.id, ok: true } : { type: 'result', id: command.id, ok: true, data };
+        reply =
+          data === undefined
+            ? { type: 'result', id: command.id, ok: true }
+            : { type: 'result', id: command.id, ok: true, data };
       } catch (err) {
         this.logger.warn({ err, command: command.command, id: command.id }, 'a command failed');
         reply = failed(command.id, errorDetailOf(err));
       }
     }
     if (!connection.reply(reply)) {
-      this.logger.warn({ command: command.command, id: command.id }, 'the link closed before the command result could be sent');
+      this.logger.warn(
+        { command: command.command, id: command.id },
+        'the link closed before the command result could be sent',
+      );
     }
   }
 }

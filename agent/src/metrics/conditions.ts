@@ -11,7 +11,5 @@ export function upsertCondition(conditions: readonly Condition[], update: Condit
   const lastTransitionTime =
     existing !== undefined && existing.status === update.status ? existing.lastTransitionTime : now.toISOString();
   const next: Condition = { ...update, lastTransitionTime };
-  return existing === undefined
-    ? [...conditions, next]
-    : conditions.map((c) => (c.type === update.type ? next : c));
+  return existing === undefined ? [...conditions, next] : conditions.map((c) => (c.type === update.type ? next : c));
 }

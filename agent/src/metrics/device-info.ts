@@ -16,7 +16,8 @@ export function deviceInfoFromFacts(
   const networkInterfaces = interfacesOf(facts);
   const deviceInfo: DeviceInfo = {
     architecture: architectureOf(facts.os?.arch ?? process.arch),
-    hardware: facts.system?.raspberry !== undefined || /raspberry/i.test(facts.system?.model ?? '') ? 'raspberrypi' : 'generic',
+    hardware:
+      facts.system?.raspberry !== undefined || /raspberry/i.test(facts.system?.model ?? '') ? 'raspberrypi' : 'generic',
     operatingSystem: facts.os?.platform === 'linux' || facts.os === undefined ? 'Linux' : facts.os.platform,
     hardwareInformation: {
       system: {
@@ -50,7 +51,11 @@ export function deviceInfoFromFacts(
   }
   const bios = facts.bios;
   if (bios !== undefined && (bios.vendor || bios.version) && deviceInfo.hardwareInformation !== undefined) {
-    deviceInfo.hardwareInformation.bios = { vendor: bios.vendor, biosVersion: bios.version, releaseDate: bios.releaseDate };
+    deviceInfo.hardwareInformation.bios = {
+      vendor: bios.vendor,
+      biosVersion: bios.version,
+      releaseDate: bios.releaseDate,
+    };
   }
   return { deviceInfo, addresses: addressesOf(networkInterfaces) };
 }

@@ -10,7 +10,10 @@ export function metricsSampleFromFacts(facts: UsageFacts, now: Date): MetricsSam
     time: now.toISOString(),
     cpu: { usagePercent: round(clamp(facts.cpuPercent ?? 0, 0, 100)) },
     // "used" is what cannot be reclaimed: total minus available (page cache does not count)
-    memory: { totalBytes: memory?.total ?? 0, usedBytes: memory === undefined ? 0 : Math.max(0, memory.total - memory.available) },
+    memory: {
+      totalBytes: memory?.total ?? 0,
+      usedBytes: memory === undefined ? 0 : Math.max(0, memory.total - memory.available),
+    },
     storage: storageOf(facts.filesystems ?? []),
     uptimeSeconds: Math.max(0, Math.floor(facts.uptimeSeconds)),
     load1: round(Math.max(0, facts.load1)),

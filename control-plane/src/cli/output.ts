@@ -41,7 +41,8 @@ export function deriveColumns(rows: readonly unknown[]): string[] {
   const found = new Set<string>();
   for (const row of rows) {
     if (!isRecord(row)) continue;
-    for (const [key, v] of Object.entries(row)) if (isScalar(v) || (Array.isArray(v) && v.every(isScalar))) found.add(key);
+    for (const [key, v] of Object.entries(row))
+      if (isScalar(v) || (Array.isArray(v) && v.every(isScalar))) found.add(key);
   }
   return found.size > 0 ? [...found] : ['name'];
 }

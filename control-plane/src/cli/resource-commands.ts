@@ -1,5 +1,5 @@
 import { changesKey, type ResourceDefinition, type StandardVerb } from '@outpost/shared';
-import { Option, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { CliContext, ContextFactory } from './context.js';
 import { cellText, isRecord, type Column } from './output.js';
 import { UsageError } from './usage-error.js';
@@ -183,7 +183,11 @@ export function registerResourceCommands(
   addVerb('watch', 'watch', 'follow changes of a collection until interrupted')
     ?.option('--parent <parent>', 'parent name; "-" matches every id')
     .option('--filter <filter>', 'filter expression')
-    .addOption(new Option('--type <type>', 'stateful: a snapshot then changes; stateless: changes only').choices(WATCH_TYPES).default('stateful'))
+    .addOption(
+      new Option('--type <type>', 'stateful: a snapshot then changes; stateless: changes only')
+        .choices(WATCH_TYPES)
+        .default('stateful'),
+    )
     .option('--field-mask <paths>', 'only changes of these fields are sent, and only these fields')
     .addOption(viewOption())
     .action(
@@ -196,7 +200,12 @@ export function registerResourceCommands(
         const ctx = ctxFactory(command);
         const parent = parentOf(def, flags.parent);
         const path = `/v1/${parent === '' ? '' : `${parent}/`}${def.plural}:watch`;
-        const body = { type: flags.type.toUpperCase(), filter: flags.filter, fieldMask: flags.fieldMask, view: flags.view };
+        const body = {
+          type: flags.type.toUpperCase(),
+          filter: flags.filter,
+          fieldMask: flags.fieldMask,
+          view: flags.view,
+        };
         for await (const response of ctx.client.watch<unknown>(path, body)) printWatchResponse(ctx, def, response);
       },
     );
@@ -212,7 +221,7 @@ function positiveInteger(flag: string): (value: string) => number {
   return (value) => {
     const n = Number(value);
     if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 1) {
-      throw new UsageError(`${flag} must be a positive integer, not "${value}"`);
+      throw new InvalidArgumentError(`${flag} must be a positive integer`);
     }
     return n;
   };
@@ -226,7 +235,8 @@ function parentOf(def: CliResourceDefinition, parent: string | undefined): strin
 
 /** Catches a name of another collection before the server does, with a clearer message. */
 function checkName(def: CliResourceDefinition, name: string): string {
-  if (!`/${name}`.includes(`/${def.plural}/`)) throw new UsageError(`"${name}" is not the name of one of ${def.plural}`);
+  if (!`/${name}`.includes(`/${def.plural}/`))
+    throw new UsageError(`"${name}" is not the name of one of ${def.plural}`);
   return name;
 }
 

@@ -62,7 +62,8 @@ export class ApiKeyStore {
   /** Creates a key; the returned secret is the only copy there will ever be. */
   create(input: NewApiKey): { apiKey: ApiKey; secret: string } {
     const parsed = NewApiKeySchema.safeParse(input);
-    if (!parsed.success) throw invalidArgument(`invalid API key: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
+    if (!parsed.success)
+      throw invalidArgument(`invalid API key: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
     const id = newKeyId();
     const secret = newSecret(id);
     const row = this.insert(id, parsed.data.displayName, parsed.data.grants, secret);
@@ -70,10 +71,7 @@ export class ApiKeyStore {
   }
 
   list(): ApiKey[] {
-    return this.db
-      .prepare<[], ApiKeyRow>('SELECT * FROM iam_api_keys ORDER BY create_time, id')
-      .all()
-      .map(toApiKey);
+    return this.db.prepare<[], ApiKeyRow>('SELECT * FROM iam_api_keys ORDER BY create_time, id').all().map(toApiKey);
   }
 
   /** Throws NOT_FOUND for unknown and revoked keys. */

@@ -1,5 +1,11 @@
 import { permissionDenied } from '@outpost/shared';
-import { noAncestors, permissionMatches, scopeCovers, type AncestorsResolver } from './permission-match.js';
+import {
+  grantCovers,
+  noAncestors,
+  permissionMatches,
+  scopeCovers,
+  type AncestorsResolver,
+} from './permission-match.js';
 import type { Grant } from './grant.js';
 import type { Principal } from './principal.js';
 
@@ -32,10 +38,6 @@ export class Authorizer {
 
   /** Whether the principal holds everything the grant would give (a key may not hand out more than it holds). */
   holdsGrant(principal: Principal, wanted: Grant): boolean {
-    return principal.grants.some(
-      (held) =>
-        permissionMatches(held.permission, wanted.permission) &&
-        scopeCovers(held.scope, wanted.scope, this.ancestorsOf),
-    );
+    return principal.grants.some((held) => grantCovers(held, wanted, this.ancestorsOf));
   }
 }

@@ -12,11 +12,9 @@ export const EVERY_SCOPE = '*';
 const PERMISSION_PATTERN = /^services\/[A-Za-z0-9.*_-]+\/permissions\/[A-Za-z0-9_*-]+(\.[A-Za-z0-9_*-]+)?$/;
 const SCOPE_SEGMENT = /^[A-Za-z0-9._~-]+$/;
 
-export const PermissionPatternSchema = z
-  .string()
-  .refine((p) => p === EVERY_PERMISSION || PERMISSION_PATTERN.test(p), {
-    message: 'must be "*" or services/{service}/permissions/{collection}.{verb}, where any part may be "*"',
-  });
+export const PermissionPatternSchema = z.string().refine((p) => p === EVERY_PERMISSION || PERMISSION_PATTERN.test(p), {
+  message: 'must be "*" or services/{service}/permissions/{collection}.{verb}, where any part may be "*"',
+});
 
 export const ScopeSchema = z.string().refine(isValidScope, {
   message: 'must be "*" or a resource name prefix such as projects/p or organizations/o (no wildcards)',

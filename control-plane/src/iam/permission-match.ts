@@ -15,8 +15,7 @@ export function permissionMatches(pattern: string, permission: string): boolean 
   const patternSegments = pattern.split('/');
   const segments = permission.split('/');
   return (
-    patternSegments.length === segments.length &&
-    patternSegments.every((p, i) => segmentMatches(p, segments[i] ?? ''))
+    patternSegments.length === segments.length && patternSegments.every((p, i) => segmentMatches(p, segments[i] ?? ''))
   );
 }
 
@@ -24,7 +23,11 @@ export function permissionMatches(pattern: string, permission: string): boolean 
  * Whether a scope covers a resource: `*` covers everything; a name prefix covers that name, the names
  * under it, and names one of whose ancestors it covers. Only the literal `*` resource is covered by `*` alone.
  */
-export function scopeCovers(scope: string, resourceName: string, ancestorsOf: AncestorsResolver = noAncestors): boolean {
+export function scopeCovers(
+  scope: string,
+  resourceName: string,
+  ancestorsOf: AncestorsResolver = noAncestors,
+): boolean {
   if (scope === EVERY_SCOPE) return true;
   if (resourceName === EVERY_SCOPE) return false;
   return isAtOrUnder(resourceName, scope) || ancestorsOf(resourceName).some((a) => isAtOrUnder(a, scope));

@@ -33,6 +33,7 @@ export class ChangeLog {
   private readonly since;
   private readonly sinceTime;
   private readonly prune;
+  private readonly previousOf;
   private readonly bounds;
   private appendsSincePrune = 0;
 
@@ -49,6 +50,7 @@ export class ChangeLog {
       time TEXT NOT NULL
     )`);
     db.exec('CREATE INDEX IF NOT EXISTS change_log_by_time ON change_log(time)');
+    db.exec('CREATE INDEX IF NOT EXISTS change_log_by_name ON change_log(plural, name, seq)');
     this.insert = db.prepare<[string, string, ChangeOp, string | null, string]>(
       'INSERT INTO change_log(plural, name, op, doc, time) VALUES (?, ?, ?, ?, ?)',
     );
@@ -57,6 +59,9 @@ export class ChangeLog {
     );
     this.sinceTime = db.prepare<[string, string], { seq: number }>(
       'SELECT COALESCE(MIN(seq) - 1, (SELECT COALESCE(MAX(seq), 0) FROM change_log)) AS seq FROM change_log WHERE plural = ? AND time >= ?',
+    );
+    this.previousOf = db.prepare<[string, string, number], ChangeRow>(
+      'SELECT * FROM change_log WHERE plural = ? AND name = ? AND seq < ? ORDER BY seq DESC LIMIT 1',
     );
     this.prune = db.prepare<[number]>('DELETE FROM change_log WHERE seq <= ?');
     this.bounds = db.prepare<[], { oldest: number | null; newest: number | null }>(
@@ -85,6 +90,13 @@ export class ChangeLog {
     const { oldest, newest } = this.bounds.get() ?? { oldest: null, newest: null };
     if (seq > (newest ?? 0)) return false;
     return oldest === null || seq >= oldest - 1;
+  }
+
+  /** The document a resource had just before change `seq` (null: absent or deleted; undefined: no longer in the log). */
+  documentBefore(plural: string, name: string, seq: number): Record<string, unknown> | null | undefined {
+    const row = this.previousOf.get(plural, name, seq);
+    if (!row) return undefined;
+    return row.op === 'put' && row.doc !== null ? (JSON.parse(row.doc) as Record<string, unknown>) : null;
   }
 
   /** Changes of one resource kind after `seq`, oldest first (deletes carry the deleted document as `before`). */

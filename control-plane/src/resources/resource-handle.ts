@@ -145,7 +145,8 @@ export class ResourceHandle {
       throw invalidArgument(`body name "${String(body['name'])}" does not match "${name}"`);
     }
     const pattern = this.patternOfName(name);
-    const mask = req.updateMask === undefined ? undefined : this.writableMask(req.updateMask);
+    const requested = req.updateMask === undefined ? [] : this.writableMask(req.updateMask);
+    const mask = requested.length > 0 ? requested : undefined; // an empty mask means a full replace
     const casPaths = req.cas ? this.parseMask(req.cas.fieldMask) : [];
 
     let changed: string[] = [];

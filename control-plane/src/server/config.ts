@@ -110,7 +110,11 @@ function parseFlags(argv: readonly string[]): Record<string, string | undefined>
   }
 }
 
-const flagNameOf = (envName: string): string => envName.replace(/^OUTPOST_/, '').toLowerCase().replace(/_/g, '-');
+const flagNameOf = (envName: string): string =>
+  envName
+    .replace(/^OUTPOST_/, '')
+    .toLowerCase()
+    .replace(/_/g, '-');
 
 function nonEmpty({ value, source }: { value: string; source: string }): string {
   if (value.trim() === '') throw new ConfigError(`invalid ${source}: must not be empty`);

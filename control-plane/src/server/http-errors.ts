@@ -14,7 +14,8 @@ export function sendApiError(res: Response, err: ApiError): void {
 export function apiErrorHandler(logger: Logger): ErrorRequestHandler {
   return (err: unknown, req, res, _next) => {
     const apiError = toApiError(err);
-    if (apiError.status === 'INTERNAL') logger.error({ err, method: req.method, url: req.originalUrl }, 'request failed');
+    if (apiError.status === 'INTERNAL')
+      logger.error({ err, method: req.method, url: req.originalUrl }, 'request failed');
     if (res.headersSent) {
       // A streaming response already started: nothing valid can be appended, so end it.
       if (!res.writableEnded) res.end();

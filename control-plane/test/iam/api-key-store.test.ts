@@ -23,7 +23,12 @@ describe('ApiKeyStore', () => {
     const id = apiKey.name.replace('apiKeys/', '');
     expect(id).toMatch(/^[a-z][a-z0-9]{11}$/);
     expect(secret).toMatch(new RegExp(`^opk_${id}_[A-Za-z0-9_-]{43}$`));
-    expect(apiKey).toEqual({ name: apiKey.name, displayName: 'reader', grants: DEVICE_READER, createTime: '2025-01-02T03:04:05.000Z' });
+    expect(apiKey).toEqual({
+      name: apiKey.name,
+      displayName: 'reader',
+      grants: DEVICE_READER,
+      createTime: '2025-01-02T03:04:05.000Z',
+    });
     expect(JSON.stringify(apiKey)).not.toContain(secret);
 
     const rows = db.prepare('SELECT * FROM iam_api_keys').all() as Record<string, unknown>[];

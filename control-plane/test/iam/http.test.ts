@@ -40,7 +40,11 @@ describe('IAM over HTTP', () => {
       throw new Error('database on fire');
     });
     app.use(unknownRouteHandler());
-    app.use(apiErrorHandler(createLogger('info', { write: (l: string) => logs.push(JSON.parse(l) as Record<string, unknown>) })));
+    app.use(
+      apiErrorHandler(
+        createLogger('info', { write: (l: string) => logs.push(JSON.parse(l) as Record<string, unknown>) }),
+      ),
+    );
     server = app.listen(0, '127.0.0.1');
     await new Promise<void>((resolve) => server.once('listening', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -76,10 +80,16 @@ describe('IAM over HTTP', () => {
     });
     const malformed = await call('GET', '/v1/apiKeys', `Basic ${Buffer.from('a:b').toString('base64')}`);
     expect(malformed.body).toEqual({
-      error: { code: 401, status: 'UNAUTHENTICATED', message: 'malformed Authorization header: expected "Bearer <API key>"' },
+      error: {
+        code: 401,
+        status: 'UNAUTHENTICATED',
+        message: 'malformed Authorization header: expected "Bearer <API key>"',
+      },
     });
     const unknown = await call('GET', '/v1/projects/p', 'opk_nobody_xyz');
-    expect(unknown.body).toEqual({ error: { code: 401, status: 'UNAUTHENTICATED', message: 'invalid or revoked API key' } });
+    expect(unknown.body).toEqual({
+      error: { code: 401, status: 'UNAUTHENTICATED', message: 'invalid or revoked API key' },
+    });
   });
 
   it('leaves routes outside the IAM paths alone', async () => {
@@ -102,7 +112,9 @@ describe('IAM over HTTP', () => {
     expect((await call('GET', `/v1/${apiKey.name}`, ADMIN)).body).toEqual(apiKey);
 
     expect(await call('GET', '/v1/projects/p/regions/r/devices/d', secret)).toMatchObject({ status: 200 });
-    expect(await call('DELETE', `/v1/${apiKey.name}`, ADMIN)).toEqual(expect.objectContaining({ status: 200, body: {} }));
+    expect(await call('DELETE', `/v1/${apiKey.name}`, ADMIN)).toEqual(
+      expect.objectContaining({ status: 200, body: {} }),
+    );
     expect((await call('GET', '/v1/projects/p/regions/r/devices/d', secret)).status).toBe(401);
     expect(await call('GET', `/v1/${apiKey.name}`, ADMIN)).toMatchObject({
       status: 404,
@@ -112,7 +124,10 @@ describe('IAM over HTTP', () => {
 
   it('answers 403 PERMISSION_DENIED naming the missing permission and honours scopes and ancestors', async () => {
     const make = async (scope: string) => {
-      const res = await call('POST', '/v1/apiKeys', ADMIN, { displayName: scope, grants: [{ permission: GET_DEVICE, scope }] });
+      const res = await call('POST', '/v1/apiKeys', ADMIN, {
+        displayName: scope,
+        grants: [{ permission: GET_DEVICE, scope }],
+      });
       return String(res.body['secret']);
     };
     const project = await make('projects/p');
@@ -171,14 +186,20 @@ describe('IAM over HTTP', () => {
   it('refuses invalid bodies with INVALID_ARGUMENT', async () => {
     const noGrants = await call('POST', '/v1/apiKeys', ADMIN, { displayName: 'x', grants: [] });
     expect(noGrants.body).toEqual({
-      error: { code: 400, status: 'INVALID_ARGUMENT', message: 'invalid request body: grants: needs at least one grant' },
+      error: {
+        code: 400,
+        status: 'INVALID_ARGUMENT',
+        message: 'invalid request body: grants: needs at least one grant',
+      },
     });
     const badPermission = await call('POST', '/v1/apiKeys', ADMIN, {
       displayName: 'x',
       grants: [{ permission: 'everything', scope: '*' }],
     });
     expect(badPermission.status).toBe(400);
-    expect(String((badPermission.body['error'] as { message: string }).message)).toContain('grants.0.permission: must be "*"');
+    expect(String((badPermission.body['error'] as { message: string }).message)).toContain(
+      'grants.0.permission: must be "*"',
+    );
     const noBody = await call('POST', '/v1/apiKeys', ADMIN);
     expect(noBody.status).toBe(400);
   });
@@ -191,7 +212,9 @@ describe('IAM over HTTP', () => {
 
     const boom = await call('GET', '/boom');
     expect(boom.body).toEqual({ error: { code: 500, status: 'INTERNAL', message: 'internal error' } });
-    expect(logs.some((l) => l['msg'] === 'request failed' && JSON.stringify(l).includes('database on fire'))).toBe(true);
+    expect(logs.some((l) => l['msg'] === 'request failed' && JSON.stringify(l).includes('database on fire'))).toBe(
+      true,
+    );
 
     expect(await call('GET', '/nowhere')).toMatchObject({
       status: 404,

@@ -32,7 +32,8 @@ describe('permissionMatches', () => {
 });
 
 describe('scopeCovers', () => {
-  const orgOf = (name: string): string[] => (name.startsWith('projects/p/') || name === 'projects/p' ? ['organizations/o'] : []);
+  const orgOf = (name: string): string[] =>
+    name.startsWith('projects/p/') || name === 'projects/p' ? ['organizations/o'] : [];
 
   it.each([
     ['*', 'projects/p/regions/r/devices/d', true],

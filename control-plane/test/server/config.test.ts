@@ -41,7 +41,17 @@ describe('loadServerConfig', () => {
       OUTPOST_LOG_LEVEL: 'debug',
       OUTPOST_HEARTBEAT_SECONDS: '5',
     };
-    const argv = ['--host', '::1', '--port=0', '--data-dir', '/flag', '--log-level', 'warn', '--heartbeat-seconds', '30'];
+    const argv = [
+      '--host',
+      '::1',
+      '--port=0',
+      '--data-dir',
+      '/flag',
+      '--log-level',
+      'warn',
+      '--heartbeat-seconds',
+      '30',
+    ];
     expect(loadServerConfig(argv, env)).toEqual({
       host: '::1',
       port: 0,

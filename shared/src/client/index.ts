@@ -8,6 +8,7 @@ export type {
   HttpMethod,
   ListOptions,
   ListResponse,
+  NamedResource,
   ReadOptions,
   RequestOptions,
   UpdateOptions,

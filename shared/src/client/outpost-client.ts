@@ -46,20 +46,19 @@ export interface UpdateOptions {
   responseMask?: { skipEntireResponseBody?: boolean; updatedFieldsOnly?: boolean; bodyMask?: FieldMaskParam };
 }
 
-/** A list answer: the resources under the plural key (`devices`), plus paging fields. */
-export interface ListResponse<T> {
-  [key: string]: T[] | string | number | undefined;
+/** A list answer: the resources under the plural key (`page.devices`), plus paging fields. */
+export type ListResponse<T> = { [plural: string]: T[] | undefined } & {
   nextPageToken?: string;
   prevPageToken?: string;
   currentOffset?: number;
   totalResultsCount?: number;
-}
+};
 
 /** A batchGet answer: the found resources under the plural key, and the names not found. */
-export interface BatchGetResponse<T> {
-  [key: string]: T[] | string[] | undefined;
-  missing?: string[];
-}
+export type BatchGetResponse<T> = { [plural: string]: T[] | undefined } & { missing?: string[] };
+
+/** Any resource: its name plus whatever else it holds (the union lets object literals carry more fields). */
+export type NamedResource = { name: string } | { name: string; [field: string]: unknown };
 
 export interface DeleteOptions {
   allowMissing?: boolean;
@@ -167,7 +166,7 @@ export class OutpostClient {
   }
 
   /** PUT /v1/{name} with the resource as body; mask, CAS and response mask go in the query. */
-  update<T>(resource: { name: string }, q: UpdateOptions = {}): Promise<T> {
+  update<T>(resource: NamedResource, q: UpdateOptions = {}): Promise<T> {
     return this.request<T>('PUT', `/v1/${encodePath(resource.name)}`, { query: { ...q }, body: resource });
   }
 

@@ -52,7 +52,8 @@ function parseMessage<M>(
   }
   const fields = value as Record<string, unknown>;
   const refId = typeof fields['id'] === 'string' ? fields['id'] : undefined;
-  const refused = (error: string): ParseResult<M> => (refId === undefined ? { ok: false, error } : { ok: false, error, refId });
+  const refused = (error: string): ParseResult<M> =>
+    refId === undefined ? { ok: false, error } : { ok: false, error, refId };
 
   const type = fields['type'];
   if (typeof type !== 'string') return refused('message needs a string "type"');

@@ -103,10 +103,18 @@ describe('parseServerMessage', () => {
     ['a missing type', '{"nonce":"a"}', /string "type"/],
     ['a numeric type', '{"type":1}', /string "type"/],
     ['an unknown type', '{"type":"teleport"}', /unknown server message type "teleport"/],
-    ['a non-positive heartbeat', `{"type":"welcome","deviceName":"d","heartbeatSeconds":0,"serverTime":"${NOW}"}`, /heartbeatSeconds/],
+    [
+      'a non-positive heartbeat',
+      `{"type":"welcome","deviceName":"d","heartbeatSeconds":0,"serverTime":"${NOW}"}`,
+      /heartbeatSeconds/,
+    ],
     ['a bad time', '{"type":"welcome","deviceName":"d","heartbeatSeconds":5,"serverTime":"yesterday"}', /serverTime/],
     ['a command without id', '{"type":"command","command":"reboot"}', /id/],
-    ['a spec without generation', '{"type":"spec","device":{"name":"d","spec":{},"metadata":{}}}', /device\.metadata\.generation/],
+    [
+      'a spec without generation',
+      '{"type":"spec","device":{"name":"d","spec":{},"metadata":{}}}',
+      /device\.metadata\.generation/,
+    ],
     ['an error with an unknown status', '{"type":"error","status":"OOPS","message":"m"}', /status/],
   ])('refuses %s with a clear error', (_what, text, error) => {
     const result = parseServerMessage(text);
@@ -125,12 +133,19 @@ describe('parseServerMessage', () => {
 
   it('never throws, whatever the input', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.json(), fc.jsonValue().map((v) => JSON.stringify(v))), (text) => {
-        const a = parseServerMessage(text);
-        const b = parseAgentMessage(text);
-        expect(typeof a.ok).toBe('boolean');
-        expect(typeof b.ok).toBe('boolean');
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.json(),
+          fc.jsonValue().map((v) => JSON.stringify(v)),
+        ),
+        (text) => {
+          const a = parseServerMessage(text);
+          const b = parseAgentMessage(text);
+          expect(typeof a.ok).toBe('boolean');
+          expect(typeof b.ok).toBe('boolean');
+        },
+      ),
     );
   });
 });

@@ -13,7 +13,11 @@ describe('toCamelPath', () => {
 
 describe('resolveField', () => {
   it('finds a field by any spelling of its path', () => {
-    for (const path of ['status.device_info.os_version', 'status.deviceInfo.osVersion', 'status.device-info.os-version']) {
+    for (const path of [
+      'status.device_info.os_version',
+      'status.deviceInfo.osVersion',
+      'status.device-info.os-version',
+    ]) {
       expect(resolveField(testSchema, path)).toMatchObject({ path: 'status.deviceInfo.osVersion', type: 'string' });
     }
   });

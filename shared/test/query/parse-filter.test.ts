@@ -148,7 +148,11 @@ describe('parseFilter: structure', () => {
       ['and', 'spec.count = 1', 'spec.ratio = 2'],
       'spec.count = 3',
     ]);
-    expect(shape(ast('spec.count = 1 NOT spec.ratio = 2'))).toEqual(['and', 'spec.count = 1', ['not', 'spec.ratio = 2']]);
+    expect(shape(ast('spec.count = 1 NOT spec.ratio = 2'))).toEqual([
+      'and',
+      'spec.count = 1',
+      ['not', 'spec.ratio = 2'],
+    ]);
   });
 
   it('skips -- comments to the end of the line', () => {
@@ -174,9 +178,13 @@ describe('parseFilter: errors name what is wrong and its 1-based position', () =
   });
 
   it('rejects values of the wrong type at the value', () => {
-    expect(rejection('spec.count = "abc"')).toBe('filter: type mismatch: field "spec.count" expects an integer at position 14');
+    expect(rejection('spec.count = "abc"')).toBe(
+      'filter: type mismatch: field "spec.count" expects an integer at position 14',
+    );
     expect(rejection('spec.count = 1.5')).toMatch(/expects an integer at position 14$/);
-    expect(rejection('spec.enabled = 3')).toBe('filter: type mismatch: field "spec.enabled" expects true or false at position 16');
+    expect(rejection('spec.enabled = 3')).toBe(
+      'filter: type mismatch: field "spec.enabled" expects true or false at position 16',
+    );
     expect(rejection('spec.ratio = "x"')).toMatch(/expects a number at position 14$/);
     expect(rejection('display_name = 3')).toMatch(/expects a string at position 16$/);
     expect(rejection('status.state = "ONLINE"')).toBe(
@@ -186,7 +194,9 @@ describe('parseFilter: errors name what is wrong and its 1-based position', () =
     expect(rejection('metadata.createTime > "yesterday"')).toMatch(/expects an RFC3339 timestamp at position 23$/);
     expect(rejection('metadata.createTime > "2024-02-30T00:00:00Z"')).toMatch(/RFC3339 timestamp at position 23$/);
     expect(rejection('spec.count IN (1, "x")')).toMatch(/expects an integer at position 19$/);
-    expect(rejection('status = "x"')).toBe('filter: type mismatch: field "status" can only be compared with null at position 10');
+    expect(rejection('status = "x"')).toBe(
+      'filter: type mismatch: field "status" can only be compared with null at position 10',
+    );
   });
 
   it('rejects ordering operators and LIKE on non-leaf fields, at the operator', () => {
@@ -194,7 +204,9 @@ describe('parseFilter: errors name what is wrong and its 1-based position', () =
     expect(rejection('metadata.labels >= "a"')).toBe(
       'filter: operator >= needs a leaf field, not "metadata.labels" at position 17',
     );
-    expect(rejection('metadata.tags LIKE "a%"')).toBe('filter: LIKE needs a leaf field, not "metadata.tags" at position 15');
+    expect(rejection('metadata.tags LIKE "a%"')).toBe(
+      'filter: LIKE needs a leaf field, not "metadata.tags" at position 15',
+    );
     expect(rejection('status LIKE "a"')).toMatch(/LIKE needs a leaf field.* at position 8$/);
     expect(rejection('metadata.tags IN ("a")')).toMatch(/IN needs a leaf field.* at position 15$/);
   });
@@ -203,7 +215,9 @@ describe('parseFilter: errors name what is wrong and its 1-based position', () =
     expect(rejection('status.state > "CONNECTED"')).toBe(
       'filter: operator > cannot order enum field "status.state" at position 14',
     );
-    expect(rejection('spec.count LIKE "1%"')).toBe('filter: LIKE needs a string field, "spec.count" is int at position 12');
+    expect(rejection('spec.count LIKE "1%"')).toBe(
+      'filter: LIKE needs a string field, "spec.count" is int at position 12',
+    );
     expect(rejection('spec.enabled LIKE "t%"')).toMatch(/LIKE needs a string field.* at position 14$/);
   });
 
@@ -225,8 +239,12 @@ describe('parseFilter: errors name what is wrong and its 1-based position', () =
     expect(rejection('spec.count = 1 2')).toBe('filter: unexpected "2" at position 16');
     expect(rejection('spec.count = 1 = 2')).toBe('filter: unexpected "=" at position 16');
     expect(rejection('spec.count = 1 "x"')).toBe('filter: unexpected "x" at position 16');
-    expect(rejection('spec.count = 1 AND')).toBe('filter: unexpected end of filter, expected a condition at position 19');
-    expect(rejection('spec.count = 1 OR OR spec.count = 2')).toBe('filter: expected a condition, found "OR" at position 19');
+    expect(rejection('spec.count = 1 AND')).toBe(
+      'filter: unexpected end of filter, expected a condition at position 19',
+    );
+    expect(rejection('spec.count = 1 OR OR spec.count = 2')).toBe(
+      'filter: expected a condition, found "OR" at position 19',
+    );
     expect(rejection('AND spec.count = 1')).toBe('filter: expected a condition, found "AND" at position 1');
     expect(rejection('spec.count = 1 AND ,')).toBe('filter: expected a condition, found "," at position 20');
   });
@@ -243,7 +261,9 @@ describe('parseFilter: errors name what is wrong and its 1-based position', () =
   });
 
   it('rejects other malformed input', () => {
-    expect(rejection('spec.count')).toBe('filter: expected an operator after "spec.count", found end of filter at position 11');
+    expect(rejection('spec.count')).toBe(
+      'filter: expected an operator after "spec.count", found end of filter at position 11',
+    );
     expect(rejection('spec.count = ')).toBe('filter: expected a value, found end of filter at position 14');
     expect(rejection('spec.count ~ 1')).toBe('filter: unexpected character "~" at position 12');
     expect(rejection('spec.count IS 1')).toBe('filter: expected NULL, found "1" at position 15');

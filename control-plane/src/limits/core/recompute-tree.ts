@@ -12,7 +12,7 @@ import type {
   TreeState,
 } from './model.js';
 import type { PlansByName } from './plans.js';
-import { entityKind, limitName, parseResourceRef, poolName } from './resource-names.js';
+import { entityKind, limitNameOf, parseResourceRef, poolNameOf, type ResourceRef } from './resource-names.js';
 import { diffTree } from './tree-diff.js';
 
 export interface RecomputeResult {
@@ -78,15 +78,14 @@ class TreePass {
   private readonly reserved = new Map<string, number>();
   /** owner → pools of it that children draw from */
   private readonly drawnFrom = new Map<string, Map<string, Entry>>();
-  private readonly previousPools: Map<string, LimitPool>;
   private readonly previousLimitsOf = new Map<string, Limit[]>();
+  private readonly refs = new Map<string, ResourceRef>();
 
   constructor(
     private readonly index: HierarchyIndex,
     private readonly allowancesOf: ReadonlyMap<string, readonly Allowance[]>,
     previous: TreeState,
   ) {
-    this.previousPools = new Map(previous.limitPools.map((pool) => [pool.name, pool]));
     for (const limit of previous.limits) {
       const project = limit.name.slice(0, limit.name.indexOf('/limits/'));
       const list = this.previousLimitsOf.get(project) ?? [];
@@ -96,7 +95,7 @@ class TreePass {
   }
 
   settleProject(project: string): void {
-    const entries = this.entriesFromAllowances(project, (region, resource) => limitName(project, region, resource));
+    const entries = this.entriesFromAllowances(project, (region, ref) => limitNameOf(project, region, ref));
     const previousLimits = new Map((this.previousLimitsOf.get(project) ?? []).map((limit) => [limit.name, limit]));
     for (const limit of previousLimits.values()) {
       if (!entries.has(limit.name) && limit.usage > 0) {
@@ -114,7 +113,7 @@ class TreePass {
       );
       this.limits.push({
         name,
-        service: parseResourceRef(entry.resource).service,
+        service: this.ref(entry.resource).service,
         resource: entry.resource,
         region: entry.region,
         configuredLimit: entry.configured,
@@ -126,7 +125,7 @@ class TreePass {
   }
 
   settleOwner(owner: string): void {
-    const entries = this.entriesFromAllowances(owner, (region, resource) => poolName(owner, region, resource));
+    const entries = this.entriesFromAllowances(owner, (region, ref) => poolNameOf(owner, region, ref));
     for (const [name, entry] of this.drawnFrom.get(owner) ?? []) {
       if (!entries.has(name)) entries.set(name, entry);
     }
@@ -139,7 +138,7 @@ class TreePass {
         : this.drawFrom(this.parentOf(owner, entry.resource), entry, reservation(entry.configured, active));
       this.pools.push({
         name,
-        service: parseResourceRef(entry.resource).service,
+        service: this.ref(entry.resource).service,
         resource: entry.resource,
         region: entry.region,
         configuredSize: entry.configured,
@@ -157,16 +156,25 @@ class TreePass {
   }
 
   private parentOf(entity: string, resource: string): string {
-    return this.index.parentOrganizationOf(entity) ?? parseResourceRef(resource).service;
+    return this.index.parentOrganizationOf(entity) ?? this.ref(resource).service;
+  }
+
+  private ref(resource: string): ResourceRef {
+    let ref = this.refs.get(resource);
+    if (!ref) {
+      ref = parseResourceRef(resource);
+      this.refs.set(resource, ref);
+    }
+    return ref;
   }
 
   private entriesFromAllowances(
     owner: string,
-    nameOf: (region: string, resource: string) => string,
+    nameOf: (region: string, ref: ResourceRef) => string,
   ): Map<string, Entry> {
     const entries = new Map<string, Entry>();
     for (const allowance of this.allowancesOf.get(owner) ?? []) {
-      const name = nameOf(allowance.region, allowance.resource);
+      const name = nameOf(allowance.region, this.ref(allowance.resource));
       const configured = (entries.get(name)?.configured ?? 0) + allowance.value;
       entries.set(name, { resource: allowance.resource, region: allowance.region, configured });
     }
@@ -175,7 +183,7 @@ class TreePass {
 
   /** Adds a child's reservation to the parent's pool of the same resource and region; returns that pool's name. */
   private drawFrom(parent: string, entry: Entry, amount: number): string {
-    const name = poolName(parent, entry.region, entry.resource);
+    const name = poolNameOf(parent, entry.region, this.ref(entry.resource));
     this.reserved.set(name, (this.reserved.get(name) ?? 0) + amount);
     const pools = this.drawnFrom.get(parent) ?? new Map<string, Entry>();
     if (!pools.has(name)) pools.set(name, { resource: entry.resource, region: entry.region, configured: 0 });

@@ -22,16 +22,22 @@ export function parseResourceRef(resource: string): ResourceRef {
 }
 
 /** The three-segment id of a Limit or LimitPool: `{region}/{serviceDomain}/{resourceKind}`. */
-export function limitId(region: string, resource: string): string {
-  const ref = parseResourceRef(resource);
-  return `${region}/${ref.serviceDomain}/${ref.kind}`;
-}
+export const limitId = (region: string, resource: string): string => limitIdOf(region, parseResourceRef(resource));
 
 export const poolName = (owner: string, region: string, resource: string): string =>
-  `${owner}/limitPools/${limitId(region, resource)}`;
+  poolNameOf(owner, region, parseResourceRef(resource));
 
 export const limitName = (project: string, region: string, resource: string): string =>
-  `${project}/limits/${limitId(region, resource)}`;
+  limitNameOf(project, region, parseResourceRef(resource));
+
+const limitIdOf = (region: string, ref: ResourceRef): string => `${region}/${ref.serviceDomain}/${ref.kind}`;
+
+/** poolName for an already parsed resource reference (hot loops parse each resource once). */
+export const poolNameOf = (owner: string, region: string, ref: ResourceRef): string =>
+  `${owner}/limitPools/${limitIdOf(region, ref)}`;
+
+export const limitNameOf = (project: string, region: string, ref: ResourceRef): string =>
+  `${project}/limits/${limitIdOf(region, ref)}`;
 
 export function entityKind(name: string): EntityKind {
   const match = ENTITY.exec(name);

@@ -133,10 +133,7 @@ function snapshot(handle: ResourceHandle, query: CollectionQuery): { docs: Doc[]
   return { docs, seq };
 }
 
-/**
- * Replays the log after `from`, keeping only the newest state of each name, and yields it as chunks ending in a
- * current message. Returns the position reached.
- */
+/** Replays every change of the log after `from`, in order, as chunks ending in a current message. Returns the position reached. */
 async function* replay(
   handle: ResourceHandle,
   from: number,
@@ -145,23 +142,27 @@ async function* replay(
   current: (doc: Doc) => ChangeMessage,
   removed: (name: string) => ChangeMessage,
 ): AsyncGenerator<WatchCollectionResponse, number> {
-  const latest = new Map<string, Change>();
+  const messages: ChangeMessage[] = [];
+  const matchedBefore = new Map<string, boolean>();
+  const wasMatching = (change: Change): boolean => {
+    const known = matchedBefore.get(change.name);
+    if (known !== undefined) return known;
+    const before = handle.engineLog.documentBefore(handle.def.plural, change.name, change.seq);
+    return before === undefined ? true : matches(before); // unknown history: tell the client to drop it
+  };
   let position = from;
   for (;;) {
     const page = handle.engineLog.read(handle.def.plural, position, LOG_READ_BATCH);
     for (const change of page) {
-      latest.delete(change.name);
-      latest.set(change.name, change);
+      const nowMatching = change.after !== null && matches(change.after);
+      if (nowMatching) messages.push(current(change.after!));
+      else if (change.after === null ? matches(change.before) : wasMatching(change)) messages.push(removed(change.name));
+      matchedBefore.set(change.name, nowMatching);
       position = change.seq;
     }
     if (page.length < LOG_READ_BATCH) break;
   }
   position = Math.max(position, handle.engineLog.head());
-  const messages: ChangeMessage[] = [];
-  for (const change of latest.values()) {
-    // the log keeps no "before" for updates: a record that stopped matching is reported removed
-    messages.push(change.after && matches(change.after) ? current(change.after) : removed(change.name));
-  }
   yield* chunked(messages, chunkSize, { resumeToken: encodeResumeToken(position) });
   return position;
 }

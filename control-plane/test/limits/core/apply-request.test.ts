@@ -9,7 +9,11 @@ const override = (plan: string, region: string) => ({ plan, region, planGenerati
 
 describe('applyRequest: assign', () => {
   it('without region and without an assignment creates one with the default plan and all-region extensions', () => {
-    const next = applyRequest(undefined, { assign: { plan: SMALL, extensions: [allowance(DEVICES, 5)], region: '' } }, SERVICE);
+    const next = applyRequest(
+      undefined,
+      { assign: { plan: SMALL, extensions: [allowance(DEVICES, 5)], region: '' } },
+      SERVICE,
+    );
     expect(next).toEqual(spec(SMALL, { extensions: [allowance(DEVICES, 5)] }));
   });
 
@@ -21,7 +25,11 @@ describe('applyRequest: assign', () => {
 
   it('without region replaces the all-region extensions and keeps region-specific ones', () => {
     const current = spec(SMALL, { extensions: [allowance(DEVICES, 5), allowance(PODS, 2, 'eu-west')] });
-    const next = applyRequest(current, { assign: { plan: SMALL, extensions: [allowance(PODS, 1)], region: '' } }, SERVICE);
+    const next = applyRequest(
+      current,
+      { assign: { plan: SMALL, extensions: [allowance(PODS, 1)], region: '' } },
+      SERVICE,
+    );
     expect(next?.extensions).toEqual([allowance(PODS, 2, 'eu-west'), allowance(PODS, 1)]);
   });
 
@@ -55,7 +63,11 @@ describe('applyRequest: assign', () => {
       { assign: { plan: LARGE, extensions: [allowance(PODS, 4), allowance(PODS, 1, 'eu-west')], region: 'eu-west' } },
       SERVICE,
     );
-    expect(next?.extensions).toEqual([allowance(DEVICES, 5), allowance(PODS, 1, 'us-east'), allowance(PODS, 5, 'eu-west')]);
+    expect(next?.extensions).toEqual([
+      allowance(DEVICES, 5),
+      allowance(PODS, 1, 'us-east'),
+      allowance(PODS, 5, 'eu-west'),
+    ]);
   });
 
   it('with region and without an assignment creates one holding only that override', () => {
@@ -84,7 +96,9 @@ describe('applyRequest: extend', () => {
       SERVICE,
     );
     expect(next).toEqual(
-      spec(SMALL, { extensions: [allowance(DEVICES, 8), allowance(DEVICES, 2, 'eu-west'), allowance(PODS, 4, 'eu-west')] }),
+      spec(SMALL, {
+        extensions: [allowance(DEVICES, 8), allowance(DEVICES, 2, 'eu-west'), allowance(PODS, 4, 'eu-west')],
+      }),
     );
   });
 
@@ -117,7 +131,10 @@ describe('applyRequest: unassign', () => {
     });
     const next = applyRequest(current, { unassign: { assignment: ASSIGNMENT, region: 'eu-west' } }, SERVICE);
     expect(next).toEqual(
-      spec(SMALL, { regionalPlanOverrides: [override(LARGE, 'us-east')], extensions: [allowance(DEVICES, 1, 'eu-west')] }),
+      spec(SMALL, {
+        regionalPlanOverrides: [override(LARGE, 'us-east')],
+        extensions: [allowance(DEVICES, 1, 'eu-west')],
+      }),
     );
   });
 
@@ -127,9 +144,9 @@ describe('applyRequest: unassign', () => {
   });
 
   it('refuses a region without override and a missing assignment', () => {
-    expect(() => applyRequest(spec(SMALL), { unassign: { assignment: ASSIGNMENT, region: 'eu-west' } }, SERVICE)).toThrow(
-      expect.objectContaining({ status: 'FAILED_PRECONDITION' }),
-    );
+    expect(() =>
+      applyRequest(spec(SMALL), { unassign: { assignment: ASSIGNMENT, region: 'eu-west' } }, SERVICE),
+    ).toThrow(expect.objectContaining({ status: 'FAILED_PRECONDITION' }));
     expect(() => applyRequest(undefined, { unassign: { assignment: ASSIGNMENT, region: '' } }, SERVICE)).toThrow(
       expect.objectContaining({ status: 'NOT_FOUND' }),
     );

@@ -53,7 +53,9 @@ describe('checkCapacity', () => {
     const squeezed: TreeState = {
       ...state,
       limitPools: state.limitPools.map((pool) =>
-        pool.name === poolOf('organizations/acme-eu', 'us-east') ? { ...pool, configuredSize: 5, activeSize: 10 } : pool,
+        pool.name === poolOf('organizations/acme-eu', 'us-east')
+          ? { ...pool, configuredSize: 5, activeSize: 10 }
+          : pool,
       ),
     };
     expect(checkCapacity(index, lookupTree(squeezed), 'projects/factory', factory(10)).ok).toBe(true);
@@ -71,7 +73,11 @@ describe('checkCapacity', () => {
   });
 
   it('exempts the service’s own assignment', () => {
-    expect(checkCapacity(index, lookupTree({ limitPools: [], limits: [] }), SERVICE, [allowance(DEVICES, 10 ** 9, 'us-east')])).toEqual({
+    expect(
+      checkCapacity(index, lookupTree({ limitPools: [], limits: [] }), SERVICE, [
+        allowance(DEVICES, 10 ** 9, 'us-east'),
+      ]),
+    ).toEqual({
       ok: true,
     });
   });
@@ -80,7 +86,9 @@ describe('checkCapacity', () => {
     const conflicted: TreeState = {
       ...state,
       limits: state.limits.map((limit) =>
-        limit.name === limitOf('projects/factory', 'us-east') ? { ...limit, configuredLimit: 5, activeLimit: 50, usage: 40 } : limit,
+        limit.name === limitOf('projects/factory', 'us-east')
+          ? { ...limit, configuredLimit: 5, activeLimit: 50, usage: 40 }
+          : limit,
       ),
     };
     // factory holds 50 of acme-eu's 50: raising its configured value to 30 changes no reservation

@@ -38,12 +38,18 @@ describe('computeAllowances', () => {
 
   it('takes negative extensions and clamps the final value at 0', () => {
     const s = spec(small.name, { extensions: [allowance(DEVICES, -4), allowance(PODS, -50, 'us-east')] });
-    expect(computeAllowances(s, plans, ['us-east'])).toEqual([allowance(DEVICES, 6, 'us-east'), allowance(PODS, 0, 'us-east')]);
+    expect(computeAllowances(s, plans, ['us-east'])).toEqual([
+      allowance(DEVICES, 6, 'us-east'),
+      allowance(PODS, 0, 'us-east'),
+    ]);
   });
 
   it('ignores extensions of regions the entity is not in, and gives nothing without regions', () => {
     const s = spec(small.name, { extensions: [allowance(DEVICES, 9, 'ap-south')] });
-    expect(computeAllowances(s, plans, ['us-east'])).toEqual([allowance(DEVICES, 10, 'us-east'), allowance(PODS, 5, 'us-east')]);
+    expect(computeAllowances(s, plans, ['us-east'])).toEqual([
+      allowance(DEVICES, 10, 'us-east'),
+      allowance(PODS, 5, 'us-east'),
+    ]);
     expect(computeAllowances(s, plans, [])).toEqual([]);
   });
 
@@ -77,6 +83,8 @@ describe('materializeAssignment', () => {
   });
 
   it('records generation 0 when there is no default plan', () => {
-    expect(materializeAssignment(spec('', { extensions: [allowance(DEVICES, 1)] }), plans, ['x']).appliedPlanSpecGeneration).toBe(0);
+    expect(
+      materializeAssignment(spec('', { extensions: [allowance(DEVICES, 1)] }), plans, ['x']).appliedPlanSpecGeneration,
+    ).toBe(0);
   });
 });

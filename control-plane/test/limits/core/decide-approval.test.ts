@@ -4,7 +4,10 @@ import { DEVICES, PODS, allowance } from './fixtures.js';
 
 const before = [allowance(DEVICES, 10, 'us-east'), allowance(PODS, 5, 'us-east')];
 const noUsage = { usageByResourceRegion: [], requesterIsSystem: false };
-const used = (usage: number) => ({ usageByResourceRegion: [{ resource: DEVICES, region: 'us-east', usage }], requesterIsSystem: false });
+const used = (usage: number) => ({
+  usageByResourceRegion: [{ resource: DEVICES, region: 'us-east', usage }],
+  requesterIsSystem: false,
+});
 
 describe('decideApproval', () => {
   it('approves a request that lowers limits', () => {
@@ -24,10 +27,12 @@ describe('decideApproval', () => {
   });
 
   it('treats an allowance in a new region or for a new resource as a raise', () => {
-    expect(decideApproval({ before, after: [...before, allowance(DEVICES, 1, 'eu-west')], ...noUsage }).conclusion).toBe(
+    expect(
+      decideApproval({ before, after: [...before, allowance(DEVICES, 1, 'eu-west')], ...noUsage }).conclusion,
+    ).toBe('PENDING');
+    expect(decideApproval({ before: [], after: [allowance(DEVICES, 1, 'us-east')], ...noUsage }).conclusion).toBe(
       'PENDING',
     );
-    expect(decideApproval({ before: [], after: [allowance(DEVICES, 1, 'us-east')], ...noUsage }).conclusion).toBe('PENDING');
   });
 
   it('approves unassign-all when the limits are not in use', () => {
@@ -53,7 +58,14 @@ describe('decideApproval', () => {
   });
 
   it('approves everything the system itself requests', () => {
-    expect(decideApproval({ before: [], after: [allowance(DEVICES, 1000, 'us-east')], usageByResourceRegion: [], requesterIsSystem: true })).toEqual({
+    expect(
+      decideApproval({
+        before: [],
+        after: [allowance(DEVICES, 1000, 'us-east')],
+        usageByResourceRegion: [],
+        requesterIsSystem: true,
+      }),
+    ).toEqual({
       conclusion: 'APPROVED',
       reason: 'requested by the system',
     });

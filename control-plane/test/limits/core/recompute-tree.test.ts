@@ -89,9 +89,16 @@ describe('recomputeTree', () => {
 
   it('after a service-level plan change updates only the service pools', () => {
     const bigger = new Map(plans);
-    bigger.set(SERVICE + '/plans/service', { ...plans.get(SERVICE + '/plans/service')!, resourceLimits: [{ resource: DEVICES, value: 2000 }], generation: 2 });
+    bigger.set(SERVICE + '/plans/service', {
+      ...plans.get(SERVICE + '/plans/service')!,
+      resourceLimits: [{ resource: DEVICES, value: 2000 }],
+      generation: 2,
+    });
     const next = recomputeTree(hierarchy, first.changedAssignments, bigger, first.state);
-    expect(next.diff.updatedPools.map((pool) => pool.name)).toEqual([poolOf(SERVICE, 'eu-west'), poolOf(SERVICE, 'us-east')]);
+    expect(next.diff.updatedPools.map((pool) => pool.name)).toEqual([
+      poolOf(SERVICE, 'eu-west'),
+      poolOf(SERVICE, 'us-east'),
+    ]);
     expect(next.diff.updatedPools.every((pool) => pool.configuredSize === 2000)).toBe(true);
     expect(next.diff.createdPools.length + next.diff.updatedLimits.length + next.diff.deletedPools.length).toBe(0);
     expect(next.changedAssignments.map((a) => [a.assignee, a.appliedPlanSpecGeneration])).toEqual([[SERVICE, 2]]);
@@ -102,13 +109,18 @@ describe('recomputeTree', () => {
       a.assignee === 'projects/solo' ? { ...a, extensions: [allowance(DEVICES, 15)] } : a,
     );
     const next = recomputeTree(hierarchy, raised, plans, first.state);
-    expect(find(next.state.limits, limitOf('projects/solo', 'us-east'))).toMatchObject({ configuredLimit: 25, activeLimit: 25 });
+    expect(find(next.state.limits, limitOf('projects/solo', 'us-east'))).toMatchObject({
+      configuredLimit: 25,
+      activeLimit: 25,
+    });
     expect(find(next.state.limitPools, poolOf(SERVICE, 'us-east')).reserved).toBe(125);
   });
 
   describe('conflict: the configured limit falls below the usage', () => {
     const busy = withLimit(first.state, limitOf('projects/solo', 'us-east'), { usage: 8 });
-    const lowered = assignments.map((a) => (a.assignee === 'projects/solo' ? { ...a, extensions: [allowance(DEVICES, -5)] } : a));
+    const lowered = assignments.map((a) =>
+      a.assignee === 'projects/solo' ? { ...a, extensions: [allowance(DEVICES, -5)] } : a,
+    );
     const conflict = recomputeTree(hierarchy, lowered, plans, busy);
 
     it('keeps the previous active limit, and the parent keeps reserving it', () => {
@@ -123,15 +135,27 @@ describe('recomputeTree', () => {
     it('settles on the configured limit once usage fits again, returning the reservation', () => {
       const released = withLimit(conflict.state, limitOf('projects/solo', 'us-east'), { usage: 5 });
       const settled = recomputeTree(hierarchy, lowered, plans, released);
-      expect(find(settled.state.limits, limitOf('projects/solo', 'us-east'))).toMatchObject({ configuredLimit: 5, activeLimit: 5 });
+      expect(find(settled.state.limits, limitOf('projects/solo', 'us-east'))).toMatchObject({
+        configuredLimit: 5,
+        activeLimit: 5,
+      });
       expect(find(settled.state.limitPools, poolOf(SERVICE, 'us-east')).reserved).toBe(105);
     });
 
     it('keeps a limit whose allowance is gone while it has usage, with configured 0', () => {
       const unassigned = assignments.filter((a) => a.assignee !== 'projects/solo');
       const next = recomputeTree(hierarchy, unassigned, plans, busy);
-      expect(find(next.state.limits, limitOf('projects/solo', 'us-east'))).toMatchObject({ configuredLimit: 0, activeLimit: 10, usage: 8 });
-      const idle = recomputeTree(hierarchy, unassigned, plans, withLimit(busy, limitOf('projects/solo', 'us-east'), { usage: 0 }));
+      expect(find(next.state.limits, limitOf('projects/solo', 'us-east'))).toMatchObject({
+        configuredLimit: 0,
+        activeLimit: 10,
+        usage: 8,
+      });
+      const idle = recomputeTree(
+        hierarchy,
+        unassigned,
+        plans,
+        withLimit(busy, limitOf('projects/solo', 'us-east'), { usage: 0 }),
+      );
       expect(idle.diff.deletedLimits).toEqual([limitOf('projects/solo', 'us-east')]);
     });
   });
@@ -154,19 +178,34 @@ describe('recomputeTree', () => {
   });
 
   it('creates a pool a child draws from even when its owner has no allowance (configured 0, over-reserved)', () => {
-    const next = recomputeTree(hierarchy, assignments.filter((a) => a.assignee !== 'organizations/acme-eu'), plans, first.state);
-    expect(find(next.state.limitPools, poolOf('organizations/acme-eu', 'us-east'))).toMatchObject({ configuredSize: 0, reserved: 10, activeSize: 10 });
+    const next = recomputeTree(
+      hierarchy,
+      assignments.filter((a) => a.assignee !== 'organizations/acme-eu'),
+      plans,
+      first.state,
+    );
+    expect(find(next.state.limitPools, poolOf('organizations/acme-eu', 'us-east'))).toMatchObject({
+      configuredSize: 0,
+      reserved: 10,
+      activeSize: 10,
+    });
   });
 
   it('extends the plans into a region that appears in a project: appliedRegions grows up the tree', () => {
     const grown = {
       ...hierarchy,
-      projects: hierarchy.projects.map((p) => (p.name === 'projects/factory' ? { ...p, regions: [...p.regions, 'ap-south'] } : p)),
+      projects: hierarchy.projects.map((p) =>
+        p.name === 'projects/factory' ? { ...p, regions: [...p.regions, 'ap-south'] } : p,
+      ),
     };
     const next = recomputeTree(grown, first.changedAssignments, plans, first.state);
     expect(next.diff.createdLimits.map((limit) => limit.name)).toEqual([limitOf('projects/factory', 'ap-south')]);
     expect(next.diff.createdPools.map((pool) => pool.name).sort()).toEqual(
-      [poolOf('organizations/acme', 'ap-south'), poolOf('organizations/acme-eu', 'ap-south'), poolOf(SERVICE, 'ap-south')].sort(),
+      [
+        poolOf('organizations/acme', 'ap-south'),
+        poolOf('organizations/acme-eu', 'ap-south'),
+        poolOf(SERVICE, 'ap-south'),
+      ].sort(),
     );
     const applied = Object.fromEntries(next.changedAssignments.map((a) => [a.assignee, a.appliedRegions]));
     expect(applied).toEqual({
@@ -180,10 +219,15 @@ describe('recomputeTree', () => {
   it('gives an organization pools in its own listed regions before any project is there', () => {
     const listed = {
       ...hierarchy,
-      organizations: hierarchy.organizations.map((o) => (o.name === 'organizations/acme' ? { ...o, regions: ['sa-east'] } : o)),
+      organizations: hierarchy.organizations.map((o) =>
+        o.name === 'organizations/acme' ? { ...o, regions: ['sa-east'] } : o,
+      ),
     };
     const next = recomputeTree(listed, assignments, plans, EMPTY);
-    expect(find(next.state.limitPools, poolOf('organizations/acme', 'sa-east'))).toMatchObject({ configuredSize: 100, reserved: 0 });
+    expect(find(next.state.limitPools, poolOf('organizations/acme', 'sa-east'))).toMatchObject({
+      configuredSize: 100,
+      reserved: 0,
+    });
     expect(find(next.state.limitPools, poolOf(SERVICE, 'sa-east')).reserved).toBe(100);
   });
 
@@ -197,7 +241,10 @@ describe('recomputeTree', () => {
     expect(removed.removedAssignments.map((a) => a.assignee)).toEqual(['projects/factory']);
     const busy = withLimit(before, limitOf('projects/factory', 'us-east'), { usage: 3 });
     const next = recomputeTree(removed.hierarchy, removed.assignments, plans, busy);
-    expect(next.diff.deletedLimits).toEqual([limitOf('projects/factory', 'eu-west'), limitOf('projects/factory', 'us-east')]);
+    expect(next.diff.deletedLimits).toEqual([
+      limitOf('projects/factory', 'eu-west'),
+      limitOf('projects/factory', 'us-east'),
+    ]);
     expect(find(next.state.limitPools, poolOf('organizations/acme-eu', 'us-east')).reserved).toBe(0);
     expect(next.diff.updatedPools.map((pool) => pool.name)).toEqual([
       poolOf('organizations/acme-eu', 'eu-west'),
@@ -233,7 +280,10 @@ describe('recomputeTree', () => {
 
   it('refuses a hierarchy with a missing parent or a cycle', () => {
     const precondition = expect.objectContaining({ status: 'FAILED_PRECONDITION' });
-    const missing = { organizations: [], projects: [{ name: 'projects/x', parentOrganization: 'organizations/nope', regions: [] }] };
+    const missing = {
+      organizations: [],
+      projects: [{ name: 'projects/x', parentOrganization: 'organizations/nope', regions: [] }],
+    };
     expect(() => recomputeTree(missing, [], plans, EMPTY)).toThrow(precondition);
     const cycle = {
       organizations: [

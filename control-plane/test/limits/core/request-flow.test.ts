@@ -69,7 +69,9 @@ describe('submitRequest', () => {
         request: { assign: { plan, extensions: [], region: '' } },
       });
     expect(() => assign(orgPlan.name)).toThrow(expect.objectContaining({ status: 'INVALID_ARGUMENT' }));
-    expect(() => assign('services/devices.outpost/plans/none')).toThrow(expect.objectContaining({ status: 'FAILED_PRECONDITION' }));
+    expect(() => assign('services/devices.outpost/plans/none')).toThrow(
+      expect.objectContaining({ status: 'FAILED_PRECONDITION' }),
+    );
   });
 
   it('exempts the service assigning itself', () => {

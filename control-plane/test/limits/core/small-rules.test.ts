@@ -52,7 +52,9 @@ describe('names', () => {
     expect(parseResourceRef(DEVICES)).toEqual({ service: SERVICE, serviceDomain: 'devices.outpost', kind: 'devices' });
     expect(limitId('us-east', DEVICES)).toBe('us-east/devices.outpost/devices');
     expect(limitName('projects/p', 'us-east', DEVICES)).toBe('projects/p/limits/us-east/devices.outpost/devices');
-    expect(poolName('organizations/o', 'eu-west', DEVICES)).toBe('organizations/o/limitPools/eu-west/devices.outpost/devices');
+    expect(poolName('organizations/o', 'eu-west', DEVICES)).toBe(
+      'organizations/o/limitPools/eu-west/devices.outpost/devices',
+    );
   });
 
   it('refuses malformed references', () => {

@@ -27,5 +27,7 @@ export const assignments: AssigneeAssignment[] = [
   { assignee: 'projects/solo', ...spec(projectPlan.name) },
 ];
 
-export const poolOf = (owner: string, region: string): string => `${owner}/limitPools/${region}/devices.outpost/devices`;
-export const limitOf = (project: string, region: string): string => `${project}/limits/${region}/devices.outpost/devices`;
+export const poolOf = (owner: string, region: string): string =>
+  `${owner}/limitPools/${region}/devices.outpost/devices`;
+export const limitOf = (project: string, region: string): string =>
+  `${project}/limits/${region}/devices.outpost/devices`;

@@ -1,0 +1,103 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const installer = fileURLToPath(new URL('../../scripts/install-agent.sh', import.meta.url));
+
+/** Runs the installer; resolves with its exit code and output whatever the code. */
+async function installAgent(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run('bash', [installer, ...args]);
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const failure = err as { code?: number; stdout?: string; stderr?: string };
+    return { code: failure.code ?? -1, stdout: failure.stdout ?? '', stderr: failure.stderr ?? '' };
+  }
+}
+
+describe('scripts/install-agent.sh', () => {
+  it('is valid bash', async () => {
+    await expect(run('bash', ['-n', installer])).resolves.toBeDefined();
+  });
+
+  it('prints its usage', async () => {
+    const { code, stdout } = await installAgent('--help');
+    expect(code).toBe(0);
+    expect(stdout).toContain('--provisioning-token <token>');
+    expect(stdout).toContain('--dry-run');
+  });
+
+  it('plans an installation in a dry run: settings file, unit and the runtime packages', async () => {
+    const { code, stdout } = await installAgent(
+      '--dry-run',
+      '--device-root',
+      '/data/outpost',
+      '--server=https://outpost.example.com',
+      '--provisioning-token',
+      'secret-token',
+      '--project',
+      'p1',
+      '--region',
+      'eu',
+      '--device-id',
+      'edge-1',
+      '--boot-backend',
+      'grubenv',
+      '--prefix',
+      '/opt/op/agent',
+      '--node',
+      '/usr/local/bin/node',
+    );
+    expect(code).toBe(0);
+    expect(stdout).toContain('dry run; nothing is changed');
+    expect(stdout).toContain('service:     systemctl daemon-reload && systemctl enable --now droplet');
+    const settings = stdout.split('--- /etc/default/droplet\n')[1]?.split('\n---')[0] ?? '';
+    expect(settings.split('\n').filter((line) => line.startsWith('DROPLET_'))).toEqual([
+      'DROPLET_DEVICE_ROOT=/data/outpost',
+      'DROPLET_SERVER=https://outpost.example.com',
+      'DROPLET_PROVISIONING_TOKEN=<hidden>',
+      'DROPLET_PROJECT=p1',
+      'DROPLET_REGION=eu',
+      'DROPLET_DEVICE_ID=edge-1',
+      'DROPLET_BOOT_BACKEND=grubenv',
+    ]);
+    expect(stdout).not.toContain('secret-token');
+    expect(stdout).toContain(
+      'ExecStart=/usr/local/bin/node /opt/op/agent/dist/main.js --device-root ${DROPLET_DEVICE_ROOT}',
+    );
+    expect(stdout).toContain('Restart=on-failure');
+    const packages = stdout.split('--- packages\n')[1]?.split('\n---')[0]?.split('\n') ?? [];
+    expect(packages).toEqual(
+      expect.arrayContaining(['@outpost/shared', 'zod', 'ws', 'pino', 'commander', 'systeminformation']),
+    );
+    expect(packages).not.toContain('vitest');
+    expect(packages).not.toContain('typescript');
+  });
+
+  it('with --dest-root plans an image install that is enabled, not started', async () => {
+    const { code, stdout } = await installAgent('--dry-run', '--dest-root', '/mnt/rootfs');
+    expect(code).toBe(0);
+    expect(stdout).toContain('agent:       /mnt/rootfs/opt/outpost/agent');
+    expect(stdout).toContain('service:     enable droplet in /mnt/rootfs (not started)');
+  });
+
+  it.each([
+    [['--bogus'], /unknown option --bogus/],
+    [['--server'], /--server needs a value/],
+    [['--boot-backend', 'lilo'], /--boot-backend must be grubenv, uboot, file or none/],
+    [['--device-id', 'Edge_1'], /not a device id/],
+    [['--server', 'ftp://x'], /--server must be an http\(s\) URL/],
+    [['--server', 'http://a b'], /must not contain spaces/],
+    [['--device-root', 'relative'], /--device-root must be an absolute path/],
+    [
+      ['--provisioning-token', 't', '--server', 'http://x'],
+      /--provisioning-token also needs --project --region --device-id/,
+    ],
+  ])('refuses %j with exit code 2', async (args, message) => {
+    const { code, stderr } = await installAgent('--dry-run', ...args);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(message);
+  });
+});

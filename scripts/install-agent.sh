@@ -1,0 +1,326 @@
+#!/usr/bin/env bash
+# Installs the droplet agent on a Debian machine as the systemd service `droplet`.
+#
+# It copies a built agent (agent/dist plus the runtime packages it needs, taken from the checkout's
+# node_modules) to /opt/outpost/agent, installs agent/systemd/droplet.service, writes the agent's
+# settings to /etc/default/droplet and enables and starts the service. Build first: `npm run build`.
+set -euo pipefail
+
+readonly MIN_NODE_MAJOR=20
+
+usage() {
+  cat <<'USAGE'
+Usage: install-agent.sh [options]
+
+Agent settings (written to /etc/default/droplet; needed once, to register a new device):
+  --device-root <dir>           persistent root of the device (default /outpost)
+  --server <url>                the control plane, e.g. https://outpost.example.com
+  --provisioning-token <token>  project provisioning token that registers the device
+  --project <project>           project to register the device in
+  --region <region>             region to register the device in
+  --device-id <id>              id to register the device as
+  --device-type <type>          device type id
+  --boot-backend <backend>      grubenv | uboot | file | none (default none: OS not managed)
+  --factory-version <version>   the OS version the device shipped with
+  --log-level <level>           fatal | error | warn | info | debug | trace
+
+Installation:
+  --source <dir>                the built Outpost checkout (default: this script's checkout)
+  --prefix <dir>                where the agent goes (default /opt/outpost/agent)
+  --node <path>                 the node binary the service runs (default /usr/bin/node)
+  --dest-root <dir>             install into a root filesystem under construction (image builds);
+                                implies --no-start
+  --no-start                    enable the service but do not start it now
+  --dry-run                     print what would be done and change nothing
+  -h, --help                    this help
+USAGE
+}
+
+die() {
+  echo "install-agent: $*" >&2
+  exit 1
+}
+
+usage_error() {
+  echo "install-agent: $*" >&2
+  echo "Try 'install-agent.sh --help'." >&2
+  exit 2
+}
+
+script_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+source_dir="$(dirname "$script_dir")"
+prefix=/opt/outpost/agent
+node_bin=/usr/bin/node
+dest_root=''
+dry_run=0
+start_now=1
+declare -A settings=()
+# the order settings are written in
+readonly setting_names=(DEVICE_ROOT SERVER PROVISIONING_TOKEN PROJECT REGION DEVICE_ID DEVICE_TYPE BOOT_BACKEND FACTORY_VERSION LOG_LEVEL)
+
+while [[ $# -gt 0 ]]; do
+  option="$1"
+  value=''
+  has_inline_value=0
+  if [[ "$option" == --*=* ]]; then
+    value="${option#*=}"
+    option="${option%%=*}"
+    has_inline_value=1
+  fi
+  case "$option" in
+    -h | --help)
+      usage
+      exit 0
+      ;;
+    --dry-run) dry_run=1 ;;
+    --no-start) start_now=0 ;;
+    --device-root | --server | --provisioning-token | --project | --region | --device-id | --device-type | \
+      --boot-backend | --factory-version | --log-level | --source | --prefix | --node | --dest-root)
+      if [[ $has_inline_value -eq 0 ]]; then
+        [[ $# -ge 2 ]] || usage_error "$option needs a value"
+        value="$2"
+        shift
+      fi
+      [[ -n "$value" ]] || usage_error "$option needs a value"
+      case "$option" in
+        --source) source_dir="$value" ;;
+        --prefix) prefix="$value" ;;
+        --node) node_bin="$value" ;;
+        --dest-root) dest_root="$value" ;;
+        *)
+          name="${option#--}"
+          name="${name//-/_}"
+          settings["${name^^}"]="$value"
+          ;;
+      esac
+      ;;
+    *) usage_error "unknown option $1" ;;
+  esac
+  shift
+done
+
+# --- check the settings ---------------------------------------------------------------------------
+for name in "${!settings[@]}"; do
+  # written unquoted to a systemd environment file
+  [[ "${settings[$name]}" =~ ^[^[:space:]\"\'\\\$\`]+$ ]] ||
+    usage_error "the value of --$(tr 'A-Z_' 'a-z-' <<<"$name") must not contain spaces, quotes, backslashes or \$"
+done
+if [[ -n "${settings[BOOT_BACKEND]:-}" && ! "${settings[BOOT_BACKEND]}" =~ ^(grubenv|uboot|file|none)$ ]]; then
+  usage_error "--boot-backend must be grubenv, uboot, file or none, not '${settings[BOOT_BACKEND]}'"
+fi
+if [[ -n "${settings[LOG_LEVEL]:-}" && ! "${settings[LOG_LEVEL]}" =~ ^(fatal|error|warn|info|debug|trace|silent)$ ]]; then
+  usage_error "--log-level must be fatal, error, warn, info, debug, trace or silent"
+fi
+if [[ -n "${settings[DEVICE_ID]:-}" && ! "${settings[DEVICE_ID]}" =~ ^[a-z][a-z0-9-]{0,28}[a-z0-9]$ ]]; then
+  usage_error "--device-id '${settings[DEVICE_ID]}' is not a device id ([a-z][a-z0-9-]{0,28}[a-z0-9])"
+fi
+if [[ -n "${settings[SERVER]:-}" && ! "${settings[SERVER]}" =~ ^https?:// ]]; then
+  usage_error "--server must be an http(s) URL"
+fi
+if [[ -n "${settings[PROVISIONING_TOKEN]:-}" ]]; then
+  missing=()
+  for required in SERVER PROJECT REGION DEVICE_ID; do
+    [[ -n "${settings[$required]:-}" ]] || missing+=("--$(tr 'A-Z_' 'a-z-' <<<"$required")")
+  done
+  [[ ${#missing[@]} -eq 0 ]] || usage_error "--provisioning-token also needs ${missing[*]}"
+fi
+[[ -n "$dest_root" ]] && start_now=0
+device_root="${settings[DEVICE_ROOT]:-/outpost}"
+[[ "$device_root" == /* ]] || usage_error "--device-root must be an absolute path"
+[[ "$prefix" == /* ]] || usage_error "--prefix must be an absolute path"
+
+target() { printf '%s%s' "$dest_root" "$1"; }
+readonly unit_file=/etc/systemd/system/droplet.service
+readonly env_file=/etc/default/droplet
+
+# --- check the machine and the source -------------------------------------------------------------
+node_major() { "$1" -e 'process.stdout.write(process.versions.node.split(".")[0])' 2>/dev/null; }
+
+command -v node >/dev/null || die "node ${MIN_NODE_MAJOR} or newer is needed (apt-get install nodejs)"
+installer_node_major="$(node_major node)"
+[[ "$installer_node_major" -ge $MIN_NODE_MAJOR ]] || die "node ${MIN_NODE_MAJOR} or newer is needed; found $(node --version)"
+if [[ -x "$(target "$node_bin")" ]]; then
+  service_node_major="$(node_major "$(target "$node_bin")" || true)"
+  if [[ -n "$service_node_major" && "$service_node_major" -lt $MIN_NODE_MAJOR ]]; then
+    die "$node_bin is node $service_node_major; the agent needs ${MIN_NODE_MAJOR} or newer"
+  fi
+elif [[ $dry_run -eq 0 ]]; then
+  die "$(target "$node_bin") not found: install node ${MIN_NODE_MAJOR}+ there or pass --node <path>"
+fi
+
+for built in agent/package.json agent/dist/main.js agent/systemd/droplet.service shared/package.json shared/dist/index.js; do
+  [[ -f "$source_dir/$built" ]] && continue
+  message="$source_dir/$built is missing: run 'npm ci && npm run build' in $source_dir first"
+  [[ $dry_run -eq 1 ]] || die "$message"
+  echo "install-agent: warning: $message" >&2
+done
+
+if [[ $dry_run -eq 0 && -z "$dest_root" && "$(id -u)" -ne 0 ]]; then
+  die "run as root (it installs a system service)"
+fi
+if [[ $start_now -eq 1 && $dry_run -eq 0 ]]; then
+  command -v systemctl >/dev/null || die "systemd is needed (systemctl not found)"
+fi
+
+# --- the runtime packages the agent needs ---------------------------------------------------------
+# Walks the agent's dependencies (and theirs) through the checkout's node_modules. A package found in
+# a top-level node_modules is copied to the target's node_modules (whole, with any nested
+# node_modules); a workspace package (@outpost/shared) contributes its package.json and dist/.
+# Usage: runtime_packages list|copy <target node_modules>
+runtime_packages() {
+  node - "$source_dir" "$1" "${2:-}" <<'NODE'
+const fs = require('node:fs');
+const path = require('node:path');
+const [source, mode, out] = process.argv.slice(2);
+const agentDir = path.join(source, 'agent');
+const topLevel = new Set([path.join(source, 'node_modules'), path.join(agentDir, 'node_modules')].map((d) => (fs.existsSync(d) ? fs.realpathSync(d) : d)));
+
+function resolveDir(name, from) {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    const candidate = path.join(dir, 'node_modules', name);
+    if (fs.existsSync(path.join(candidate, 'package.json'))) return candidate;
+    if (path.dirname(dir) === dir) return undefined;
+  }
+}
+const manifestOf = (dir) => JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
+
+const placed = new Map(); // name -> real dir
+const visited = new Set();
+const queue = [{ from: agentDir, manifest: manifestOf(agentDir) }];
+while (queue.length > 0) {
+  const { from, manifest } = queue.shift();
+  const deps = [
+    ...Object.keys(manifest.dependencies ?? {}).map((name) => ({ name, optional: false })),
+    ...Object.keys(manifest.optionalDependencies ?? {}).map((name) => ({ name, optional: true })),
+  ];
+  for (const { name, optional } of deps) {
+    const found = resolveDir(name, from);
+    if (found === undefined) {
+      if (optional) continue;
+      console.error(`install-agent: ${name} (needed by ${manifest.name}) is not installed in ${source}: run npm ci`);
+      process.exit(1);
+    }
+    const real = fs.realpathSync(found);
+    if (visited.has(real)) continue;
+    visited.add(real);
+    const linkParent = path.dirname(name.startsWith('@') ? path.dirname(found) : found);
+    if (topLevel.has(fs.realpathSync(linkParent)) && !placed.has(name)) placed.set(name, real);
+    queue.push({ from: real, manifest: manifestOf(real) });
+  }
+}
+
+const names = [...placed.keys()].sort();
+if (mode === 'list') {
+  for (const name of names) console.log(name);
+  process.exit(0);
+}
+for (const name of names) {
+  const real = placed.get(name);
+  const dest = path.join(out, name);
+  fs.mkdirSync(path.dirname(dest), { recursive: true });
+  if (real.split(path.sep).includes('node_modules')) {
+    fs.cpSync(real, dest, { recursive: true, dereference: true, filter: (src) => !src.endsWith(`${path.sep}.bin`) });
+  } else {
+    // a workspace package: what its build produced
+    fs.mkdirSync(dest, { recursive: true });
+    fs.copyFileSync(path.join(real, 'package.json'), path.join(dest, 'package.json'));
+    fs.cpSync(path.join(real, 'dist'), path.join(dest, 'dist'), { recursive: true });
+  }
+}
+console.log(`install-agent: copied ${names.length} packages`);
+NODE
+}
+
+environment_file_content() {
+  echo "# Settings of the droplet service (see droplet --help); written by install-agent.sh"
+  for name in "${setting_names[@]}"; do
+    if [[ -n "${settings[$name]:-}" ]]; then
+      printf 'DROPLET_%s=%s\n' "$name" "${settings[$name]}"
+    fi
+  done
+}
+
+unit_content() {
+  sed -e "s#^ExecStart=/usr/bin/node /opt/outpost/agent/#ExecStart=${node_bin} ${prefix}/#" "$source_dir/agent/systemd/droplet.service"
+}
+
+# --- dry run: the plan ----------------------------------------------------------------------------
+if [[ $dry_run -eq 1 ]]; then
+  packages="$(runtime_packages list)"
+  echo "install-agent: dry run; nothing is changed"
+  echo "source:      $source_dir"
+  echo "agent:       $(target "$prefix") (dist/, package.json, node_modules/ with $(wc -l <<<"$packages") packages)"
+  echo "unit:        $(target "$unit_file")"
+  echo "settings:    $(target "$env_file")"
+  echo "device root: $(target "$device_root")"
+  if [[ -n "$dest_root" ]]; then
+    echo "service:     enable droplet in $dest_root (not started)"
+  elif [[ $start_now -eq 1 ]]; then
+    echo "service:     systemctl daemon-reload && systemctl enable --now droplet"
+  else
+    echo "service:     systemctl daemon-reload && systemctl enable droplet (not started)"
+  fi
+  echo "--- packages"
+  echo "$packages"
+  echo "--- $env_file"
+  environment_file_content | sed -E 's/^(DROPLET_PROVISIONING_TOKEN=).*/\1<hidden>/'
+  echo "--- $unit_file"
+  unit_content
+  exit 0
+fi
+
+# --- install --------------------------------------------------------------------------------------
+install_root="$(target "$prefix")"
+staging="${install_root}.new.$$"
+trap 'rm -rf "$staging"' EXIT
+rm -rf "$staging"
+mkdir -p "$staging/node_modules"
+cp "$source_dir/agent/package.json" "$staging/package.json"
+cp -r "$source_dir/agent/dist" "$staging/dist"
+runtime_packages copy "$staging/node_modules"
+# the agent reads its version from package.json; check it loads before replacing a working install
+[[ -n "$dest_root" ]] || node "$staging/dist/main.js" --version >/dev/null || die "the staged agent does not start"
+
+if [[ -d "$install_root" ]]; then
+  rm -rf "${install_root}.old"
+  mv "$install_root" "${install_root}.old"
+fi
+mv "$staging" "$install_root"
+rm -rf "${install_root}.old"
+trap - EXIT
+echo "install-agent: agent installed in $install_root"
+
+install -d -m 0755 "$(target /etc/systemd/system)" "$(target /etc/default)"
+unit_content >"$(target "$unit_file").tmp"
+chmod 0644 "$(target "$unit_file").tmp"
+mv "$(target "$unit_file").tmp" "$(target "$unit_file")"
+
+if [[ ${#settings[@]} -gt 0 || ! -f "$(target "$env_file")" ]]; then
+  # holds the provisioning token: root only
+  (umask 077 && environment_file_content >"$(target "$env_file").tmp")
+  mv "$(target "$env_file").tmp" "$(target "$env_file")"
+  echo "install-agent: settings written to $(target "$env_file")"
+fi
+install -d -m 0755 "$(target "$device_root")" "$(target "$device_root")/config" "$(target "$device_root")/data"
+if [[ ! -f "$(target "$device_root")/config/credential" && -z "${settings[PROVISIONING_TOKEN]:-}" ]]; then
+  echo "install-agent: warning: the device is not provisioned and no --provisioning-token was given;" >&2
+  echo "install-agent: the service will refuse to start until $env_file provides one" >&2
+fi
+
+if [[ -n "$dest_root" ]]; then
+  systemctl --root="$dest_root" enable droplet.service
+  echo "install-agent: droplet enabled in $dest_root"
+else
+  was_active=0
+  systemctl is-active --quiet droplet.service && was_active=1
+  systemctl daemon-reload
+  if [[ $start_now -eq 1 ]]; then
+    systemctl enable --now droplet.service
+    # a running agent keeps the old code until restarted
+    [[ $was_active -eq 0 ]] || systemctl restart droplet.service
+    echo "install-agent: droplet is running (journalctl -u droplet -f)"
+  else
+    systemctl enable droplet.service
+    echo "install-agent: droplet enabled; start it with: systemctl start droplet"
+  fi
+fi
