@@ -11,7 +11,7 @@ import { StatusReporter } from './metrics/status-reporter.js';
 import type { SystemFactsSource } from './metrics/system-facts.js';
 import { agentStateStore } from './state/agent-state.js';
 import type { AgentStateStore } from './state/agent-state.js';
-import { writeJsonFileAtomic } from './state/atomic-file.js';
+import { writeJsonFileAtomic } from '@outpost/shared';
 
 export interface DropletOptions {
   paths: AgentPaths;

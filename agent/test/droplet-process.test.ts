@@ -4,7 +4,7 @@ import { readFile, stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readJsonFile } from '../src/state/atomic-file.js';
+import { readJsonFile } from '@outpost/shared';
 import { agentPaths } from '../src/config/paths.js';
 import { eventually } from './helpers/eventually.js';
 import { TestGateway } from './helpers/test-gateway.js';

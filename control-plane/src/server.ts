@@ -6,6 +6,8 @@ import { openDatabase } from './db/open-database.js';
 import { ApiKeyStore, Authorizer, adminKeyAnnouncement, authenticateRequest, iamRoutes } from './iam/index.js';
 import type { Principal } from './iam/index.js';
 import { ResourceEngine } from './resources/resource-engine.js';
+import { createDeviceService } from './devices/device-service.js';
+import { AgentGateway } from './gateway/agent-gateway.js';
 import { createResourceRouter } from './resources/http/resource-router.js';
 import { apiErrorHandler, unknownRouteHandler } from './server/http-errors.js';
 import type { ServerConfig } from './server/config.js';
@@ -24,6 +26,7 @@ export interface ServerExtras {
 
 export interface StartedServer extends RunningServer {
   engine: ResourceEngine;
+  gateway: AgentGateway;
 }
 
 /** The composition root of the control plane: database, engine, services, HTTP. */
@@ -31,6 +34,7 @@ export async function startServer(config: ServerConfig, logger: Logger, extras: 
   const db = openDatabase(join(config.dataDir, 'outpost.db'));
   const engine = new ResourceEngine(db);
   for (const { def, rules } of extras.resources ?? []) engine.register(def, rules);
+  const devices = createDeviceService(engine, db);
   const keys = new ApiKeyStore(db);
   const authorizer = new Authorizer();
 
@@ -44,8 +48,10 @@ export async function startServer(config: ServerConfig, logger: Logger, extras: 
       if (!principal) throw unauthenticated('request is not authenticated');
       authorizer.authorize(principal as Principal, permission, name);
     },
+    customMethods: [...devices.customMethods],
     onStreamError: (err) => logger.error({ err }, 'watch stream failed'),
   });
+  const requireApiKey = authenticateRequest(keys);
 
   const app = express();
   app.disable('x-powered-by');
@@ -53,11 +59,23 @@ export async function startServer(config: ServerConfig, logger: Logger, extras: 
   app.use(express.json({ limit: BODY_LIMIT }));
   app.get('/healthz', (_req, res) => void res.json({ ok: true }));
   app.use(iamRoutes(keys, authorizer));
-  app.use('/v1', authenticateRequest(keys), resources.router);
+  app.use(
+    '/v1',
+    (req, res, next) => (resources.isPublic(req.method, req.path) ? next() : requireApiKey(req, res, next)),
+    resources.router,
+  );
   app.use(unknownRouteHandler());
   app.use(apiErrorHandler(logger));
 
   const server = createServer(app);
+  const gateway = new AgentGateway({
+    engine,
+    devices: devices.devices,
+    credentials: devices.credentials,
+    logger: logger.child({ component: 'gateway' }),
+    heartbeatSeconds: config.heartbeatSeconds,
+  });
+  gateway.attach(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
@@ -68,8 +86,10 @@ export async function startServer(config: ServerConfig, logger: Logger, extras: 
   return {
     url,
     engine,
+    gateway,
     close: async () => {
       resources.closeStreams();
+      gateway.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();

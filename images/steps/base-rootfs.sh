@@ -36,7 +36,8 @@ mkdir -p "$DEBS"
 start=$(now)
 # Downloaded .debs are kept in $DEBS (mmdebstrap's sync-in/sync-out hooks) so a rebuild after an
 # edit of the package list or slim.sh downloads only what is new.
-if ! mmdebstrap --mode=unshare --variant=minbase --format=tar \
+# INITRD=No: the kernel postinst skips building an initramfs (the images boot without one)
+if ! INITRD=No mmdebstrap --mode=unshare --variant=minbase --format=tar \
   --include="$PACKAGES" \
   --hook-dir=/usr/share/mmdebstrap/hooks/merged-usr \
   --skip=download/empty --skip=essential/unlink \

@@ -5,3 +5,4 @@ export * from './fieldmask/index.js';
 export * from './resources/index.js';
 export * from './client/index.js';
 export * from './protocol/index.js';
+export * from './files/atomic-file.js';

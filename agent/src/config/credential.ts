@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { isNotFound, writeFileAtomic } from '../state/atomic-file.js';
+import { isNotFound, writeFileAtomic } from '@outpost/shared';
 
 /** The device credential, or undefined when the file does not exist or is empty. */
 export async function readCredential(path: string): Promise<string | undefined> {

@@ -1,4 +1,4 @@
-import { readJsonFile, writeJsonFileAtomic } from '../state/atomic-file.js';
+import { readJsonFile, writeJsonFileAtomic } from '@outpost/shared';
 
 export const BOOT_BACKENDS = ['grubenv', 'uboot', 'file', 'none'] as const;
 export type BootBackend = (typeof BOOT_BACKENDS)[number];

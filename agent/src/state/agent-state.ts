@@ -1,4 +1,4 @@
-import { readJsonFile, writeJsonFileAtomic } from './atomic-file.js';
+import { readJsonFile, writeJsonFileAtomic } from '@outpost/shared';
 
 /** What the agent remembers across restarts and reboots ({device_root}/data/agent-state.json). */
 export interface AgentState {

@@ -3,12 +3,12 @@ import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { readJsonFile, writeFileAtomic, writeJsonFileAtomic } from '../../src/state/atomic-file.js';
+import { readJsonFile, writeFileAtomic, writeJsonFileAtomic } from '@outpost/shared';
 import { agentStateStore } from '../../src/state/agent-state.js';
 import { useTempDirs } from '../helpers/temp-dir.js';
 
 const tempDir = useTempDirs();
-const atomicFileModule = fileURLToPath(new URL('../../src/state/atomic-file.ts', import.meta.url));
+const atomicFileModule = fileURLToPath(new URL('../../../shared/src/files/atomic-file.ts', import.meta.url));
 
 describe('writeFileAtomic', () => {
   it('writes the content with the given mode, creating the directory', async () => {

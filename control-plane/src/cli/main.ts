@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { registerDeviceCommands } from './device-commands.js';
 import { registerIamCommands } from './iam-commands.js';
 import { processIo } from './io.js';
 import { createProgram, runProgram } from './program.js';
@@ -6,4 +7,5 @@ import { createProgram, runProgram } from './program.js';
 const io = processIo();
 const { program, ctxFactory } = createProgram(io);
 registerIamCommands(program, ctxFactory);
+registerDeviceCommands(program, ctxFactory);
 process.exitCode = await runProgram(program, process.argv.slice(2), io);

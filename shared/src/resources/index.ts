@@ -1,2 +1,3 @@
 export * from './definition.js';
 export * from './meta.js';
+export * from './devices/index.js';

@@ -16,10 +16,12 @@
  *   pool of the same region and resource).
  * - Allowance = plan of the region (override, else default) + extensions for that region or for all regions;
  *   the sum is clamped at 0. Extensions for regions the entity is not in wait unused.
- * - assign without region sets the default plan and replaces the all-regions extensions (region overrides and
- *   their extensions stay); assign with region replaces that region's override and extensions. extend sums
- *   additions per (resource, region), dropping entries that reach 0. unassign with region removes only that
- *   override (FAILED_PRECONDITION when there is none); an assignment left with no plan and no extension is gone.
+ * - assign without region sets the default plan and replaces the all-regions extensions (region overrides
+ *   stay; a given extension naming a region replaces that resource's extension in that region); assign with
+ *   region replaces that region's override and all of its extensions (given extensions apply to that region).
+ *   extend sums additions per (resource, region), dropping entries that reach 0. unassign with region removes
+ *   only that override (FAILED_PRECONDITION when there is none); an assignment left with no plan and no
+ *   extension is removed. New overrides carry planGeneration 0 until materializeAssignment fills it in.
  * - Approval: the system's own requests are approved; otherwise a request is approved when it raises no
  *   allowance and takes no allowance below what is in use (project: Limit.usage, organization: pool reserved),
  *   which covers unassign-all "unless in use". Everything else waits (PENDING) for the approver.
@@ -29,8 +31,14 @@
  * - Tree values: Limit.activeLimit = configuredLimit unless that is below usage (then the previous active
  *   value stays); LimitPool.activeSize = max(configuredSize, reserved); reserved = Σ over children of
  *   max(configured, active). A limit with usage outlives its allowance (configured 0) until usage is released
- *   or the project is deleted. The full recompute is one linear pass and returns a diff against the previous
- *   state, so the caller writes only what changed.
+ *   or the project is deleted. A pool exists while its owner has an allowance for it or a child draws from it
+ *   (configured 0 then), so every source exists. Since an organization's regions come from its descendants, its
+ *   pools in a region go when its last project there goes (unless it lists the region itself).
+ * - Values settle synchronously: the "synchronization pending" moment of the spec is the caller's transaction.
+ * - recomputeTree is one linear pass over the whole tree and returns a diff against the previous state, so the
+ *   caller writes only what changed. recomputeEntity is the incremental path for the common case where one
+ *   entity's allowance values change (a plan edit, an accepted request) without creating or deleting entries:
+ *   it needs only that entity's pools/limits and the pools up their source chain.
  */
 export * from './model.js';
 export { parseResourceRef, limitId, poolName, limitName, entityKind } from './resource-names.js';
@@ -48,6 +56,8 @@ export { settleActiveLimit, settleActiveSize, reservation } from './active-value
 export { indexHierarchy, assignerOf } from './hierarchy.js';
 export type { HierarchyIndex } from './hierarchy.js';
 export { recomputeTree } from './recompute-tree.js';
+export { recomputeEntity } from './recompute-entity.js';
+export type { EntityChange } from './recompute-entity.js';
 export type { RecomputeResult } from './recompute-tree.js';
 export { diffTree, isEmptyDiff } from './tree-diff.js';
 export { lookupTree } from './tree-lookup.js';

@@ -8,6 +8,8 @@ export interface CustomCall {
   body: unknown;
   query: Nested;
   principal: unknown;
+  /** the raw Authorization header, for public methods that authenticate by their own means */
+  authorization: string | undefined;
   /** checks one more permission of the caller (for methods that touch several resources) */
   authorize(permission: string, resourceName: string): void;
   signal: AbortSignal;

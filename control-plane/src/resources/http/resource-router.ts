@@ -30,6 +30,8 @@ export interface ResourceRouter {
   router: Router;
   /** ends every open watch stream (for shutdown) */
   closeStreams(): void;
+  /** true for custom methods that authenticate by their own means (no API key) */
+  isPublic(method: string, path: string): boolean;
 }
 
 /** REST for every registered resource, in the grpc-gateway mapping of design.md "REST mapping". */
@@ -55,6 +57,7 @@ export function createResourceRouter(options: ResourceRouterOptions): ResourceRo
           body: req.body,
           query,
           principal,
+          authorization: req.get('authorization'),
           authorize: check,
           signal: controller.signal,
         });
@@ -217,6 +220,14 @@ export function createResourceRouter(options: ResourceRouterOptions): ResourceRo
 
   return {
     router,
+    isPublic: (method, path) => {
+      try {
+        const target = resolveRoute(engine, path);
+        return target?.verb !== undefined && findCustom(options.customMethods ?? [], target, method)?.public === true;
+      } catch {
+        return false;
+      }
+    },
     closeStreams: () => {
       for (const controller of streams) controller.abort();
     },

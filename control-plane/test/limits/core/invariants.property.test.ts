@@ -240,6 +240,9 @@ describe('limits tree invariants under random request sequences', () => {
           if (result.diff && JSON.stringify(applyDiff(result.previous, result.diff)) !== JSON.stringify(world.tree)) {
             problems.push('the diff does not lead to the new state');
           }
+          if (result.incremental && JSON.stringify(result.incremental) !== JSON.stringify(world.tree)) {
+            problems.push('recomputeEntity disagrees with recomputeTree');
+          }
           const again = recomputeTree(world.hierarchy, world.assignments, world.plans, world.tree);
           if (!isEmptyDiff(again.diff)) problems.push('a second recompute changes the tree');
           if (problems.length > 0) expect({ step: label, problems }).toEqual({ step: label, problems: [] });
@@ -250,12 +253,13 @@ describe('limits tree invariants under random request sequences', () => {
   });
 
   it('reaches the interesting states: pending requests, over-reserved pools and held active limits', () => {
-    const seen = { pending: false, overReserved: false, held: false, approvedRaise: false };
+    const seen = { pending: false, overReserved: false, held: false, approvedRaise: false, incremental: false };
     fc.assert(
       fc.property(fc.array(step, { minLength: 20, maxLength: 40, size: 'max' }), (steps) => {
         let world = initial();
         for (const { run } of steps) {
           const result = run(world);
+          if (result.incremental) seen.incremental = true;
           const grew = (p: LimitPool) =>
             p.reserved > (world.tree.limitPools.find((o) => o.name === p.name)?.reserved ?? 0);
           if (result.checked && result.world.tree.limitPools.some(grew)) seen.approvedRaise = true;
@@ -267,6 +271,6 @@ describe('limits tree invariants under random request sequences', () => {
       }),
       { numRuns: 100 },
     );
-    expect(seen).toEqual({ pending: true, overReserved: true, held: true, approvedRaise: true });
+    expect(seen).toEqual({ pending: true, overReserved: true, held: true, approvedRaise: true, incremental: true });
   });
 });

@@ -5,6 +5,7 @@ import {
   lookupTree,
   nextPlanGeneration,
   recomputeTree,
+  recomputeEntity,
   release,
   removeEntity,
   requestEffect,
@@ -39,6 +40,8 @@ export interface StepResult {
   diff: TreeDiff | undefined;
   /** the state the recompute diffed against */
   previous: TreeState;
+  /** for request-driven steps: the tree recomputeEntity gives (undefined when it defers to recomputeTree) */
+  incremental?: TreeState | undefined;
 }
 
 export function startWorld(hierarchy: Hierarchy, plans: readonly Plan[], assignments: AssigneeAssignment[]): World {
@@ -67,6 +70,20 @@ const snapshotOf = (world: World) => ({
 
 const currentOf = (world: World, assignee: string) => world.assignments.find((a) => a.assignee === assignee);
 
+/** What the incremental path makes of the tree when only `assignee`'s allowances change. */
+function incrementally(world: World, assignee: string, next: Assignment | undefined): TreeState | undefined {
+  const diff = recomputeEntity({
+    entity: assignee,
+    allowances: next?.allowances ?? [],
+    own: {
+      limitPools: world.tree.limitPools.filter((p) => p.name.startsWith(`${assignee}/`)),
+      limits: world.tree.limits.filter((l) => l.name.startsWith(`${assignee}/`)),
+    },
+    ancestors: world.tree.limitPools,
+  });
+  return diff && applyDiff(world.tree, diff);
+}
+
 function withAssignment(world: World, assignee: string, next: Assignment | undefined): World {
   const others = world.assignments.filter((a) => a.assignee !== assignee);
   return { ...world, assignments: next ? [...others, { ...next, assignee }] : others };
@@ -91,7 +108,8 @@ export function submit(world: World, assignee: string, request: RequestType, req
     if (outcome.decision.conclusion === 'PENDING')
       return unchanged({ ...world, pending: [...world.pending, { assignee, request }] });
     if (!outcome.capacity.ok) return unchanged(world);
-    return settle(withAssignment(world, assignee, outcome.next), true);
+    const incremental = incrementally(world, assignee, outcome.next);
+    return { ...settle(withAssignment(world, assignee, outcome.next), true), incremental };
   } catch (error) {
     if (error instanceof ApiError) return unchanged(world);
     throw error;
@@ -109,7 +127,8 @@ export function accept(world: World, which: number): StepResult {
       current: currentOf(world, item.assignee),
     });
     if (!effect.capacity.ok) return unchanged(world);
-    return settle(withAssignment({ ...world, pending: rest }, item.assignee, effect.next), true);
+    const incremental = incrementally(world, item.assignee, effect.next);
+    return { ...settle(withAssignment({ ...world, pending: rest }, item.assignee, effect.next), true), incremental };
   } catch (error) {
     if (error instanceof ApiError) return unchanged({ ...world, pending: rest });
     throw error;

@@ -1,0 +1,147 @@
+import { join, resolve } from 'node:path';
+import { ApiError, deviceDefinition, writeFileAtomic } from '@outpost/shared';
+import type { Device, OutpostClient } from '@outpost/shared';
+import type { Command } from 'commander';
+import type { ContextFactory } from './context.js';
+import { registerResourceCommands } from './resource-commands.js';
+import { UsageError } from './usage-error.js';
+
+interface ProvisionOptions {
+  deviceRoot: string;
+  deviceServer?: string;
+  deviceType?: string;
+  bootBackend?: string;
+  factoryVersion?: string;
+}
+
+/** `outpost devices ...`: the Device resource's verbs plus provisioning, credentials and rollout status. */
+export function registerDeviceCommands(program: Command, ctxFactory: ContextFactory): Command {
+  const group = program.command('devices').description('devices and their agents (spec 000)');
+  registerResourceCommands(group, [deviceDefinition], ctxFactory, {
+    columns: {
+      devices: [
+        { header: 'NAME', path: 'name' },
+        { header: 'STATUS', path: 'status.connectionStatus' },
+        { header: 'DESIRED', path: 'spec.osVersion' },
+        { header: 'RUNNING', path: 'status.deviceInfo.osVersion' },
+        { header: 'TYPE', path: 'status.deviceInfo.deviceType' },
+      ],
+    },
+  });
+
+  group
+    .command('provision <device_name>')
+    .description(
+      'create the device if needed, issue a fresh credential and write the agent configuration into <dir>/config/ (then run: droplet --device-root <dir>)',
+    )
+    .requiredOption('--device-root <dir>', "the device's persistent root ({device_root})")
+    .option('--device-server <url>', 'the control plane address as the device reaches it (default: --server)')
+    .option('--device-type <type>', 'device type written into the agent configuration')
+    .option('--boot-backend <backend>', 'grubenv, uboot, file or none')
+    .option('--factory-version <version>', 'the OS version the device shipped with')
+    .action(async (deviceName: string, opts: ProvisionOptions, command: Command) => {
+      const ctx = ctxFactory(command);
+      await ensureDevice(ctx.client, deviceName);
+      const { credential } = await ctx.client.request<{ credential: string }>(
+        'POST',
+        `/v1/${deviceName}:issueCredential`,
+        { body: {} },
+      );
+      const root = resolve(opts.deviceRoot);
+      const config: Record<string, unknown> = { server: opts.deviceServer ?? serverOf(command), deviceName };
+      if (opts.deviceType) config['deviceType'] = opts.deviceType;
+      if (opts.bootBackend) config['bootBackend'] = opts.bootBackend;
+      if (opts.factoryVersion) config['factoryVersion'] = opts.factoryVersion;
+      await writeFileAtomic(join(root, 'config', 'credential'), credential + '\n', 0o600);
+      await writeFileAtomic(join(root, 'config', 'droplet.json'), JSON.stringify(config, null, 2) + '\n', 0o600);
+      ctx.print(`provisioned ${deviceName} into ${join(root, 'config')}`);
+      ctx.note(`start its agent with: droplet --device-root ${root}`);
+    });
+
+  group
+    .command('issue-credential <device_name>')
+    .description('rotate the device credential: issue a new one (the old one stops working) and print it once')
+    .action(async (deviceName: string, _opts: unknown, command: Command) => {
+      const ctx = ctxFactory(command);
+      const result = await ctx.client.request<{ credential: string }>('POST', `/v1/${deviceName}:issueCredential`, {
+        body: {},
+      });
+      ctx.print(result.credential);
+    });
+
+  group
+    .command('revoke-credential <device_name>')
+    .description('revoke the device credential: its agent can no longer connect')
+    .action(async (deviceName: string, _opts: unknown, command: Command) => {
+      const ctx = ctxFactory(command);
+      await ctx.client.request('POST', `/v1/${deviceName}:revokeCredential`, { body: {} });
+      ctx.print(`revoked the credential of ${deviceName}`);
+    });
+
+  group
+    .command('create-provisioning-token')
+    .description('a token new devices register themselves with (droplet --provisioning-token T)')
+    .requiredOption('--parent <parent>', 'projects/{project}/regions/{region}')
+    .option('--ttl <seconds>', 'lifetime in seconds (default 86400)', (v) => Number(v))
+    .action(async (opts: { parent: string; ttl?: number }, command: Command) => {
+      const ctx = ctxFactory(command);
+      const result = await ctx.client.request<{ token: string; expireTime: string }>(
+        'POST',
+        `/v1/${opts.parent}/devices:createProvisioningToken`,
+        { body: opts.ttl === undefined ? {} : { ttlSeconds: opts.ttl } },
+      );
+      if (ctx.format === 'table') {
+        ctx.print(result.token);
+        ctx.note(`expires ${result.expireTime}`);
+      } else ctx.output(result);
+    });
+
+  group
+    .command('rollout-status')
+    .description('how far a version has rolled out: devices not yet targeted, in flight, and done (spec 000 Endpoints rule 4)')
+    .requiredOption('--parent <parent>', 'projects/{project}/regions/{region or -}')
+    .requiredOption('--version <version>', 'the OS version')
+    .option('--filter <filter>', 'restrict to these devices, e.g. \'metadata.labels CONTAINS "wave:canary"\'')
+    .action(async (opts: { parent: string; version: string; filter?: string }, command: Command) => {
+      const ctx = ctxFactory(command);
+      const v = JSON.stringify(opts.version);
+      const scoped = (f: string): string => (opts.filter ? `(${opts.filter}) AND ${f}` : f);
+      const count = async (filter: string): Promise<number> => {
+        const page = await ctx.client.list(opts.parent, 'devices', {
+          filter: scoped(filter),
+          pageSize: 1,
+          view: 'NAME',
+          includePagingInfo: true,
+        });
+        return page.totalResultsCount ?? 0;
+      };
+      const [notTargeted, inFlight, done] = await Promise.all([
+        count(`spec.osVersion != ${v}`),
+        count(`spec.osVersion = ${v} AND status.deviceInfo.osVersion != ${v}`),
+        count(`status.deviceInfo.osVersion = ${v}`),
+      ]);
+      ctx.output({ version: opts.version, notTargeted, inFlight, done }, [
+        { header: 'VERSION', path: 'version' },
+        { header: 'NOT TARGETED', path: 'notTargeted' },
+        { header: 'IN FLIGHT', path: 'inFlight' },
+        { header: 'DONE', path: 'done' },
+      ]);
+    });
+  return group;
+}
+
+async function ensureDevice(client: OutpostClient, name: string): Promise<void> {
+  const match = /^(projects\/[^/]+\/regions\/[^/]+)\/devices\/[^/]+$/.exec(name);
+  if (!match) throw new UsageError(`"${name}" is not a device name (projects/{project}/regions/{region}/devices/{device})`);
+  try {
+    await client.get<Device>(name, { view: 'NAME' });
+  } catch (err) {
+    if (!(err instanceof ApiError) || err.status !== 'NOT_FOUND') throw err;
+    await client.create(match[1]!, 'devices', { name });
+  }
+}
+
+function serverOf(command: Command): string {
+  const opts = command.optsWithGlobals<{ server?: string }>();
+  return opts.server ?? process.env['OUTPOST_SERVER'] ?? 'http://127.0.0.1:8080';
+}

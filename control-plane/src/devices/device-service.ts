@@ -1,0 +1,141 @@
+import {
+  alreadyExists,
+  deviceDefinition,
+  invalidArgument,
+  notFound,
+  permissionDenied,
+  permissionOf,
+  registerDeviceRequestSchema,
+  unauthenticated,
+} from '@outpost/shared';
+import type { Db } from '../db/open-database.js';
+import type { ResourceEngine } from '../resources/resource-engine.js';
+import type { ResourceHandle } from '../resources/resource-handle.js';
+import type { ResourceRules } from '../resources/resource-rules.js';
+import type { Doc } from '../resources/resource-table.js';
+import type { CustomMethod } from '../resources/http/custom-method.js';
+import { DeviceCredentials } from './device-credentials.js';
+import { ProvisioningTokens } from './provisioning-tokens.js';
+
+export const PROVISION_PERMISSION = permissionOf(deviceDefinition, 'provision');
+const DEFAULT_TOKEN_TTL_SECONDS = 24 * 3600;
+const MAX_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
+
+export interface DeviceService {
+  devices: ResourceHandle;
+  credentials: DeviceCredentials;
+  tokens: ProvisioningTokens;
+  customMethods: CustomMethod[];
+}
+
+export interface DeviceServiceOptions {
+  /** more rules from other services (e.g. limits, OS catalog), run after the devices service's own */
+  extraRules?: ResourceRules[];
+}
+
+/** The devices API of spec 000: the Device resource, its credentials and self-registration. */
+export function createDeviceService(engine: ResourceEngine, db: Db, options: DeviceServiceOptions = {}): DeviceService {
+  const credentials = new DeviceCredentials(db, engine.now);
+  const tokens = new ProvisioningTokens(db, engine.now);
+  const own: ResourceRules = {
+    beforeCreate: (doc) => {
+      const status = (doc['status'] ?? {}) as Doc;
+      const meta = doc['metadata'] as Doc;
+      return {
+        ...doc,
+        status: { ...status, connectionStatus: 'DISCONNECTED', connectionStatusChangeTime: meta['createTime'] },
+      };
+    },
+    afterDelete: (doc) => {
+      credentials.revoke(doc['name'] as string);
+    },
+  };
+  const devices = engine.register(deviceDefinition, combineRules([own, ...(options.extraRules ?? [])]));
+
+  const existing = (name: string): Doc => {
+    const doc = devices.find(name);
+    if (!doc) throw notFound(`device "${name}" not found`);
+    return doc;
+  };
+
+  const customMethods: CustomMethod[] = [
+    {
+      plural: 'devices',
+      verb: 'issueCredential',
+      scope: 'resource',
+      httpMethod: 'POST',
+      permission: PROVISION_PERMISSION,
+      handle: ({ target }) => {
+        existing(target);
+        return { name: target, credential: credentials.issue(target) };
+      },
+    },
+    {
+      plural: 'devices',
+      verb: 'revokeCredential',
+      scope: 'resource',
+      httpMethod: 'POST',
+      permission: PROVISION_PERMISSION,
+      handle: ({ target }) => {
+        existing(target);
+        credentials.revoke(target);
+        return {};
+      },
+    },
+    {
+      plural: 'devices',
+      verb: 'createProvisioningToken',
+      scope: 'collection',
+      httpMethod: 'POST',
+      permission: PROVISION_PERMISSION,
+      handle: ({ target, body }) => {
+        devices.patternOfParent(target, false);
+        const ttl = (body as { ttlSeconds?: unknown } | undefined)?.ttlSeconds ?? DEFAULT_TOKEN_TTL_SECONDS;
+        if (typeof ttl !== 'number' || !Number.isInteger(ttl) || ttl < 60 || ttl > MAX_TOKEN_TTL_SECONDS) {
+          throw invalidArgument(`ttlSeconds must be an integer from 60 to ${MAX_TOKEN_TTL_SECONDS}`);
+        }
+        return tokens.create(target, ttl);
+      },
+    },
+    {
+      plural: 'devices',
+      verb: 'register',
+      scope: 'collection',
+      httpMethod: 'POST',
+      permission: PROVISION_PERMISSION,
+      public: true,
+      handle: ({ target, body, authorization }) => {
+        const token = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
+        if (!token) throw unauthenticated('registration needs "Authorization: Bearer <provisioning token>"');
+        const granted = tokens.verify(token);
+        if (!granted) throw unauthenticated('invalid or expired provisioning token');
+        if (granted.parent !== target) {
+          throw permissionDenied(`this provisioning token registers devices in ${granted.parent}, not ${target}`);
+        }
+        const parsed = registerDeviceRequestSchema.safeParse(body);
+        if (!parsed.success) {
+          throw invalidArgument(`invalid registration: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+        }
+        const name = `${target}/devices/${parsed.data.deviceId}`;
+        return engine.transaction(() => {
+          if (devices.find(name)) throw alreadyExists(`device "${name}" already exists; ask an administrator for its credential`);
+          const device = devices.create({ parent: target, resource: { name } }, { system: true });
+          return { device, credential: credentials.issue(name) };
+        });
+      },
+    },
+  ];
+  return { devices, credentials, tokens, customMethods };
+}
+
+/** Runs several services' rules for one resource in order; a replacement document flows on to the next. */
+export function combineRules(list: readonly ResourceRules[]): ResourceRules {
+  return {
+    beforeCreate: (doc, ctx) => list.reduce((d, r) => r.beforeCreate?.(d, ctx) ?? d, doc),
+    beforeUpdate: (before, after, ctx) => list.reduce((d, r) => r.beforeUpdate?.(before, d, ctx) ?? d, after),
+    beforeDelete: (doc, ctx) => list.forEach((r) => r.beforeDelete?.(doc, ctx)),
+    afterCreate: (doc, ctx) => list.forEach((r) => r.afterCreate?.(doc, ctx)),
+    afterUpdate: (before, after, ctx) => list.forEach((r) => r.afterUpdate?.(before, after, ctx)),
+    afterDelete: (doc, ctx) => list.forEach((r) => r.afterDelete?.(doc, ctx)),
+  };
+}

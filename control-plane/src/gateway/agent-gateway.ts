@@ -1,0 +1,254 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer } from 'ws';
+import type { RawData, WebSocket } from 'ws';
+import { AGENT_CONNECT_PATH, ApiError, MAX_TEXT_FRAME_BYTES, parseAgentMessage, refusalOf, unauthenticated } from '@outpost/shared';
+import type { AgentMessage, ServerMessage } from '@outpost/shared';
+import type { Logger } from '../server/logger.js';
+import type { DeviceCredentials } from '../devices/device-credentials.js';
+import type { ResourceEngine } from '../resources/resource-engine.js';
+import type { ResourceHandle } from '../resources/resource-handle.js';
+import type { Doc } from '../resources/resource-table.js';
+import { buildCollectionQuery } from '../resources/collection-query.js';
+import { AgentSession } from './agent-session.js';
+import { CommandDispatcher } from './command-dispatcher.js';
+import { StatusWriter } from './status-writer.js';
+
+export interface AgentGatewayOptions {
+  engine: ResourceEngine;
+  devices: ResourceHandle;
+  credentials: DeviceCredentials;
+  logger: Logger;
+  heartbeatSeconds: number;
+}
+
+/**
+ * `GET /v1/agent:connect`: every device's one outbound WebSocket. Authenticates the device's credential, keeps
+ * only its newest connection, tracks Online/Offline with server pings, pushes the device's spec whenever it
+ * changes (following the store's change feed) and writes what the agent reports, batched.
+ */
+export class AgentGateway {
+  readonly commands = new CommandDispatcher();
+  private readonly sessions = new Map<string, AgentSession>();
+  private readonly wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: 4 * MAX_TEXT_FRAME_BYTES });
+  private readonly status: StatusWriter;
+  private readonly heartbeat: NodeJS.Timeout;
+  private readonly unsubscribe: () => void;
+
+  constructor(private readonly options: AgentGatewayOptions) {
+    this.status = new StatusWriter(options.engine, options.devices);
+    this.markAllOffline();
+    this.heartbeat = setInterval(() => this.beat(), options.heartbeatSeconds * 1000);
+    this.heartbeat.unref();
+    this.unsubscribe = options.devices.subscribe((change) => {
+      const session = this.sessions.get(change.name);
+      if (!session) return;
+      if (!change.after) {
+        session.socket.close(4004, 'device deleted');
+        return;
+      }
+      if (desiredChanged(change.before, change.after)) session.send(specMessage(change.after));
+    });
+  }
+
+  /** Takes over HTTP upgrades of the agent path on this server. */
+  attach(server: Server): void {
+    server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      const path = (req.url ?? '').split('?')[0];
+      if (path !== AGENT_CONNECT_PATH) {
+        refuseUpgrade(socket, new ApiError('NOT_FOUND', `no WebSocket endpoint at ${path}`));
+        return;
+      }
+      let deviceName: string;
+      try {
+        deviceName = this.authenticate(req.headers.authorization);
+      } catch (err) {
+        refuseUpgrade(socket, err instanceof ApiError ? err : unauthenticated('cannot authenticate'));
+        return;
+      }
+      this.wss.handleUpgrade(req, socket, head, (ws) => this.open(deviceName, ws));
+    });
+  }
+
+  isOnline(deviceName: string): boolean {
+    return this.sessions.has(deviceName);
+  }
+
+  /** Sends a command over the device's live link; UNAVAILABLE when it is offline or does not answer in time. */
+  sendCommand(deviceName: string, command: string, args?: unknown, timeoutMs = 30_000): Promise<unknown> {
+    return this.commands.send(this.sessions.get(deviceName), deviceName, command, args, timeoutMs);
+  }
+
+  get connectedCount(): number {
+    return this.sessions.size;
+  }
+
+  /** Closes every link (devices go Offline) and writes what is pending. */
+  close(): void {
+    clearInterval(this.heartbeat);
+    this.unsubscribe();
+    const now = new Date().toISOString();
+    for (const session of this.sessions.values()) {
+      session.replaced = true; // this close must not write again
+      session.socket.close(1001, 'server shutting down');
+      this.status.connection(session.deviceName, 'DISCONNECTED', now);
+    }
+    this.sessions.clear();
+    this.status.flush();
+    // a peer that does not answer the close handshake must not hold the shutdown up
+    setTimeout(() => {
+      for (const client of this.wss.clients) client.terminate();
+    }, 2000).unref();
+    this.wss.close();
+  }
+
+  private authenticate(header: string | undefined): string {
+    const secret = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1];
+    if (!secret) throw unauthenticated('missing device credential: send "Authorization: Bearer <credential>"');
+    const deviceName = this.options.credentials.deviceOf(secret);
+    if (!deviceName || !this.options.devices.find(deviceName)) {
+      throw unauthenticated('invalid or revoked device credential');
+    }
+    return deviceName;
+  }
+
+  private open(deviceName: string, ws: WebSocket): void {
+    const log = this.options.logger.child({ device: deviceName });
+    const previous = this.sessions.get(deviceName);
+    if (previous) {
+      previous.replaced = true;
+      previous.socket.close(4001, 'replaced by a newer connection');
+      this.commands.onDisconnected(deviceName);
+    }
+    const session = new AgentSession(deviceName, ws);
+    this.sessions.set(deviceName, session);
+    this.status.connection(deviceName, 'CONNECTED', new Date().toISOString());
+    log.info('agent connected');
+    session.send({
+      type: 'welcome',
+      deviceName,
+      heartbeatSeconds: this.options.heartbeatSeconds,
+      serverTime: new Date().toISOString(),
+    });
+
+    ws.on('message', (data: RawData, isBinary: boolean) => {
+      session.lastSeen = Date.now();
+      if (isBinary) {
+        session.send({ type: 'error', status: 'UNIMPLEMENTED', message: 'no channel is open for binary frames' });
+        return;
+      }
+      const parsed = parseAgentMessage(rawText(data));
+      if (!parsed.ok) {
+        log.warn({ error: parsed.error }, 'refused an agent message');
+        session.send(refusalOf(parsed));
+        return;
+      }
+      this.handle(session, parsed.message, log);
+    });
+    ws.on('close', (code: number) => {
+      if (session.replaced || this.sessions.get(deviceName) !== session) return;
+      this.sessions.delete(deviceName);
+      this.commands.onDisconnected(deviceName);
+      this.status.connection(deviceName, 'DISCONNECTED', new Date().toISOString());
+      log.info({ code }, 'agent disconnected');
+    });
+    ws.on('error', (err) => log.warn({ err }, 'agent link error'));
+  }
+
+  private handle(session: AgentSession, message: AgentMessage, log: Logger): void {
+    const name = session.deviceName;
+    switch (message.type) {
+      case 'hello':
+        this.status.connection(name, 'CONNECTED', new Date().toISOString(), {
+          version: message.agentVersion,
+          bootId: message.bootId,
+        });
+        this.sendSpec(session);
+        return;
+      case 'getSpec':
+        this.sendSpec(session);
+        return;
+      case 'status': {
+        const { type: _type, seq: _seq, ...reported } = message;
+        this.status.report(name, reported);
+        return;
+      }
+      case 'metrics': {
+        const { type: _type, ...sample } = message;
+        this.status.metrics(name, sample);
+        return;
+      }
+      case 'result':
+        this.commands.onResult(name, message);
+        return;
+      case 'pong':
+        return;
+      case 'error':
+        log.warn({ status: message.status, message: message.message, refId: message.refId }, 'agent reported an error');
+        return;
+    }
+  }
+
+  private sendSpec(session: AgentSession): void {
+    const doc = this.options.devices.find(session.deviceName);
+    if (doc) session.send(specMessage(doc));
+  }
+
+  private beat(): void {
+    const deadline = Date.now() - 2 * this.options.heartbeatSeconds * 1000;
+    for (const session of this.sessions.values()) {
+      if (session.lastSeen < deadline) {
+        session.socket.terminate(); // two heartbeats without a word: the close handler marks it Offline
+        continue;
+      }
+      session.send({ type: 'ping', nonce: randomUUID() });
+    }
+  }
+
+  /** After a crash no link survives: nothing may stay Online from before this start. */
+  private markAllOffline(): void {
+    const query = buildCollectionQuery(this.options.devices, 'projects/-/regions/-', 'status.connectionStatus = "CONNECTED"', undefined);
+    const stale = this.options.devices.table.query({ where: query.where, keys: [{ sql: 'name', desc: false }] });
+    const now = new Date().toISOString();
+    for (const row of stale) this.status.connection(row.doc['name'] as string, 'DISCONNECTED', now);
+    this.status.flush();
+  }
+}
+
+function specMessage(doc: Doc): ServerMessage {
+  const meta = (doc['metadata'] ?? {}) as Doc;
+  return {
+    type: 'spec',
+    device: {
+      name: doc['name'] as string,
+      spec: (doc['spec'] ?? {}) as Record<string, unknown>,
+      metadata: {
+        generation: typeof meta['generation'] === 'number' ? meta['generation'] : 0,
+        ...(meta['labels'] ? { labels: meta['labels'] as Record<string, string> } : {}),
+      },
+    },
+  };
+}
+
+/** What the agent acts on: its spec and labels (status writes must not echo back). */
+function desiredChanged(before: Doc | null, after: Doc): boolean {
+  if (!before) return true;
+  const meta = (d: Doc): Doc => (d['metadata'] ?? {}) as Doc;
+  return (
+    JSON.stringify(before['spec'] ?? {}) !== JSON.stringify(after['spec'] ?? {}) ||
+    JSON.stringify(meta(before)['labels'] ?? {}) !== JSON.stringify(meta(after)['labels'] ?? {})
+  );
+}
+
+function rawText(data: RawData): string {
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
+  return Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.from(data).toString('utf8');
+}
+
+function refuseUpgrade(socket: Duplex, err: ApiError): void {
+  const body = JSON.stringify(err.toBody());
+  socket.end(
+    `HTTP/1.1 ${err.httpCode} ${err.status}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}

@@ -1,0 +1,3 @@
+#!/bin/bash
+# The normal image: nothing to change.
+set -euo pipefail

@@ -1,0 +1,133 @@
+import { z } from 'zod';
+import { ID_RULES, NamePattern } from '../../names/index.js';
+import { addressSchema, conditionSchema, deviceInfoSchema, metricsSampleSchema } from '../../protocol/index.js';
+import type { ResourceDefinition } from '../definition.js';
+import { META_FILTER_FIELDS, MetaSchema } from '../meta.js';
+
+export const CONNECTION_STATUSES = ['CONNECTION_STATUS_UNSPECIFIED', 'CONNECTED', 'DISCONNECTED'] as const;
+
+const sshAuthorizedKeySchema = z.object({
+  sshaKey: z.string().min(1),
+  certAuthority: z.boolean().optional(),
+  command: z.string().optional(),
+  environment: z.string().optional(),
+  from: z.string().optional(),
+  noAgentForwarding: z.boolean().optional(),
+  noPortForwarding: z.boolean().optional(),
+  noPty: z.boolean().optional(),
+  noUserRc: z.boolean().optional(),
+  noX11Forwarding: z.boolean().optional(),
+  permitopen: z.string().optional(),
+  principals: z.string().optional(),
+  tunnel: z.string().optional(),
+  restrict: z.boolean().optional(),
+});
+
+export const sshConfigSchema = z.object({
+  disableSshServer: z.boolean().optional(),
+  disableSshPassword: z.boolean().optional(),
+  disableSshAuthkey: z.boolean().optional(),
+  sshAuthorized: z.array(sshAuthorizedKeySchema).optional(),
+  ipAllowList: z.array(z.string()).optional(),
+  ipDenyList: z.array(z.string()).optional(),
+  /** how long a rejected client stays rejected, e.g. "300s" */
+  rejectPeriod: z.string().optional(),
+});
+
+/** What the user asks of a device (reference.md §1 Device.Spec, lowerCamel). */
+export const deviceSpecSchema = z.object({
+  /** desired OS version; the device converges on it (spec 000 "States and transitions") */
+  osVersion: z.string().min(1).optional(),
+  /** netplan YAML applied on the device; a failing config falls back to the known-good one */
+  netplanYamlConfig: z.string().optional(),
+  netplanApiConfigMode: z.enum(['MERGE', 'REPLACE']).optional(),
+  disableNetworkConfigFallback: z.boolean().optional(),
+  sshConfig: sshConfigSchema.optional(),
+  proxyConfig: z
+    .object({
+      httpProxy: z.string().optional(),
+      httpsProxy: z.string().optional(),
+      noProxy: z.string().optional(),
+      proxyInterfaces: z.array(z.string()).optional(),
+    })
+    .optional(),
+  loggingConfig: z
+    .object({
+      priority: z.number().int().min(0).max(7).optional(),
+      units: z.array(z.string()).optional(),
+      enableJournalExport: z.boolean().optional(),
+    })
+    .optional(),
+  location: z.object({ address: z.string().optional(), placement: z.string().optional() }).optional(),
+  disableDeviceDiscovery: z.boolean().optional(),
+  /** health checks applied to this device by name (besides those selecting it by label) */
+  healthChecks: z.array(z.string()).optional(),
+});
+
+/** What the device and the control plane report (output only). */
+export const deviceStatusSchema = z.object({
+  addresses: z.array(addressSchema).optional(),
+  conditions: z.array(conditionSchema).optional(),
+  deviceInfo: deviceInfoSchema.partial().optional(),
+  connectionStatus: z.enum(CONNECTION_STATUSES).optional(),
+  connectionStatusChangeTime: z.string().optional(),
+  /** the latest metrics sample */
+  metrics: metricsSampleSchema.optional(),
+  /** version of the agent on the device and the boot it runs in */
+  agent: z.object({ version: z.string(), bootId: z.string() }).partial().optional(),
+});
+
+export const DeviceSchema = z.object({
+  name: z.string(),
+  metadata: MetaSchema.optional(),
+  displayName: z.string().max(256).optional(),
+  description: z.string().max(4096).optional(),
+  spec: deviceSpecSchema.optional(),
+  status: deviceStatusSchema.optional(),
+});
+
+export type DeviceSpec = z.infer<typeof deviceSpecSchema>;
+export type DeviceStatus = z.infer<typeof deviceStatusSchema>;
+export type Device = z.infer<typeof DeviceSchema>;
+
+export const DEVICE_PATTERN = new NamePattern('projects/{project}/regions/{region}/devices/{device}', {
+  project: ID_RULES.device,
+  region: ID_RULES.device,
+  device: ID_RULES.device,
+});
+
+export const deviceDefinition: ResourceDefinition<Device> = {
+  kind: 'Device',
+  singular: 'device',
+  plural: 'devices',
+  service: 'devices.outpost',
+  patterns: [DEVICE_PATTERN],
+  idRule: ID_RULES.device,
+  schema: DeviceSchema,
+  filterSchema: {
+    fields: [
+      ...META_FILTER_FIELDS,
+      { path: 'displayName', type: 'string' },
+      { path: 'spec.osVersion', type: 'string' },
+      { path: 'status.deviceInfo.osVersion', type: 'string' },
+      { path: 'status.deviceInfo.deviceType', type: 'string' },
+      { path: 'status.deviceInfo.architecture', type: 'string' },
+      { path: 'status.deviceInfo.hardware', type: 'string' },
+      { path: 'status.connectionStatus', type: 'enum', enumValues: CONNECTION_STATUSES },
+      { path: 'status.connectionStatusChangeTime', type: 'timestamp' },
+    ],
+  },
+  outputOnly: ['status'],
+  views: {
+    NAME: ['name'],
+    BASIC: [
+      'displayName',
+      'spec.osVersion',
+      'status.deviceInfo.osVersion',
+      'status.connectionStatus',
+      'metadata.labels',
+      'metadata.tags',
+    ],
+    DETAIL: ['displayName', 'description', 'spec', 'status.deviceInfo', 'status.connectionStatus', 'status.connectionStatusChangeTime', 'status.conditions', 'status.addresses', 'metadata'],
+  },
+};
