@@ -17,10 +17,25 @@ export interface TestServer extends StartedServer {
 }
 
 /** A real control plane on 127.0.0.1 with a fresh SQLite file in a temporary folder. */
-export async function startTestServer(extras: ServerExtras = {}, dataDir?: string): Promise<TestServer> {
+export interface TestServerOptions {
+  /** reuse this data folder (it is then not removed) */
+  dataDir?: string;
+  port?: number;
+  heartbeatSeconds?: number;
+}
+
+export async function startTestServer(extras: ServerExtras = {}, options: TestServerOptions = {}): Promise<TestServer> {
+  const dataDir = options.dataDir;
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'outpost-test-'));
   const server = await startServer(
-    { host: '127.0.0.1', port: 0, dataDir: dir, adminKey: TEST_ADMIN_KEY, logLevel: 'silent', heartbeatSeconds: 15 },
+    {
+      host: '127.0.0.1',
+      port: options.port ?? 0,
+      dataDir: dir,
+      adminKey: TEST_ADMIN_KEY,
+      logLevel: 'silent',
+      heartbeatSeconds: options.heartbeatSeconds ?? 15,
+    },
     pino({ level: 'silent' }),
     extras,
   );
