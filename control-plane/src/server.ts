@@ -8,6 +8,9 @@ import type { Principal } from './iam/index.js';
 import { ResourceEngine } from './resources/resource-engine.js';
 import { createDeviceService } from './devices/device-service.js';
 import { AgentGateway } from './gateway/agent-gateway.js';
+import { ArtifactStore } from './os/artifact-store.js';
+import { artifactRoutes } from './os/artifact-routes.js';
+import { createOsCatalog } from './os/os-catalog-service.js';
 import { createResourceRouter } from './resources/http/resource-router.js';
 import { apiErrorHandler, unknownRouteHandler } from './server/http-errors.js';
 import type { ServerConfig } from './server/config.js';
@@ -27,6 +30,8 @@ export interface ServerExtras {
 export interface StartedServer extends RunningServer {
   engine: ResourceEngine;
   gateway: AgentGateway;
+  /** artifact GETs served since start (a rollback to the retained slot must add none) */
+  artifactDownloads(): number;
 }
 
 /** The composition root of the control plane: database, engine, services, HTTP. */
@@ -34,7 +39,9 @@ export async function startServer(config: ServerConfig, logger: Logger, extras: 
   const db = openDatabase(join(config.dataDir, 'outpost.db'));
   const engine = new ResourceEngine(db);
   for (const { def, rules } of extras.resources ?? []) engine.register(def, rules);
-  const devices = createDeviceService(engine, db);
+  const artifacts = new ArtifactStore(join(config.dataDir, 'artifacts'));
+  const catalog = createOsCatalog(engine, artifacts);
+  const devices = createDeviceService(engine, db, { extraRules: [catalog.deviceRules] });
   const keys = new ApiKeyStore(db);
   const authorizer = new Authorizer();
 
@@ -53,12 +60,30 @@ export async function startServer(config: ServerConfig, logger: Logger, extras: 
   });
   const requireApiKey = authenticateRequest(keys);
 
+  let artifactDownloads = 0;
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
   app.use(express.json({ limit: BODY_LIMIT }));
   app.get('/healthz', (_req, res) => void res.json({ ok: true }));
   app.use(iamRoutes(keys, authorizer));
+  app.use(
+    artifactRoutes(
+      artifacts,
+      {
+        isDevice: (secret) => devices.credentials.deviceOf(secret) !== undefined,
+        authorizeKey: (secret, permission) => {
+          const principal = keys.authenticate(secret);
+          if (!principal) throw unauthenticated('invalid or revoked API key or device credential');
+          authorizer.authorize(principal, permission, '*');
+        },
+      },
+      (sha256, device) => {
+        artifactDownloads++;
+        logger.info({ sha256, device }, 'artifact download');
+      },
+    ),
+  );
   app.use(
     '/v1',
     (req, res, next) => (resources.isPublic(req.method, req.path) ? next() : requireApiKey(req, res, next)),
@@ -72,6 +97,8 @@ export async function startServer(config: ServerConfig, logger: Logger, extras: 
     engine,
     devices: devices.devices,
     credentials: devices.credentials,
+    resolveOsImage: catalog.resolveOsImage,
+    osVersions: catalog.osVersions,
     logger: logger.child({ component: 'gateway' }),
     heartbeatSeconds: config.heartbeatSeconds,
   });
@@ -87,6 +114,7 @@ export async function startServer(config: ServerConfig, logger: Logger, extras: 
     url,
     engine,
     gateway,
+    artifactDownloads: () => artifactDownloads,
     close: async () => {
       resources.closeStreams();
       gateway.close();

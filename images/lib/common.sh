@@ -51,3 +51,6 @@ fresh_workdir() {
 require_root() {
   [ "$(id -u)" -eq 0 ] || die "$1 needs root (mmdebstrap unshare mode, file ownership in the slot tree)"
 }
+
+# the repository's own tools (installed by npm ci), run without npx
+tsx() { "$REPO_DIR/node_modules/.bin/tsx" "$@"; }

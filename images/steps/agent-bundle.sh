@@ -19,20 +19,20 @@ trap 'rm -rf "$WORK"' EXIT
 BANNER="import { createRequire as __outpostCreateRequire } from 'node:module'; const require = __outpostCreateRequire(import.meta.url);"
 
 bundle_with_esbuild() {
-  (cd "$REPO_DIR" && npx --no-install esbuild "$ENTRY" --bundle --platform=node --target=node20 --format=esm \
+  (cd "$REPO_DIR" && node_modules/.bin/esbuild "$ENTRY" --bundle --platform=node --target=node20 --format=esm \
     --banner:js="$BANNER" --log-level=warning --outfile="$WORK/droplet.mjs") >&2
 }
 
 if [ "${OUTPOST_AGENT_BUNDLE:-esbuild}" != copy ] && bundle_with_esbuild; then
   OUT="$CACHE_DIR/agent/droplet-$(sha256sum <"$WORK/droplet.mjs" | cut -c1-16).mjs"
-  [ -f "$OUT" ] || mv "$WORK/droplet.mjs" "$OUT"
+  if [ -f "$OUT" ]; then touch "$OUT"; else mv "$WORK/droplet.mjs" "$OUT"; fi
   log "agent: bundled $(du -k "$OUT" | cut -f1) KiB ($(basename "$OUT"))"
 else
   log "agent: esbuild bundle not used; copying agent/dist, shared/dist and production node_modules"
   "$IMAGES_DIR/steps/agent-tree.sh" "$WORK/tree"
   KEY=$(cache_key "$WORK/tree")
   OUT="$CACHE_DIR/agent/droplet-$KEY"
-  [ -d "$OUT" ] || mv "$WORK/tree" "$OUT"
+  if [ -d "$OUT" ]; then touch "$OUT"; else mv "$WORK/tree" "$OUT"; fi
   log "agent: tree of $(du -sm "$OUT" | cut -f1) MB ($(basename "$OUT"))"
 fi
 printf '%s\n' "$OUT"

@@ -9,7 +9,7 @@ KEY=${OUTPOST_SIGNING_KEY:-$CACHE_DIR/keys/os-signing.key}
 if [ ! -f "$KEY" ]; then
   [ -z "${OUTPOST_SIGNING_KEY:-}" ] || die "OUTPOST_SIGNING_KEY=$KEY does not exist"
   log "signing key: generating an Ed25519 key pair in $(dirname "$KEY")"
-  (cd "$REPO_DIR" && npx --no-install tsx images/sign.ts keygen --out "$(dirname "$KEY")" --name os-signing) >/dev/null
+  (cd "$REPO_DIR" && tsx images/sign.ts keygen --out "$(dirname "$KEY")" --name os-signing) >/dev/null
 fi
 [ -f "${KEY%.key}.pub" ] || die "no public key ${KEY%.key}.pub beside $KEY"
 printf '%s\n' "$KEY"

@@ -28,6 +28,7 @@ KEY=$(cache_key "$0" "$IMAGES_DIR/lib/common.sh" "$IMAGES_DIR/rootfs" "=base $(b
 OUT="$CACHE_DIR/slots/$KEY/rootfs.img"
 if [ -f "$OUT" ]; then
   log "slot $VERSION ($VARIANT): cached ($KEY)"
+  touch "$(dirname "$OUT")" # marks it used (build-all.sh prunes what a run did not use)
   printf '%s\n' "$OUT"
   exit 0
 fi

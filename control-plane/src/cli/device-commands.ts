@@ -2,6 +2,7 @@ import { join, resolve } from 'node:path';
 import { ApiError, deviceDefinition, writeFileAtomic } from '@outpost/shared';
 import type { Device, OutpostClient } from '@outpost/shared';
 import type { Command } from 'commander';
+import { connectionOf } from './connection.js';
 import type { ContextFactory } from './context.js';
 import { registerResourceCommands } from './resource-commands.js';
 import { UsageError } from './usage-error.js';
@@ -48,7 +49,7 @@ export function registerDeviceCommands(program: Command, ctxFactory: ContextFact
         { body: {} },
       );
       const root = resolve(opts.deviceRoot);
-      const config: Record<string, unknown> = { server: opts.deviceServer ?? serverOf(command), deviceName };
+      const config: Record<string, unknown> = { server: opts.deviceServer ?? connectionOf(command).server, deviceName };
       if (opts.deviceType) config['deviceType'] = opts.deviceType;
       if (opts.bootBackend) config['bootBackend'] = opts.bootBackend;
       if (opts.factoryVersion) config['factoryVersion'] = opts.factoryVersion;
@@ -139,9 +140,4 @@ async function ensureDevice(client: OutpostClient, name: string): Promise<void> 
     if (!(err instanceof ApiError) || err.status !== 'NOT_FOUND') throw err;
     await client.create(match[1]!, 'devices', { name });
   }
-}
-
-function serverOf(command: Command): string {
-  const opts = command.optsWithGlobals<{ server?: string }>();
-  return opts.server ?? process.env['OUTPOST_SERVER'] ?? 'http://127.0.0.1:8080';
 }

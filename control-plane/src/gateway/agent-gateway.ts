@@ -4,7 +4,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import type { RawData, WebSocket } from 'ws';
 import { AGENT_CONNECT_PATH, ApiError, MAX_TEXT_FRAME_BYTES, parseAgentMessage, refusalOf, unauthenticated } from '@outpost/shared';
-import type { AgentMessage, ServerMessage } from '@outpost/shared';
+import type { AgentMessage, OsImage, ServerMessage } from '@outpost/shared';
 import type { Logger } from '../server/logger.js';
 import type { DeviceCredentials } from '../devices/device-credentials.js';
 import type { ResourceEngine } from '../resources/resource-engine.js';
@@ -21,6 +21,10 @@ export interface AgentGatewayOptions {
   credentials: DeviceCredentials;
   logger: Logger;
   heartbeatSeconds: number;
+  /** the OS image a device's spec asks for, sent along with its spec */
+  resolveOsImage?: (device: Doc) => OsImage | undefined;
+  /** followed so that publishing a version a device waits for reaches it at once */
+  osVersions?: ResourceHandle;
 }
 
 /**
@@ -35,6 +39,7 @@ export class AgentGateway {
   private readonly status: StatusWriter;
   private readonly heartbeat: NodeJS.Timeout;
   private readonly unsubscribe: () => void;
+  private readonly unsubscribeVersions: () => void;
 
   constructor(private readonly options: AgentGatewayOptions) {
     this.status = new StatusWriter(options.engine, options.devices);
@@ -48,8 +53,19 @@ export class AgentGateway {
         session.socket.close(4004, 'device deleted');
         return;
       }
-      if (desiredChanged(change.before, change.after)) session.send(specMessage(change.after));
+      if (desiredChanged(change.before, change.after)) session.send(this.specMessage(change.after));
     });
+    this.unsubscribeVersions =
+      options.osVersions?.subscribe((change) => {
+        const published = change.after;
+        if (!published) return;
+        for (const session of this.sessions.values()) {
+          const device = options.devices.find(session.deviceName);
+          if (device && options.resolveOsImage?.(device)?.version === published['version']) {
+            session.send(this.specMessage(device));
+          }
+        }
+      }) ?? (() => {});
   }
 
   /** Takes over HTTP upgrades of the agent path on this server. */
@@ -88,6 +104,7 @@ export class AgentGateway {
   close(): void {
     clearInterval(this.heartbeat);
     this.unsubscribe();
+    this.unsubscribeVersions();
     const now = new Date().toISOString();
     for (const session of this.sessions.values()) {
       session.replaced = true; // this close must not write again
@@ -192,7 +209,24 @@ export class AgentGateway {
 
   private sendSpec(session: AgentSession): void {
     const doc = this.options.devices.find(session.deviceName);
-    if (doc) session.send(specMessage(doc));
+    if (doc) session.send(this.specMessage(doc));
+  }
+
+  private specMessage(doc: Doc): ServerMessage {
+    const meta = (doc['metadata'] ?? {}) as Doc;
+    const osImage = this.options.resolveOsImage?.(doc);
+    return {
+      type: 'spec',
+      device: {
+        name: doc['name'] as string,
+        spec: (doc['spec'] ?? {}) as Record<string, unknown>,
+        metadata: {
+          generation: typeof meta['generation'] === 'number' ? meta['generation'] : 0,
+          ...(meta['labels'] ? { labels: meta['labels'] as Record<string, string> } : {}),
+        },
+        ...(osImage ? { osImage } : {}),
+      },
+    };
   }
 
   private beat(): void {
@@ -216,28 +250,19 @@ export class AgentGateway {
   }
 }
 
-function specMessage(doc: Doc): ServerMessage {
-  const meta = (doc['metadata'] ?? {}) as Doc;
-  return {
-    type: 'spec',
-    device: {
-      name: doc['name'] as string,
-      spec: (doc['spec'] ?? {}) as Record<string, unknown>,
-      metadata: {
-        generation: typeof meta['generation'] === 'number' ? meta['generation'] : 0,
-        ...(meta['labels'] ? { labels: meta['labels'] as Record<string, string> } : {}),
-      },
-    },
-  };
-}
 
-/** What the agent acts on: its spec and labels (status writes must not echo back). */
+/**
+ * What the agent acts on: its spec, labels, and the device type its OS image is resolved for (other status
+ * writes must not echo back).
+ */
 function desiredChanged(before: Doc | null, after: Doc): boolean {
   if (!before) return true;
   const meta = (d: Doc): Doc => (d['metadata'] ?? {}) as Doc;
+  const type = (d: Doc): unknown => (((d['status'] ?? {}) as Doc)['deviceInfo'] as Doc | undefined)?.['deviceType'];
   return (
     JSON.stringify(before['spec'] ?? {}) !== JSON.stringify(after['spec'] ?? {}) ||
-    JSON.stringify(meta(before)['labels'] ?? {}) !== JSON.stringify(meta(after)['labels'] ?? {})
+    JSON.stringify(meta(before)['labels'] ?? {}) !== JSON.stringify(meta(after)['labels'] ?? {}) ||
+    type(before) !== type(after)
   );
 }
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { deviceInfoSchema } from './device-info.js';
+import { osUpdateStatusSchema } from './os-update.js';
 
 export const CONDITION_STATUSES = ['True', 'False', 'Unknown'] as const;
 export type ConditionStatus = (typeof CONDITION_STATUSES)[number];
@@ -30,6 +31,7 @@ export const reportedStatusSchema = z.object({
   /** every condition the agent owns, complete */
   conditions: z.array(conditionSchema).optional(),
   addresses: z.array(addressSchema).optional(),
+  osUpdate: osUpdateStatusSchema.optional(),
 });
 
 export type Condition = z.infer<typeof conditionSchema>;
@@ -45,5 +47,6 @@ export function mergeReportedStatus<S extends ReportedStatus>(stored: S, reporte
   if (reported.deviceInfo !== undefined) merged.deviceInfo = { ...stored.deviceInfo, ...reported.deviceInfo };
   if (reported.conditions !== undefined) merged.conditions = reported.conditions;
   if (reported.addresses !== undefined) merged.addresses = reported.addresses;
+  if (reported.osUpdate !== undefined) merged.osUpdate = reported.osUpdate;
   return merged;
 }

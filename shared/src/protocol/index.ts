@@ -7,3 +7,4 @@ export * from './agent-messages.js';
 export * from './server-messages.js';
 export * from './parse.js';
 export * from './provisioning.js';
+export * from './os-update.js';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { errorMessageSchema } from './error-message.js';
+import { osImageSchema } from './os-update.js';
 
 /** The server's answer to `hello`: the link is up. */
 export const welcomeMessageSchema = z.object({
@@ -21,6 +22,8 @@ export const desiredDeviceSchema = z.object({
     generation: z.int().nonnegative(),
     labels: z.record(z.string(), z.string()).optional(),
   }),
+  /** the image of spec.osVersion for this device's type; absent when none is set or published */
+  osImage: osImageSchema.optional(),
 });
 
 /** Pushed whenever the device's spec changes, and in answer to `getSpec`. */

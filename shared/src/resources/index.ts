@@ -1,3 +1,4 @@
 export * from './definition.js';
 export * from './meta.js';
 export * from './devices/index.js';
+export * from './os/index.js';

@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import { ID_RULES, NamePattern } from '../../names/index.js';
-import { addressSchema, conditionSchema, deviceInfoSchema, metricsSampleSchema } from '../../protocol/index.js';
+import {
+  addressSchema,
+  conditionSchema,
+  deviceInfoSchema,
+  metricsSampleSchema,
+  osUpdateStatusSchema,
+} from '../../protocol/index.js';
 import type { ResourceDefinition } from '../definition.js';
 import { META_FILTER_FIELDS, MetaSchema } from '../meta.js';
 
@@ -73,6 +79,8 @@ export const deviceStatusSchema = z.object({
   connectionStatusChangeTime: z.string().optional(),
   /** the latest metrics sample */
   metrics: metricsSampleSchema.optional(),
+  /** the device's A/B slots and boot state */
+  osUpdate: osUpdateStatusSchema.optional(),
   /** version of the agent on the device and the boot it runs in */
   agent: z.object({ version: z.string(), bootId: z.string() }).partial().optional(),
 });

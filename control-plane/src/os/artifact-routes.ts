@@ -1,0 +1,114 @@
+import express from 'express';
+import type { Request, Response, Router } from 'express';
+import { ApiError, invalidArgument, notFound, unauthenticated } from '@outpost/shared';
+import { sendApiError } from '../server/http-errors.js';
+import type { ArtifactStore } from './artifact-store.js';
+
+export interface ArtifactAccess {
+  /** true when the bearer is a device credential (devices download their images) */
+  isDevice(secret: string): boolean;
+  /** checks an API key for a permission; throws UNAUTHENTICATED / PERMISSION_DENIED */
+  authorizeKey(secret: string, permission: string): void;
+}
+
+export const ARTIFACT_UPLOAD_PERMISSION = 'services/devices.outpost/permissions/osVersions.create';
+export const ARTIFACT_DOWNLOAD_PERMISSION = 'services/devices.outpost/permissions/osVersions.get';
+
+/**
+ * `PUT /v1/artifacts` (raw body; header `X-Content-Sha256` optional but checked) → `{sha256, size}`;
+ * `GET|HEAD /v1/artifacts/{sha256}` with `Range: bytes=a-b`, `ETag` and `If-Range`, for devices (credential)
+ * and API keys. `onDownload` counts what was served (the e2e suite asserts a rollback downloads nothing).
+ */
+export function artifactRoutes(
+  store: ArtifactStore,
+  access: ArtifactAccess,
+  onDownload: (sha256: string, device: boolean) => void = () => {},
+): Router {
+  const router = express.Router();
+  const bearer = (req: Request): string => {
+    const secret = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '')?.[1];
+    if (!secret) throw unauthenticated('missing credential: send "Authorization: Bearer <API key or device credential>"');
+    return secret;
+  };
+  const guard =
+    (handler: (req: Request, res: Response) => Promise<void>) =>
+    (req: Request, res: Response): void => {
+      handler(req, res).catch((err: unknown) => {
+        if (res.headersSent) res.destroy();
+        else sendApiError(res, err instanceof ApiError ? err : new ApiError('INTERNAL', 'artifact transfer failed'));
+      });
+    };
+
+  router.put(
+    '/v1/artifacts',
+    guard(async (req, res) => {
+      access.authorizeKey(bearer(req), ARTIFACT_UPLOAD_PERMISSION);
+      const expected = req.get('x-content-sha256') ?? undefined;
+      const stored = await store.put(req, expected);
+      res.json({ ...stored, url: `/v1/artifacts/${stored.sha256}` });
+    }),
+  );
+
+  const download = guard(async (req, res) => {
+    const secret = bearer(req);
+    const device = access.isDevice(secret);
+    if (!device) access.authorizeKey(secret, ARTIFACT_DOWNLOAD_PERMISSION);
+    const sha256 = String(req.params['sha256']);
+    const artifact = await store.stat(sha256);
+    if (!artifact) throw notFound(`no artifact ${sha256}`);
+    const etag = `"${sha256}"`;
+    res.setHeader('ETag', etag);
+    res.setHeader('Accept-Ranges', 'bytes');
+    res.setHeader('Content-Type', 'application/octet-stream');
+    res.setHeader('Cache-Control', 'private, max-age=31536000, immutable');
+    const ifRange = req.get('if-range');
+    const range = ifRange === undefined || ifRange === etag ? parseRange(req.get('range'), artifact.size) : undefined;
+    if (range === 'unsatisfiable') {
+      res.status(416).setHeader('Content-Range', `bytes */${artifact.size}`);
+      res.end();
+      return;
+    }
+    if (req.method === 'GET') onDownload(sha256, device);
+    if (range) {
+      res.status(206);
+      res.setHeader('Content-Range', `bytes ${range.start}-${range.end}/${artifact.size}`);
+      res.setHeader('Content-Length', String(range.end - range.start + 1));
+    } else {
+      res.setHeader('Content-Length', String(artifact.size));
+    }
+    if (req.method === 'HEAD') {
+      res.end();
+      return;
+    }
+    const stream = store.read(sha256, range);
+    res.on('close', () => stream.destroy());
+    stream.on('error', () => res.destroy());
+    stream.pipe(res);
+  });
+  router.get('/v1/artifacts/:sha256', download);
+  router.head('/v1/artifacts/:sha256', download);
+  return router;
+}
+
+/** One `bytes=a-b`, `bytes=a-` or `bytes=-n` range; undefined for none or several (answered whole). */
+function parseRange(header: string | undefined, size: number): { start: number; end: number } | 'unsatisfiable' | undefined {
+  if (!header) return undefined;
+  const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!match) {
+    if (/^bytes=/.test(header)) return undefined;
+    throw invalidArgument(`malformed Range header "${header}"`);
+  }
+  const [, from, to] = match;
+  let start: number;
+  let end: number;
+  if (from === '') {
+    if (to === '') return undefined;
+    start = Math.max(0, size - Number(to));
+    end = size - 1;
+  } else {
+    start = Number(from);
+    end = to === '' ? size - 1 : Math.min(Number(to), size - 1);
+  }
+  if (start >= size || start > end) return 'unsatisfiable';
+  return { start, end };
+}

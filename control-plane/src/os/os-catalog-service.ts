@@ -1,0 +1,119 @@
+import semver from 'semver';
+import {
+  deviceTypeDefinition,
+  failedPrecondition,
+  invalidArgument,
+  osVersionDefinition,
+  osVersionId,
+} from '@outpost/shared';
+import type { OsImage } from '@outpost/shared';
+import type { ResourceEngine } from '../resources/resource-engine.js';
+import type { ResourceHandle } from '../resources/resource-handle.js';
+import type { ResourceRules } from '../resources/resource-rules.js';
+import type { Doc } from '../resources/resource-table.js';
+import type { ArtifactStore } from './artifact-store.js';
+import { osReadyPending } from './os-ready.js';
+
+export interface OsCatalog {
+  deviceTypes: ResourceHandle;
+  osVersions: ResourceHandle;
+  /** rules the devices service runs on every device write */
+  deviceRules: ResourceRules;
+  /** the image a device should run: its spec.osVersion for its reported type, when published */
+  resolveOsImage(device: Doc): OsImage | undefined;
+}
+
+/**
+ * The OS catalog (design.md "OS versions"): device types, published versions with their signed artifacts, and
+ * the rule that a device's spec.osVersion can only name a version published for its type whose
+ * minimumPreviousVersion its running version meets.
+ */
+export function createOsCatalog(engine: ResourceEngine, artifacts: ArtifactStore): OsCatalog {
+  const deviceTypes = engine.register(deviceTypeDefinition);
+  const osVersions = engine.register(osVersionDefinition, {
+    beforeCreate: (doc) => {
+      checkArtifact(artifacts, doc);
+      const deviceType = doc['deviceType'] as string;
+      if (!deviceTypes.find(deviceType)) throw failedPrecondition(`device type "${deviceType}" does not exist: create it first`);
+      const version = doc['version'] as string;
+      const id = osVersionId(deviceType.split('/')[1]!, version);
+      if (doc['name'] !== `osVersions/${id}`) {
+        throw invalidArgument(`an OS version of ${deviceType} ${version} is named osVersions/${id}`);
+      }
+      const artifact = doc['artifact'] as Doc;
+      return { ...doc, artifact: { ...artifact, url: `/v1/artifacts/${artifact['sha256'] as string}` } };
+    },
+  });
+
+  const findVersion = (deviceType: string, version: string): Doc | undefined =>
+    osVersions.find(`osVersions/${osVersionId(deviceType, version)}`);
+
+  const resolveOsImage = (device: Doc): OsImage | undefined => {
+    const version = ((device['spec'] ?? {}) as Doc)['osVersion'];
+    const type = deviceTypeOf(device);
+    if (typeof version !== 'string' || !type) return undefined;
+    const published = findVersion(type, version);
+    if (!published) return undefined;
+    const artifact = published['artifact'] as { sha256: string; size: number; url: string };
+    return {
+      version,
+      deviceType: type,
+      sha256: artifact.sha256,
+      size: artifact.size,
+      url: artifact.url,
+      signature: published['signature'] as string,
+    };
+  };
+
+  const checkDesiredVersion = (before: Doc | undefined, after: Doc): Doc | void => {
+    const desired = ((after['spec'] ?? {}) as Doc)['osVersion'];
+    const previous = before ? ((before['spec'] ?? {}) as Doc)['osVersion'] : undefined;
+    if (desired === undefined || desired === previous) return;
+    const status = (after['status'] ?? {}) as Doc;
+    const info = (status['deviceInfo'] ?? {}) as Doc;
+    const running = info['osVersion'];
+    if (desired === running) return; // back to what runs: always allowed, nothing to install
+    const managed = (info['managedFeatures'] ?? {}) as Doc;
+    if (managed['os'] === false) {
+      throw failedPrecondition('OS management is disabled on this device (agent on its own Linux): it cannot change OS version');
+    }
+    const type = deviceTypeOf(after);
+    if (!type) {
+      throw failedPrecondition('the device has not reported its device type yet: connect it once before setting spec.osVersion');
+    }
+    const published = findVersion(type, desired as string);
+    if (!published) throw failedPrecondition(`version ${String(desired)} is not published for device type ${type}`);
+    const minimum = published['minimumPreviousVersion'];
+    if (typeof minimum === 'string' && typeof running === 'string' && semver.valid(running) && semver.lt(running, minimum)) {
+      throw failedPrecondition(
+        `version ${String(desired)} needs the device to run at least ${minimum}; it runs ${running}: upgrade through ${minimum} first`,
+      );
+    }
+    return osReadyPending(after, desired as string, engine.now().toISOString());
+  };
+
+  const deviceRules: ResourceRules = {
+    beforeCreate: (doc) => checkDesiredVersion(undefined, doc),
+    beforeUpdate: (before, after) => checkDesiredVersion(before, after),
+  };
+
+  return { deviceTypes, osVersions, deviceRules, resolveOsImage };
+}
+
+/** An OS version's artifact must be stored, with the size it claims. */
+function checkArtifact(artifacts: ArtifactStore, doc: Doc): void {
+  const artifact = doc['artifact'] as { sha256: string; size: number };
+  const stored = artifacts.statSync(artifact.sha256);
+  if (!stored) throw failedPrecondition(`artifact ${artifact.sha256} was not uploaded: PUT /v1/artifacts first`);
+  if (stored.size !== artifact.size) {
+    throw invalidArgument(`artifact.size ${artifact.size} does not match the stored ${stored.size} bytes`);
+  }
+}
+
+/** 'deviceTypes/x' from status.deviceInfo.deviceType ('x' or 'deviceTypes/x'). */
+function deviceTypeOf(device: Doc): string | undefined {
+  const info = (((device['status'] ?? {}) as Doc)['deviceInfo'] ?? {}) as Doc;
+  const type = info['deviceType'];
+  if (typeof type !== 'string' || type === '') return undefined;
+  return type.startsWith('deviceTypes/') ? type.slice('deviceTypes/'.length) : type;
+}

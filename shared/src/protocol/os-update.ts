@@ -1,0 +1,38 @@
+import { z } from 'zod';
+
+export const SLOTS = ['A', 'B'] as const;
+export type Slot = (typeof SLOTS)[number];
+
+/**
+ * The OS image a device should run, resolved by the control plane from `spec.osVersion` and the device's
+ * reported type. The agent downloads `url` (relative to the server, authenticated with its credential,
+ * HTTP Range supported), checks `sha256` and `size`, and verifies `signature`: ed25519 over the 32 raw bytes
+ * of the image's SHA-256 digest, base64, against the PEM public keys in {device_root}/config/trust/.
+ */
+export const osImageSchema = z.object({
+  version: z.string().min(1),
+  deviceType: z.string().min(1),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  size: z.int().positive(),
+  signature: z.string().min(1),
+  url: z.string().min(1),
+});
+export type OsImage = z.infer<typeof osImageSchema>;
+
+/** What the agent reports of its A/B slots and boot state (`status.osUpdate`), for operators and tests. */
+export const osUpdateStatusSchema = z.object({
+  bootBackend: z.string(),
+  /** the slot this boot runs from */
+  runningSlot: z.enum(SLOTS).optional(),
+  /** the committed slot the bootloader returns to */
+  activeSlot: z.enum(SLOTS).optional(),
+  /** the slot to try once on the next boot, if any */
+  trySlot: z.enum(SLOTS).optional(),
+  /** a slot the bootloader gave up on */
+  lastFailed: z.enum(SLOTS).optional(),
+  /** version installed in each slot, as far as known */
+  slots: z.record(z.string(), z.object({ version: z.string().optional() })).optional(),
+  /** the boot environment as the bootloader sees it (grubenv / U-Boot variables / file state) */
+  bootEnv: z.record(z.string(), z.string()).optional(),
+});
+export type OsUpdateStatus = z.infer<typeof osUpdateStatusSchema>;
