@@ -1,0 +1,208 @@
+/**
+ * The device side of the fleet-connect benchmark: one process holding N agent links, each the real `AgentLink`
+ * of the droplet agent (agent/src/link/agent-link.ts) with a tiny hello and a fixed credential.
+ *
+ * Driven by its parent (scripts/bench/fleet-connect.ts) through JSON lines: commands on stdin, events on
+ * stdout (`SimulatorCommand` / `SimulatorEvent` below); problems go to stderr.
+ *   connect  starts one link per credential, at most `concurrency` of them waiting for their welcome at once,
+ *            and reports progress until every link is welcomed.
+ *   report   sends `total` status messages round-robin over the links (device i's k-th message carries
+ *            seq k and deviceInfo.usage.memoryUsedBytes = k * 4096, so the parent can count what was stored),
+ *            paced at `perSecond` when given, and never beyond the `allowance` the parent grants (flow control).
+ *   allow    raises the allowance (total messages that may have been sent so far).
+ *   stop     closes every link and exits.
+ *
+ * Run by the parent as `node --import tsx scripts/bench/fleet-simulator.ts` (after `npm run build`).
+ */
+import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { pino } from 'pino';
+import type { AgentMessage } from '@outpost/shared';
+import { AgentLink } from '../../agent/src/link/agent-link.js';
+import { openFileDescriptors } from './lib/process-stats.js';
+
+export type SimulatorCommand =
+  | { cmd: 'connect'; server: string; credentialsFile: string; concurrency: number }
+  | { cmd: 'report'; total: number; perSecond?: number; allowance?: number }
+  | { cmd: 'allow'; upTo: number }
+  | { cmd: 'stop' };
+
+export type SimulatorEvent =
+  | { event: 'ready' }
+  | { event: 'connecting'; started: number; welcomed: number; linkWarnings: number; fds?: number }
+  | { event: 'connected'; links: number; ms: number; linkWarnings: number; fds?: number; rssBytes: number }
+  | { event: 'sending'; sent: number; dropped: number }
+  | { event: 'sent'; sent: number; dropped: number; ms: number }
+  | { event: 'stopped' };
+
+/** A status message's memoryUsedBytes is its seq times this, so SUM(memoryUsedBytes) / PAGE counts reports. */
+export const REPORT_MARKER_UNIT = 4096;
+
+const PROGRESS_EVERY_MS = 1_000;
+const PACE_TICK_MS = 5;
+
+interface Fleet {
+  links: AgentLink[];
+  /** status messages sent per link so far (the next seq is this + 1) */
+  seqs: Uint32Array;
+}
+
+const emit = (event: SimulatorEvent): void => void process.stdout.write(JSON.stringify(event) + '\n');
+
+let fleet: Fleet | undefined;
+let allowance = Number.POSITIVE_INFINITY;
+let linkWarnings = 0;
+
+// one silent logger for every link; a warning means a failed or lost connection, which the parent reports
+const logger = pino(
+  { level: 'warn', base: null },
+  {
+    write: (line: string) => {
+      linkWarnings++;
+      if (linkWarnings <= 5) process.stderr.write(`fleet-simulator: link warning: ${line}`);
+    },
+  },
+);
+
+const lines = createInterface({ input: process.stdin });
+lines.on('line', (line) => {
+  if (line.trim() === '') return;
+  const command = JSON.parse(line) as SimulatorCommand;
+  handle(command).catch((err: unknown) => {
+    process.stderr.write(`fleet-simulator: ${command.cmd} failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+    process.exit(1);
+  });
+});
+lines.on('close', () => process.exit(0)); // the parent went away
+emit({ event: 'ready' });
+
+async function handle(command: SimulatorCommand): Promise<void> {
+  switch (command.cmd) {
+    case 'connect':
+      fleet = await connectAll(command.server, readCredentials(command.credentialsFile), command.concurrency);
+      return;
+    case 'report':
+      if (!fleet) throw new Error('report before connect');
+      allowance = command.allowance ?? Number.POSITIVE_INFINITY;
+      await sendReports(fleet, command.total, command.perSecond);
+      return;
+    case 'allow':
+      allowance = Math.max(allowance, command.upTo);
+      return;
+    case 'stop':
+      if (fleet) await Promise.all(fleet.links.map((link) => link.stop()));
+      emit({ event: 'stopped' });
+      process.exit(0);
+  }
+}
+
+function readCredentials(file: string): string[] {
+  const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
+  if (!Array.isArray(parsed) || !parsed.every((c) => typeof c === 'string')) {
+    throw new Error(`${file} must hold a JSON array of credentials`);
+  }
+  return parsed;
+}
+
+async function connectAll(server: string, credentials: string[], concurrency: number): Promise<Fleet> {
+  const started = performance.now();
+  const links: AgentLink[] = [];
+  let welcomed = 0;
+  let wake = (): void => {};
+  const progress = setInterval(
+    () => emit({ event: 'connecting', started: links.length, welcomed, linkWarnings, fds: openFileDescriptors() }),
+    PROGRESS_EVERY_MS,
+  );
+
+  for (const [i, secret] of credentials.entries()) {
+    while (links.length - welcomed >= concurrency) await new Promise<void>((resolve) => (wake = resolve));
+    const link = new AgentLink({
+      server,
+      credential: () => Promise.resolve(secret),
+      hello: () => ({ agentVersion: 'fleet-simulator', bootId: `boot-${i}` }),
+      logger,
+    });
+    const stopListening = link.onConnected(() => {
+      stopListening(); // only the first welcome counts; reconnects are counted as warnings
+      welcomed++;
+      wake();
+    });
+    links.push(link);
+    link.start();
+  }
+  while (welcomed < links.length) await new Promise<void>((resolve) => (wake = resolve));
+  clearInterval(progress);
+  emit({
+    event: 'connected',
+    links: links.length,
+    ms: performance.now() - started,
+    linkWarnings,
+    fds: openFileDescriptors(),
+    rssBytes: process.memoryUsage.rss(),
+  });
+  return { links, seqs: new Uint32Array(links.length) };
+}
+
+/** Sends `total` reports round-robin, paced and within the allowance; a link that is down drops its message. */
+async function sendReports(target: Fleet, total: number, perSecond: number | undefined): Promise<void> {
+  const { links, seqs } = target;
+  const started = performance.now();
+  let sent = 0;
+  let dropped = 0;
+  let next = seqs.reduce((sum, s) => sum + s, 0) % links.length; // continue the round-robin where it stopped
+  let lastProgress = started;
+  while (sent < total) {
+    const now = performance.now();
+    const paced = perSecond === undefined ? total : Math.floor(((now - started) / 1000) * perSecond);
+    const upTo = Math.min(total, paced, allowance);
+    while (sent < upTo) {
+      const seq = ++seqs[next]!;
+      if (!links[next]!.send(statusMessage(next, seq))) dropped++;
+      sent++;
+      next = (next + 1) % links.length;
+    }
+    if (now - lastProgress >= PROGRESS_EVERY_MS) {
+      emit({ event: 'sending', sent, dropped });
+      lastProgress = now;
+    }
+    // yield to the event loop: sockets flush, the parent's allowance arrives
+    await new Promise<void>((resolve) => setTimeout(resolve, PACE_TICK_MS));
+  }
+  emit({ event: 'sent', sent, dropped, ms: performance.now() - started });
+}
+
+/** A status like a droplet's after boot, with one value that changes with every message. */
+function statusMessage(device: number, seq: number): AgentMessage {
+  return {
+    type: 'status',
+    seq,
+    deviceInfo: {
+      osVersion: '1.4.2',
+      deviceType: 'qemu-x86-64',
+      architecture: 'amd64',
+      hardware: 'generic',
+      operatingSystem: 'Linux',
+      kernelVersion: '6.1.0-28-amd64',
+      osImage: 'Debian GNU/Linux 12 (bookworm)',
+      networkInterfaces: {
+        eth0: { interfaceName: 'eth0', ipAddressV4: [ipOf(device)], mac: macOf(device) },
+      },
+      usage: { cpuPercent: seq % 100, memoryUsedBytes: seq * REPORT_MARKER_UNIT, memoryTotalBytes: 2_147_483_648 },
+      managedFeatures: { os: true, osUpgrade: true },
+    },
+    conditions: [
+      {
+        type: 'OSReady',
+        status: 'True',
+        reason: 'Running',
+        message: 'running 1.4.2 from slot A',
+        lastTransitionTime: '2025-01-01T00:00:00Z',
+      },
+    ],
+    addresses: [{ address: ipOf(device), type: 'InternalIP' }],
+  };
+}
+
+const ipOf = (device: number): string => `10.${(device >> 16) & 255}.${(device >> 8) & 255}.${device & 255}`;
+const macOf = (device: number): string =>
+  `02:00:00:${[(device >> 16) & 255, (device >> 8) & 255, device & 255].map((b) => b.toString(16).padStart(2, '0')).join(':')}`;
