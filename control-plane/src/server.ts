@@ -35,7 +35,11 @@ export interface StartedServer extends RunningServer {
 }
 
 /** The composition root of the control plane: database, engine, services, HTTP. */
-export async function startServer(config: ServerConfig, logger: Logger, extras: ServerExtras = {}): Promise<StartedServer> {
+export async function startServer(
+  config: ServerConfig,
+  logger: Logger,
+  extras: ServerExtras = {},
+): Promise<StartedServer> {
   const db = openDatabase(join(config.dataDir, 'outpost.db'));
   const engine = new ResourceEngine(db);
   for (const { def, rules } of extras.resources ?? []) engine.register(def, rules);

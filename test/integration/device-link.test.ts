@@ -45,7 +45,15 @@ async function provision(name: string, serverUrl = server.url): Promise<string> 
 }
 
 function startAgent(root: string, extra: string[] = []): RunningProcess {
-  const agent = startProcess(DROPLET, ['--device-root', root, '--metrics-interval', '1', '--log-level', 'warn', ...extra]);
+  const agent = startProcess(DROPLET, [
+    '--device-root',
+    root,
+    '--metrics-interval',
+    '1',
+    '--log-level',
+    'warn',
+    ...extra,
+  ]);
   agents.push(agent);
   return agent;
 }
@@ -88,16 +96,22 @@ describe('a real droplet agent', () => {
     const root = await provision(name);
     startAgent(root);
     await waitForDevice(server.admin, name, online);
-    await server.admin.update({ name, spec: { sshConfig: { disableSshPassword: true } } }, { updateMask: 'spec.sshConfig' });
+    await server.admin.update(
+      { name, spec: { sshConfig: { disableSshPassword: true } } },
+      { updateMask: 'spec.sshConfig' },
+    );
     const file = join(root, 'data', 'desired-device.json');
     await expect
-      .poll(() => {
-        try {
-          return JSON.parse(readFileSync(file, 'utf8')) as { spec?: { sshConfig?: unknown } };
-        } catch {
-          return undefined;
-        }
-      }, { timeout: 10_000 })
+      .poll(
+        () => {
+          try {
+            return JSON.parse(readFileSync(file, 'utf8')) as { spec?: { sshConfig?: unknown } };
+          } catch {
+            return undefined;
+          }
+        },
+        { timeout: 10_000 },
+      )
       .toMatchObject({ spec: { sshConfig: { disableSshPassword: true } } });
   });
 
@@ -117,10 +131,23 @@ describe('a real droplet agent', () => {
 
   it('registers itself with a project provisioning token', async () => {
     const token = (
-      await server.admin.request<{ token: string }>('POST', `/v1/${parent}/devices:createProvisioningToken`, { body: {} })
+      await server.admin.request<{ token: string }>('POST', `/v1/${parent}/devices:createProvisioningToken`, {
+        body: {},
+      })
     ).token;
     const root = newRoot();
-    startAgent(root, ['--server', server.url, '--provisioning-token', token, '--project', 'fleet', '--region', 'eu-west', '--device-id', 'self-reg']);
+    startAgent(root, [
+      '--server',
+      server.url,
+      '--provisioning-token',
+      token,
+      '--project',
+      'fleet',
+      '--region',
+      'eu-west',
+      '--device-id',
+      'self-reg',
+    ]);
     const device = await waitForDevice(server.admin, `${parent}/devices/self-reg`, online);
     expect(device.name).toBe(`${parent}/devices/self-reg`);
     // the token only registers into its own project and region
@@ -178,7 +205,8 @@ describe('control plane restart', () => {
     const port = Number(new URL(cp.url).port);
     const names = [0, 1, 2].map((i) => `${parent}/devices/restart-${i}`);
     for (const name of names) startAgent(await provision(name, cp.url));
-    for (const name of names) await waitForDevice(cp.admin, name, (d) => online(d) && d.status?.deviceInfo?.kernelVersion !== undefined);
+    for (const name of names)
+      await waitForDevice(cp.admin, name, (d) => online(d) && d.status?.deviceInfo?.kernelVersion !== undefined);
     const before = await Promise.all(names.map((n) => cp.admin.get<Device>(n)));
 
     await cp.close();

@@ -99,7 +99,9 @@ export function registerDeviceCommands(program: Command, ctxFactory: ContextFact
 
   group
     .command('rollout-status')
-    .description('how far a version has rolled out: devices not yet targeted, in flight, and done (spec 000 Endpoints rule 4)')
+    .description(
+      'how far a version has rolled out: devices not yet targeted, in flight, and done (spec 000 Endpoints rule 4)',
+    )
     .requiredOption('--parent <parent>', 'projects/{project}/regions/{region or -}')
     .requiredOption('--version <version>', 'the OS version')
     .option('--filter <filter>', 'restrict to these devices, e.g. \'metadata.labels CONTAINS "wave:canary"\'')
@@ -133,7 +135,8 @@ export function registerDeviceCommands(program: Command, ctxFactory: ContextFact
 
 async function ensureDevice(client: OutpostClient, name: string): Promise<void> {
   const match = /^(projects\/[^/]+\/regions\/[^/]+)\/devices\/[^/]+$/.exec(name);
-  if (!match) throw new UsageError(`"${name}" is not a device name (projects/{project}/regions/{region}/devices/{device})`);
+  if (!match)
+    throw new UsageError(`"${name}" is not a device name (projects/{project}/regions/{region}/devices/{device})`);
   try {
     await client.get<Device>(name, { view: 'NAME' });
   } catch (err) {

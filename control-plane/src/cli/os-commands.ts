@@ -38,7 +38,9 @@ export function registerOsCommands(program: Command, ctxFactory: ContextFactory)
 
   group
     .command('keygen <prefix>')
-    .description('write an ed25519 signing key pair: <prefix>.key (private, mode 0600) and <prefix>.pub (put it in {device_root}/config/trust/)')
+    .description(
+      'write an ed25519 signing key pair: <prefix>.key (private, mode 0600) and <prefix>.pub (put it in {device_root}/config/trust/)',
+    )
     .action(async (prefix: string, _opts: unknown, command: Command) => {
       const { privateKey, publicKey } = generateKeyPairSync('ed25519');
       await writeFileAtomic(`${prefix}.key`, privateKey.export({ type: 'pkcs8', format: 'pem' }) as string, 0o600);
@@ -136,7 +138,12 @@ async function upload(command: Command, path: string, sha256: string, size: numb
   });
   const res = await fetch(`${server}/v1/artifacts`, {
     method: 'PUT',
-    headers: { ...headers, 'content-type': 'application/octet-stream', 'x-content-sha256': sha256, 'content-length': String(size) },
+    headers: {
+      ...headers,
+      'content-type': 'application/octet-stream',
+      'x-content-sha256': sha256,
+      'content-length': String(size),
+    },
     body: Readable.toWeb(source) as ReadableStream,
     duplex: 'half',
   } as RequestInit);

@@ -14,7 +14,11 @@ const mib = (n: number): string => (n / 1048576).toFixed(1);
 export function progressBar(label: string, total: number, stream: NodeJS.WriteStream = process.stderr): Progress {
   if (stream.isTTY) {
     const bar = new cliProgress.SingleBar(
-      { format: `${label} [{bar}] {percentage}% {doneMiB}/{totalMiB} MiB {speed} MiB/s eta {eta}s`, stream, hideCursor: true },
+      {
+        format: `${label} [{bar}] {percentage}% {doneMiB}/{totalMiB} MiB {speed} MiB/s eta {eta}s`,
+        stream,
+        hideCursor: true,
+      },
       cliProgress.Presets.shades_classic,
     );
     const started = Date.now();

@@ -10,7 +10,10 @@ export class DeviceCredentials {
   private readonly byHash;
   private readonly remove;
 
-  constructor(db: Db, private readonly now: () => Date = () => new Date()) {
+  constructor(
+    db: Db,
+    private readonly now: () => Date = () => new Date(),
+  ) {
     db.exec(`CREATE TABLE IF NOT EXISTS device_credentials (
       device TEXT PRIMARY KEY,
       secret_sha256 BLOB NOT NULL UNIQUE,
@@ -20,7 +23,9 @@ export class DeviceCredentials {
       `INSERT INTO device_credentials(device, secret_sha256, create_time) VALUES (?, ?, ?)
        ON CONFLICT(device) DO UPDATE SET secret_sha256 = excluded.secret_sha256, create_time = excluded.create_time`,
     );
-    this.byHash = db.prepare<[Buffer], { device: string }>('SELECT device FROM device_credentials WHERE secret_sha256 = ?');
+    this.byHash = db.prepare<[Buffer], { device: string }>(
+      'SELECT device FROM device_credentials WHERE secret_sha256 = ?',
+    );
     this.remove = db.prepare<[string]>('DELETE FROM device_credentials WHERE device = ?');
   }
 

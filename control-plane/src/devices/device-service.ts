@@ -114,11 +114,14 @@ export function createDeviceService(engine: ResourceEngine, db: Db, options: Dev
         }
         const parsed = registerDeviceRequestSchema.safeParse(body);
         if (!parsed.success) {
-          throw invalidArgument(`invalid registration: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+          throw invalidArgument(
+            `invalid registration: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+          );
         }
         const name = `${target}/devices/${parsed.data.deviceId}`;
         return engine.transaction(() => {
-          if (devices.find(name)) throw alreadyExists(`device "${name}" already exists; ask an administrator for its credential`);
+          if (devices.find(name))
+            throw alreadyExists(`device "${name}" already exists; ask an administrator for its credential`);
           const device = devices.create({ parent: target, resource: { name } }, { system: true });
           return { device, credential: credentials.issue(name) };
         });

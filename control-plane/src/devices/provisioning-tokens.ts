@@ -13,7 +13,10 @@ export class ProvisioningTokens {
   private readonly insert;
   private readonly byHash;
 
-  constructor(db: Db, private readonly now: () => Date = () => new Date()) {
+  constructor(
+    db: Db,
+    private readonly now: () => Date = () => new Date(),
+  ) {
     db.exec(`CREATE TABLE IF NOT EXISTS provisioning_tokens (
       secret_sha256 BLOB PRIMARY KEY,
       parent TEXT NOT NULL,

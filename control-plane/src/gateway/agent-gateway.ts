@@ -3,7 +3,14 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import type { RawData, WebSocket } from 'ws';
-import { AGENT_CONNECT_PATH, ApiError, MAX_TEXT_FRAME_BYTES, parseAgentMessage, refusalOf, unauthenticated } from '@outpost/shared';
+import {
+  AGENT_CONNECT_PATH,
+  ApiError,
+  MAX_TEXT_FRAME_BYTES,
+  parseAgentMessage,
+  refusalOf,
+  unauthenticated,
+} from '@outpost/shared';
 import type { AgentMessage, OsImage, ServerMessage } from '@outpost/shared';
 import type { Logger } from '../server/logger.js';
 import type { DeviceCredentials } from '../devices/device-credentials.js';
@@ -35,7 +42,11 @@ export interface AgentGatewayOptions {
 export class AgentGateway {
   readonly commands = new CommandDispatcher();
   private readonly sessions = new Map<string, AgentSession>();
-  private readonly wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: 4 * MAX_TEXT_FRAME_BYTES });
+  private readonly wss = new WebSocketServer({
+    noServer: true,
+    perMessageDeflate: false,
+    maxPayload: 4 * MAX_TEXT_FRAME_BYTES,
+  });
   private readonly status: StatusWriter;
   private readonly heartbeat: NodeJS.Timeout;
   private readonly unsubscribe: () => void;
@@ -242,14 +253,18 @@ export class AgentGateway {
 
   /** After a crash no link survives: nothing may stay Online from before this start. */
   private markAllOffline(): void {
-    const query = buildCollectionQuery(this.options.devices, 'projects/-/regions/-', 'status.connectionStatus = "CONNECTED"', undefined);
+    const query = buildCollectionQuery(
+      this.options.devices,
+      'projects/-/regions/-',
+      'status.connectionStatus = "CONNECTED"',
+      undefined,
+    );
     const stale = this.options.devices.table.query({ where: query.where, keys: [{ sql: 'name', desc: false }] });
     const now = new Date().toISOString();
     for (const row of stale) this.status.connection(row.doc['name'] as string, 'DISCONNECTED', now);
     this.status.flush();
   }
 }
-
 
 /**
  * What the agent acts on: its spec, labels, and the device type its OS image is resolved for (other status

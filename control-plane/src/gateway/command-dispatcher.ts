@@ -14,13 +14,22 @@ interface Pending {
 export class CommandDispatcher {
   private readonly pending = new Map<string, Pending>();
 
-  send(session: AgentSession | undefined, deviceName: string, command: string, args: unknown, timeoutMs: number): Promise<unknown> {
-    if (!session) return Promise.reject(unavailable(`device "${deviceName}" is offline: the command needs it connected`));
+  send(
+    session: AgentSession | undefined,
+    deviceName: string,
+    command: string,
+    args: unknown,
+    timeoutMs: number,
+  ): Promise<unknown> {
+    if (!session)
+      return Promise.reject(unavailable(`device "${deviceName}" is offline: the command needs it connected`));
     const id = randomUUID();
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);
-        reject(unavailable(`device "${deviceName}" did not answer "${command}" within ${Math.round(timeoutMs / 1000)} s`));
+        reject(
+          unavailable(`device "${deviceName}" did not answer "${command}" within ${Math.round(timeoutMs / 1000)} s`),
+        );
       }, timeoutMs);
       this.pending.set(id, { deviceName, resolve, reject, timer });
       if (!session.send({ type: 'command', id, command, ...(args === undefined ? {} : { args }) })) {

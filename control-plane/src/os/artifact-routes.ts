@@ -27,7 +27,8 @@ export function artifactRoutes(
   const router = express.Router();
   const bearer = (req: Request): string => {
     const secret = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '')?.[1];
-    if (!secret) throw unauthenticated('missing credential: send "Authorization: Bearer <API key or device credential>"');
+    if (!secret)
+      throw unauthenticated('missing credential: send "Authorization: Bearer <API key or device credential>"');
     return secret;
   };
   const guard =
@@ -91,7 +92,10 @@ export function artifactRoutes(
 }
 
 /** One `bytes=a-b`, `bytes=a-` or `bytes=-n` range; undefined for none or several (answered whole). */
-function parseRange(header: string | undefined, size: number): { start: number; end: number } | 'unsatisfiable' | undefined {
+function parseRange(
+  header: string | undefined,
+  size: number,
+): { start: number; end: number } | 'unsatisfiable' | undefined {
   if (!header) return undefined;
   const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
   if (!match) {

@@ -34,7 +34,8 @@ export function createOsCatalog(engine: ResourceEngine, artifacts: ArtifactStore
     beforeCreate: (doc) => {
       checkArtifact(artifacts, doc);
       const deviceType = doc['deviceType'] as string;
-      if (!deviceTypes.find(deviceType)) throw failedPrecondition(`device type "${deviceType}" does not exist: create it first`);
+      if (!deviceTypes.find(deviceType))
+        throw failedPrecondition(`device type "${deviceType}" does not exist: create it first`);
       const version = doc['version'] as string;
       const id = osVersionId(deviceType.split('/')[1]!, version);
       if (doc['name'] !== `osVersions/${id}`) {
@@ -75,16 +76,25 @@ export function createOsCatalog(engine: ResourceEngine, artifacts: ArtifactStore
     if (desired === running) return; // back to what runs: always allowed, nothing to install
     const managed = (info['managedFeatures'] ?? {}) as Doc;
     if (managed['os'] === false) {
-      throw failedPrecondition('OS management is disabled on this device (agent on its own Linux): it cannot change OS version');
+      throw failedPrecondition(
+        'OS management is disabled on this device (agent on its own Linux): it cannot change OS version',
+      );
     }
     const type = deviceTypeOf(after);
     if (!type) {
-      throw failedPrecondition('the device has not reported its device type yet: connect it once before setting spec.osVersion');
+      throw failedPrecondition(
+        'the device has not reported its device type yet: connect it once before setting spec.osVersion',
+      );
     }
     const published = findVersion(type, desired as string);
     if (!published) throw failedPrecondition(`version ${String(desired)} is not published for device type ${type}`);
     const minimum = published['minimumPreviousVersion'];
-    if (typeof minimum === 'string' && typeof running === 'string' && semver.valid(running) && semver.lt(running, minimum)) {
+    if (
+      typeof minimum === 'string' &&
+      typeof running === 'string' &&
+      semver.valid(running) &&
+      semver.lt(running, minimum)
+    ) {
       throw failedPrecondition(
         `version ${String(desired)} needs the device to run at least ${minimum}; it runs ${running}: upgrade through ${minimum} first`,
       );

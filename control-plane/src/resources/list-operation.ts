@@ -70,7 +70,9 @@ export function listResources(handle: ResourceHandle, req: ListRequest): ListRes
   if (req.includePagingInfo) {
     totalResultsCount = handle.table.count(query.where);
     const first = page.rows[0];
-    currentOffset = first ? handle.table.count(query.where, { keys: query.keys, values: first.keyValues, before: true }) : 0;
+    currentOffset = first
+      ? handle.table.count(query.where, { keys: query.keys, values: first.keyValues, before: true })
+      : 0;
   }
   return {
     items: page.rows.map((r) => present(r.doc, paths)),

@@ -157,7 +157,9 @@ export class ResourceHandle {
         return this.insertValidated(name, pattern, { ...this.withoutOutputOnly(body), name }, ctx);
       }
       if (req.cas) this.checkCas(stored, req.cas.conditionalState, casPaths);
-      const candidate = mask ? this.keepOutputOnly(stored, applyUpdateMask(stored, body, mask)) : this.replaceWritable(stored, body);
+      const candidate = mask
+        ? this.keepOutputOnly(stored, applyUpdateMask(stored, body, mask))
+        : this.replaceWritable(stored, body);
       this.checkImmutable(stored, candidate);
       this.validate(candidate);
       const next = this.rules.beforeUpdate?.(stored, candidate, ctx) ?? candidate;

@@ -58,7 +58,9 @@ export class ResourceTable {
     this.multiFields = filterSchema.fields.filter(isMultiValued);
     this.createSchema(filterSchema);
     this.byName = db.prepare<[string], { id: number; doc: string }>(`SELECT id, doc FROM ${this.table} WHERE name = ?`);
-    this.insertRow = db.prepare<[string, string, string]>(`INSERT INTO ${this.table}(name, parent, doc) VALUES (?, ?, ?)`);
+    this.insertRow = db.prepare<[string, string, string]>(
+      `INSERT INTO ${this.table}(name, parent, doc) VALUES (?, ?, ?)`,
+    );
     this.updateRow = db.prepare<[string, number]>(`UPDATE ${this.table} SET doc = ? WHERE id = ?`);
     this.deleteRow = db.prepare<[number]>(`DELETE FROM ${this.table} WHERE id = ?`);
     this.insertMulti = db.prepare<[number, string, string]>(
@@ -180,7 +182,8 @@ export class ResourceTable {
       conditions.push(s.sql);
       params.push(...s.params);
     }
-    const sql = `SELECT COUNT(*) AS n FROM ${this.table}` + (conditions.length ? ` WHERE ${conditions.join(' AND ')}` : '');
+    const sql =
+      `SELECT COUNT(*) AS n FROM ${this.table}` + (conditions.length ? ` WHERE ${conditions.join(' AND ')}` : '');
     return (this.statement(sql).get(...params) as { n: number }).n;
   }
 

@@ -15,7 +15,11 @@ export function parseView(value: unknown): View | undefined {
  * The paths a reader asked for: the view's fields plus the field mask on top.
  * Undefined means the whole resource (FULL, or no view and no mask).
  */
-export function selectedPaths(def: ResourceDefinition, view: View | undefined, mask: readonly string[]): string[] | undefined {
+export function selectedPaths(
+  def: ResourceDefinition,
+  view: View | undefined,
+  mask: readonly string[],
+): string[] | undefined {
   if (view === 'FULL') return undefined;
   if (view === undefined) return mask.length > 0 ? ['name', ...mask] : undefined;
   const viewPaths = view === 'NAME' ? (def.views.NAME ?? ['name']) : (def.views[view] ?? undefined);

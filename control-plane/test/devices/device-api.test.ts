@@ -49,7 +49,9 @@ describe('device endpoints of spec 000', () => {
   });
 
   it('PUT without updateMask replaces the resource, dropping network and SSH settings; status stays', async () => {
-    server.engine.resource('devices').patch(name, (d) => ({ ...d, status: { ...(d['status'] as object), deviceInfo: { osVersion: '1.0.0' } } }));
+    server.engine
+      .resource('devices')
+      .patch(name, (d) => ({ ...d, status: { ...(d['status'] as object), deviceInfo: { osVersion: '1.0.0' } } }));
     const res = await put(name, { spec: { osVersion: '1.2.0' }, status: { deviceInfo: { osVersion: 'forged' } } });
     const device = (await res.json()) as Device;
     expect(device.spec).toEqual({ osVersion: '1.2.0' });
@@ -70,7 +72,13 @@ describe('device endpoints of spec 000', () => {
 
   it('lists with filter, view NAME and field masks across regions', async () => {
     const devices = server.engine.resource('devices');
-    const mk = (id: string, region: string, desired: string, running: string | undefined, labels: Record<string, string>) =>
+    const mk = (
+      id: string,
+      region: string,
+      desired: string,
+      running: string | undefined,
+      labels: Record<string, string>,
+    ) =>
       devices.put({
         name: `projects/rollout/regions/${region}/devices/${id}`,
         metadata: { labels },
@@ -82,10 +90,14 @@ describe('device endpoints of spec 000', () => {
     mk('d-never', 'us', '2.0.0', undefined, {});
     mk('d-old', 'eu', '1.0.0', '1.0.0', {});
     const names = async (filter: string): Promise<string[]> =>
-      ((await server.admin.list<Device>('projects/rollout/regions/-', 'devices', { filter, view: 'NAME' })).devices ?? []).map(
-        (d) => d.name.split('/').pop()!,
-      );
-    expect(await names('spec.osVersion = "2.0.0" AND status.deviceInfo.osVersion != "2.0.0"')).toEqual(['d-flight', 'd-never']);
+      (
+        (await server.admin.list<Device>('projects/rollout/regions/-', 'devices', { filter, view: 'NAME' })).devices ??
+        []
+      ).map((d) => d.name.split('/').pop()!);
+    expect(await names('spec.osVersion = "2.0.0" AND status.deviceInfo.osVersion != "2.0.0"')).toEqual([
+      'd-flight',
+      'd-never',
+    ]);
     expect(await names('status.deviceInfo.osVersion = "2.0.0"')).toEqual(['d-done']);
     expect(await names('metadata.labels CONTAINS "wave:canary"')).toEqual(['d-done', 'd-flight']);
     const page = await server.admin.list<Device>('projects/rollout/regions/-', 'devices', { view: 'NAME' });

@@ -57,7 +57,9 @@ describe('artifacts', () => {
     expect(part.status).toBe(206);
     expect(part.headers.get('content-range')).toBe(`bytes 9000-9999/10000`);
     expect(Buffer.from(await part.arrayBuffer()).equals(image.subarray(9000))).toBe(true);
-    const stale = await fetch(`${server.url}/v1/artifacts/${sha256}`, { headers: { ...auth, range: 'bytes=9000-', 'if-range': '"other"' } });
+    const stale = await fetch(`${server.url}/v1/artifacts/${sha256}`, {
+      headers: { ...auth, range: 'bytes=9000-', 'if-range': '"other"' },
+    });
     expect(stale.status).toBe(200);
     await stale.arrayBuffer();
     const beyond = await fetch(`${server.url}/v1/artifacts/${sha256}`, { headers: { ...auth, range: 'bytes=20000-' } });
@@ -95,9 +97,14 @@ describe('writing spec.osVersion', () => {
 
   it('a published version is accepted and OSReady becomes False/Pending', async () => {
     const name = reportedDevice('up-1', '1.0.0');
-    const device = await server.admin.update<Device>({ name, spec: { osVersion: '1.1.0' } }, { updateMask: 'spec.osVersion' });
+    const device = await server.admin.update<Device>(
+      { name, spec: { osVersion: '1.1.0' } },
+      { updateMask: 'spec.osVersion' },
+    );
     expect(device.spec?.osVersion).toBe('1.1.0');
-    expect(device.status?.conditions).toContainEqual(expect.objectContaining({ type: 'OSReady', status: 'False', reason: 'Pending' }));
+    expect(device.status?.conditions).toContainEqual(
+      expect.objectContaining({ type: 'OSReady', status: 'False', reason: 'Pending' }),
+    );
   });
 
   it('a version not published for the device type is FAILED_PRECONDITION and the record is unchanged', async () => {

@@ -19,7 +19,7 @@ describe('compare-and-swap under concurrency', () => {
     let conflicts = 0;
     const client = async (): Promise<void> => {
       const api = server.clientWith('test-admin-key-0123456789abcdef');
-      for (let done = 0; done < perClient; ) {
+      for (let done = 0; done < perClient;) {
         const current = await api.get<Widget>(name);
         const value = current.spec?.size ?? 0;
         try {

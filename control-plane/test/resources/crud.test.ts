@@ -35,7 +35,9 @@ describe('create', () => {
     const name = `${parent}/widgets/w-explicit`;
     await server.admin.create(parent, 'widgets', { name, spec: { size: 3 } });
     expect((await refused(server.admin.create(parent, 'widgets', { name }))).status).toBe('ALREADY_EXISTS');
-    const err = await refused(server.admin.create('projects/p1/regions/us', 'widgets', { name: `${parent}/widgets/w-x` }));
+    const err = await refused(
+      server.admin.create('projects/p1/regions/us', 'widgets', { name: `${parent}/widgets/w-x` }),
+    );
     expect(err.status).toBe('INVALID_ARGUMENT');
   });
 
@@ -43,11 +45,15 @@ describe('create', () => {
     expect((await refused(server.admin.create(parent, 'widgets', { name: `${parent}/widgets/Bad_Id` }))).status).toBe(
       'INVALID_ARGUMENT',
     );
-    const bad = await refused(server.admin.create(parent, 'widgets', { name: `${parent}/widgets/w-bad`, spec: { size: 'x' } }));
+    const bad = await refused(
+      server.admin.create(parent, 'widgets', { name: `${parent}/widgets/w-bad`, spec: { size: 'x' } }),
+    );
     expect(bad.status).toBe('INVALID_ARGUMENT');
     expect(bad.message).toContain('spec.size');
     await refused(server.admin.get(`${parent}/widgets/w-bad`));
-    expect((await refused(server.admin.create('projects/p1/regions/-', 'widgets', {}))).status).toBe('INVALID_ARGUMENT');
+    expect((await refused(server.admin.create('projects/p1/regions/-', 'widgets', {}))).status).toBe(
+      'INVALID_ARGUMENT',
+    );
   });
 
   it('ignores output-only fields in the body and honours the response mask', async () => {
@@ -58,7 +64,12 @@ describe('create', () => {
       { responseMask: { bodyMask: 'name,metadata.labels,status' } },
     );
     expect(w).toEqual({ name: `${parent}/widgets/w-status`, metadata: { labels: { a: 'b' } } });
-    const skipped = await server.admin.create(parent, 'widgets', {}, { responseMask: { skipEntireResponseBody: true } });
+    const skipped = await server.admin.create(
+      parent,
+      'widgets',
+      {},
+      { responseMask: { skipEntireResponseBody: true } },
+    );
     expect(skipped).toEqual({});
   });
 });
@@ -68,7 +79,11 @@ describe('get and batchGet', () => {
     const name = `${parent}/widgets/w-view`;
     await server.admin.create(parent, 'widgets', { name, displayName: 'V', spec: { color: 'blue', size: 2 } });
     expect(await server.admin.get(name, { view: 'NAME' })).toEqual({ name });
-    expect(await server.admin.get(name, { view: 'BASIC' })).toEqual({ name, displayName: 'V', spec: { color: 'blue' } });
+    expect(await server.admin.get(name, { view: 'BASIC' })).toEqual({
+      name,
+      displayName: 'V',
+      spec: { color: 'blue' },
+    });
     expect(await server.admin.get(name, { view: 'BASIC', fieldMask: 'spec.size' })).toEqual({
       name,
       displayName: 'V',
@@ -101,7 +116,10 @@ describe('update', () => {
   });
 
   it('with an update mask changes only the masked field', async () => {
-    const w = await server.admin.update<Widget>({ name, spec: { color: 'green', size: 99 } }, { updateMask: 'spec.color' });
+    const w = await server.admin.update<Widget>(
+      { name, spec: { color: 'green', size: 99 } },
+      { updateMask: 'spec.color' },
+    );
     expect(w.spec).toEqual({ color: 'green', size: 1, network: { dhcp: true } });
     expect(w.displayName).toBe('U');
     expect(w.status).toEqual({ counter: 5 });

@@ -62,8 +62,15 @@ describe('list paging', () => {
         });
       }
     });
-    const all = await server.admin.list<Widget>(parent, 'widgets', { orderBy: 'spec.color desc, spec.size', pageSize: 100 });
-    const keyOf = (w: Widget): [string | null, number | null, string] => [w.spec?.color ?? null, w.spec?.size ?? null, w.name];
+    const all = await server.admin.list<Widget>(parent, 'widgets', {
+      orderBy: 'spec.color desc, spec.size',
+      pageSize: 100,
+    });
+    const keyOf = (w: Widget): [string | null, number | null, string] => [
+      w.spec?.color ?? null,
+      w.spec?.size ?? null,
+      w.name,
+    ];
     const expected = [...all.widgets!].sort((a, b) => {
       const [ca, sa, na] = keyOf(a);
       const [cb, sb, nb] = keyOf(b);
@@ -78,12 +85,21 @@ describe('list paging', () => {
     expect(p1.prevPageToken).toBe('');
     expect(p1.currentOffset).toBe(0);
     expect(p1.totalResultsCount).toBe(25);
-    const p2 = (await server.admin.list<Widget>(parent, 'widgets', { ...q, pageToken: p1.nextPageToken })) as unknown as Page;
+    const p2 = (await server.admin.list<Widget>(parent, 'widgets', {
+      ...q,
+      pageToken: p1.nextPageToken,
+    })) as unknown as Page;
     expect(p2.currentOffset).toBe(10);
-    const p3 = (await server.admin.list<Widget>(parent, 'widgets', { ...q, pageToken: p2.nextPageToken })) as unknown as Page;
+    const p3 = (await server.admin.list<Widget>(parent, 'widgets', {
+      ...q,
+      pageToken: p2.nextPageToken,
+    })) as unknown as Page;
     expect(p3.widgets).toHaveLength(5);
     expect(p3.nextPageToken).toBe('');
-    const back = (await server.admin.list<Widget>(parent, 'widgets', { ...q, pageToken: p3.prevPageToken })) as unknown as Page;
+    const back = (await server.admin.list<Widget>(parent, 'widgets', {
+      ...q,
+      pageToken: p3.prevPageToken,
+    })) as unknown as Page;
     expect(back.widgets.map((w) => w.name)).toEqual(p2.widgets.map((w) => w.name));
     expect([...p1.widgets, ...p2.widgets, ...p3.widgets].map((w) => w.name)).toEqual(expected.map((w) => w.name));
   });
@@ -94,23 +110,34 @@ describe('list paging', () => {
     await expect(
       server.admin.list(parent, 'widgets', { pageSize: 3, pageToken: p1.nextPageToken, filter: 'spec.size = 1' }),
     ).rejects.toMatchObject({ status: 'INVALID_ARGUMENT' });
-    await expect(server.admin.list(parent, 'widgets', { pageSize: -1 })).rejects.toMatchObject({ status: 'INVALID_ARGUMENT' });
+    await expect(server.admin.list(parent, 'widgets', { pageSize: -1 })).rejects.toMatchObject({
+      status: 'INVALID_ARGUMENT',
+    });
     const capped = await server.admin.list(parent, 'widgets', { pageSize: 5000 });
     expect(capped.widgets).toHaveLength(25);
   });
 
   it('lists across regions with a - wildcard, filters on labels and versions', async () => {
     const widgets = server.engine.resource('widgets');
-    widgets.put({ name: 'projects/wild/regions/ra/widgets/x1', metadata: { labels: { wave: 'canary' } }, spec: { color: 'X' } });
+    widgets.put({
+      name: 'projects/wild/regions/ra/widgets/x1',
+      metadata: { labels: { wave: 'canary' } },
+      spec: { color: 'X' },
+    });
     widgets.put({ name: 'projects/wild/regions/rb/widgets/x2', spec: { color: 'X' } });
     widgets.put({ name: 'projects/other/regions/ra/widgets/x3', spec: { color: 'X' } });
     const all = await server.admin.list<Widget>('projects/wild/regions/-', 'widgets');
-    expect(all.widgets!.map((w) => w.name)).toEqual(['projects/wild/regions/ra/widgets/x1', 'projects/wild/regions/rb/widgets/x2']);
+    expect(all.widgets!.map((w) => w.name)).toEqual([
+      'projects/wild/regions/ra/widgets/x1',
+      'projects/wild/regions/rb/widgets/x2',
+    ]);
     const canary = await server.admin.list<Widget>('projects/wild/regions/-', 'widgets', {
       filter: 'metadata.labels CONTAINS "wave:canary" AND spec.color = "X"',
     });
     expect(canary.widgets!.map((w) => w.name)).toEqual(['projects/wild/regions/ra/widgets/x1']);
-    await expect(server.admin.list('projects/wild/regions/-', 'widgets', { filter: 'spec.color = ' })).rejects.toMatchObject({
+    await expect(
+      server.admin.list('projects/wild/regions/-', 'widgets', { filter: 'spec.color = ' }),
+    ).rejects.toMatchObject({
       status: 'INVALID_ARGUMENT',
     });
   });

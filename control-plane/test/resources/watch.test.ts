@@ -21,6 +21,8 @@ interface WireResponse {
   pageTokenChange?: { prevPageToken: string; nextPageToken: string };
 }
 
+const iterate = <T>(iterable: AsyncIterable<T>): AsyncIterator<T> => iterable[Symbol.asyncIterator]();
+
 /** Pulls responses from a stream until `until` says stop. */
 async function collect(
   it: AsyncIterator<WireResponse>,
@@ -37,7 +39,9 @@ async function collect(
 
 const versionsOf = (responses: WireResponse[]): string[] =>
   responses.flatMap((r) =>
-    r.widgetChanges.flatMap((c) => (c['current']?.widget ? [`${c['current'].widget.name}@${c['current'].widget.spec?.size}`] : [])),
+    r.widgetChanges.flatMap((c) =>
+      c['current']?.widget ? [`${c['current'].widget.name}@${c['current'].widget.spec?.size}`] : [],
+    ),
   );
 
 describe('stateless watch over HTTP', () => {
@@ -53,12 +57,18 @@ describe('stateless watch over HTTP', () => {
     for (let i = 0; i < 5; i++) widgets.put({ name: `${parent}/widgets/s${i}`, spec: { size: 0 } });
 
     const first = new AbortController();
-    const stream1 = server.admin
-      .watch<WireResponse>(`/v1/${parent}/widgets:watch`, { type: 'STATELESS', maxChunkSize: 2 }, first.signal)
-      [Symbol.asyncIterator]();
+    const stream1 = iterate(
+      server.admin.watch<WireResponse>(
+        `/v1/${parent}/widgets:watch`,
+        { type: 'STATELESS', maxChunkSize: 2 },
+        first.signal,
+      ),
+    );
     const snapshot = await collect(stream1, (r) => r.isCurrent);
     expect(snapshot).toHaveLength(3); // 5 records in chunks of 2
-    expect(snapshot.slice(0, -1).every((r) => !r.isCurrent && r.resumeToken === '' && r.snapshotSize === -1)).toBe(true);
+    expect(snapshot.slice(0, -1).every((r) => !r.isCurrent && r.resumeToken === '' && r.snapshotSize === -1)).toBe(
+      true,
+    );
     expect(versionsOf(snapshot)).toHaveLength(5);
     const size = await collect(stream1, () => true);
     expect(size[0]).toMatchObject({ snapshotSize: 5, isCurrent: false, widgetChanges: [] });
@@ -81,9 +91,13 @@ describe('stateless watch over HTTP', () => {
     widgets.remove(`${parent}/widgets/s4`);
 
     const second = new AbortController();
-    const stream2 = server.admin
-      .watch<WireResponse>(`/v1/${parent}/widgets:watch`, { type: 'STATELESS', resumeToken: token }, second.signal)
-      [Symbol.asyncIterator]();
+    const stream2 = iterate(
+      server.admin.watch<WireResponse>(
+        `/v1/${parent}/widgets:watch`,
+        { type: 'STATELESS', resumeToken: token },
+        second.signal,
+      ),
+    );
     const resumed = await collect(stream2, (r) => r.isCurrent);
     second.abort();
     const received = [...versionsOf(live), ...versionsOf(resumed)];
@@ -98,13 +112,13 @@ describe('stateless watch over HTTP', () => {
     const p = 'projects/watch2/regions/r1';
     widgets.put({ name: `${p}/widgets/a1`, spec: { color: 'red', size: 1 } });
     const controller = new AbortController();
-    const stream = server.admin
-      .watch<WireResponse>(
+    const stream = iterate(
+      server.admin.watch<WireResponse>(
         `/v1/${p}/widgets:watch`,
         { type: 'STATELESS', filter: 'spec.color = "red"', fieldMask: 'spec.color' },
         controller.signal,
-      )
-      [Symbol.asyncIterator]();
+      ),
+    );
     await collect(stream, (r) => r.isCurrent);
     await collect(stream, () => true); // size message
     widgets.put({ name: `${p}/widgets/b1`, spec: { color: 'blue' } }); // outside the filter
@@ -121,9 +135,14 @@ describe('stateless watch over HTTP', () => {
 
   it('refuses paging fields in a stateless watch and bad resume tokens', async () => {
     const run = (body: unknown) =>
-      collect(server.admin.watch<WireResponse>(`/v1/${parent}/widgets:watch`, body)[Symbol.asyncIterator](), () => true);
+      collect(
+        server.admin.watch<WireResponse>(`/v1/${parent}/widgets:watch`, body)[Symbol.asyncIterator](),
+        () => true,
+      );
     await expect(run({ type: 'STATELESS', pageSize: 3 })).rejects.toMatchObject({ status: 'INVALID_ARGUMENT' });
-    await expect(run({ type: 'STATELESS', resumeToken: 'garbage' })).rejects.toMatchObject({ status: 'INVALID_ARGUMENT' });
+    await expect(run({ type: 'STATELESS', resumeToken: 'garbage' })).rejects.toMatchObject({
+      status: 'INVALID_ARGUMENT',
+    });
     await expect(run({ type: 'STATEFUL', resumeToken: 'r1' })).rejects.toMatchObject({ status: 'INVALID_ARGUMENT' });
   });
 });
@@ -140,9 +159,13 @@ describe('stateful watch over HTTP', () => {
     const widgets = server.engine.resource('widgets');
     for (const id of ['b', 'd', 'f', 'h']) widgets.put({ name: `${parent}/widgets/w${id}`, spec: { size: 1 } });
     const controller = new AbortController();
-    const stream = server.admin
-      .watch<WireResponse>(`/v1/${parent}/widgets:watch`, { type: 'STATEFUL', pageSize: 3 }, controller.signal)
-      [Symbol.asyncIterator]();
+    const stream = iterate(
+      server.admin.watch<WireResponse>(
+        `/v1/${parent}/widgets:watch`,
+        { type: 'STATEFUL', pageSize: 3 },
+        controller.signal,
+      ),
+    );
     const [initial] = await collect(stream, (r) => r.isCurrent);
     expect(initial!.widgetChanges.map((c) => [c['added']!.widget!.name.slice(-2), c['added']!.viewIndex])).toEqual([
       ['wb', 0],
@@ -174,7 +197,10 @@ describe('stateful watch over HTTP', () => {
     controller.abort();
     expect(modified!.widgetChanges).toEqual([
       {
-        modified: expect.objectContaining({ name: `${parent}/widgets/wa`, fieldMask: expect.stringContaining('spec.size') }),
+        modified: expect.objectContaining({
+          name: `${parent}/widgets/wa`,
+          fieldMask: expect.stringContaining('spec.size'),
+        }),
       },
     ]);
   });
@@ -184,9 +210,9 @@ describe('stateful watch over HTTP', () => {
     const name = `${parent}/widgets/single`;
     widgets.put({ name, spec: { size: 1 } });
     const controller = new AbortController();
-    const stream = server.admin.watch<{ change: Record<string, unknown> }>(`/v1/${name}:watch`, {}, controller.signal)[
-      Symbol.asyncIterator
-    ]();
+    const stream = iterate(
+      server.admin.watch<{ change: Record<string, unknown> }>(`/v1/${name}:watch`, {}, controller.signal),
+    );
     expect(Object.keys((await stream.next()).value!.change)).toEqual(['current']);
     widgets.patch(name, (d) => ({ ...d, spec: { size: 2 } }));
     expect(Object.keys((await stream.next()).value!.change)).toEqual(['modified']);
@@ -222,7 +248,9 @@ describe('stateless watch resets (engine level)', () => {
     const after = await collectEngine(watch, (r) => r.isCurrent && r.changes.length > 0 && !r.isSoftReset);
     controller.abort();
     expect(after[0]!.isSoftReset).toBe(true);
-    const replayed = after.slice(1).flatMap((r) => r.changes.map((c) => ('current' in c ? c.current['widget'] : undefined)));
+    const replayed = after
+      .slice(1)
+      .flatMap((r) => r.changes.map((c) => ('current' in c ? c.current['widget'] : undefined)));
     expect(replayed.map((w) => (w as Widget).name.slice(-3))).toEqual(
       Array.from({ length: 12 }, (_, i) => `/x${i + 1}`.slice(-3)),
     );

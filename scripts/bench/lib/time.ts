@@ -23,3 +23,9 @@ export function exitAfter(ms: number, code: number, message: string): void {
     process.exit(code);
   }, ms).unref();
 }
+
+/**
+ * Milliseconds on the system's monotonic clock (CLOCK_MONOTONIC on Linux): comparable between processes on the
+ * same machine, unlike performance.now(), whose origin is each process's (or thread's) start.
+ */
+export const monotonicMs = (): number => Number(process.hrtime.bigint()) / 1e6;

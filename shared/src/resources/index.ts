@@ -2,3 +2,4 @@ export * from './definition.js';
 export * from './meta.js';
 export * from './devices/index.js';
 export * from './os/index.js';
+export * from './limits/index.js';

@@ -20,7 +20,11 @@ export interface RunningProcess {
 }
 
 /** Starts a built program of ours as a real child process, collecting its output. */
-export function startProcess(script: string, args: readonly string[], env: Record<string, string> = {}): RunningProcess {
+export function startProcess(
+  script: string,
+  args: readonly string[],
+  env: Record<string, string> = {},
+): RunningProcess {
   const child = spawn(process.execPath, [requireBuilt(script), ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

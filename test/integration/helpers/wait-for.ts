@@ -38,5 +38,7 @@ export async function waitForDevice(
     clearTimeout(timer);
     controller.abort();
   }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${name}; last seen: ${JSON.stringify(last?.status ?? last)}`);
+  throw new Error(
+    `timed out after ${timeoutMs} ms waiting for ${name}; last seen: ${JSON.stringify(last?.status ?? last)}`,
+  );
 }

@@ -75,7 +75,8 @@ export function asInteger(value: unknown, name: string): number | undefined {
     return value;
   }
   const text = asString(value, name);
-  if (text === undefined || !/^-?\d+$/.test(text)) throw invalidArgument(`query parameter "${name}" must be an integer`);
+  if (text === undefined || !/^-?\d+$/.test(text))
+    throw invalidArgument(`query parameter "${name}" must be an integer`);
   return Number(text);
 }
 

@@ -49,7 +49,8 @@ export function createResourceRouter(options: ResourceRouterOptions): ResourceRo
       const check = (permission: string, name: string): void => authorize(principal, permission, name);
       const query = nestQuery(req.query as Record<string, unknown>);
       if (custom) {
-        const targetName = target.scope === 'resource' ? target.name : target.scope === 'collection' ? target.parent : '';
+        const targetName =
+          target.scope === 'resource' ? target.name : target.scope === 'collection' ? target.parent : '';
         if (!custom.public) check(custom.permission, targetName || '*');
         const controller = new AbortController();
         const result = await custom.handle({
@@ -94,7 +95,8 @@ export function createResourceRouter(options: ResourceRouterOptions): ResourceRo
     if (target.scope === 'root' || (target.scope === 'collection' && target.verb === 'batchGet')) {
       const plural = target.scope === 'root' ? target.plural : target.handle.def.plural;
       const handle = engine.all().find((h) => h.def.plural === plural);
-      if (!handle || target.verb !== 'batchGet' || method !== 'GET') throw notFound(`no endpoint ${method} ${plural}:${target.verb}`);
+      if (!handle || target.verb !== 'batchGet' || method !== 'GET')
+        throw notFound(`no endpoint ${method} ${plural}:${target.verb}`);
       const q = only(query, ['names', 'fieldMask', 'view']);
       const names = asStrings(q.names, 'names') ?? [];
       for (const name of names) check(permissionOf(handle.def, 'batchGet'), name);
@@ -155,7 +157,10 @@ export function createResourceRouter(options: ResourceRouterOptions): ResourceRo
         offered('delete');
         check(permission('delete'), name);
         const q = only(query, ['allowMissing']);
-        handle.delete({ name, allowMissing: asBoolean(q.allowMissing, 'allowMissing') }, { principal: res.locals['principal'] });
+        handle.delete(
+          { name, allowMissing: asBoolean(q.allowMissing, 'allowMissing') },
+          { principal: res.locals['principal'] },
+        );
         return {};
       }
       throw new ApiError('UNIMPLEMENTED', `${method} is not supported on ${name}`);
@@ -168,8 +173,17 @@ export function createResourceRouter(options: ResourceRouterOptions): ResourceRo
       check(permission('watch'), scopeName);
       const w = { ...query, ...(asObject(body ?? {}, 'watch request') ?? {}) };
       const q = only(w, [
-        'type', 'parent', 'pageSize', 'pageToken', 'orderBy', 'resumeToken', 'startingTime',
-        'filter', 'fieldMask', 'view', 'maxChunkSize',
+        'type',
+        'parent',
+        'pageSize',
+        'pageToken',
+        'orderBy',
+        'resumeToken',
+        'startingTime',
+        'filter',
+        'fieldMask',
+        'view',
+        'maxChunkSize',
       ]);
       const request: WatchCollectionRequest = {
         parent,
@@ -190,7 +204,8 @@ export function createResourceRouter(options: ResourceRouterOptions): ResourceRo
       await stream(res, iterable, controller);
       return STREAMED;
     }
-    if (target.verb !== undefined) throw notFound(`no endpoint ${method} ${parent}/${handle.def.plural}:${target.verb}`);
+    if (target.verb !== undefined)
+      throw notFound(`no endpoint ${method} ${parent}/${handle.def.plural}:${target.verb}`);
     if (method === 'GET') {
       offered('list');
       check(permission('list'), scopeName);
@@ -213,7 +228,10 @@ export function createResourceRouter(options: ResourceRouterOptions): ResourceRo
       check(permission('create'), scopeName);
       const q = only(query, ['responseMask']);
       res.status(200);
-      return handle.create({ parent, resource: body, responseMask: responseMaskOf(q.responseMask) }, { principal: res.locals['principal'] });
+      return handle.create(
+        { parent, resource: body, responseMask: responseMaskOf(q.responseMask) },
+        { principal: res.locals['principal'] },
+      );
     }
     throw new ApiError('UNIMPLEMENTED', `${method} is not supported on ${parent}/${handle.def.plural}`);
   }
@@ -234,7 +252,11 @@ export function createResourceRouter(options: ResourceRouterOptions): ResourceRo
   };
 }
 
-function findCustom(methods: readonly CustomMethod[], target: RouteTarget, httpMethod: string): CustomMethod | undefined {
+function findCustom(
+  methods: readonly CustomMethod[],
+  target: RouteTarget,
+  httpMethod: string,
+): CustomMethod | undefined {
   const plural = target.scope === 'root' ? target.plural : target.handle.def.plural;
   return methods.find(
     (m) => m.plural === plural && m.verb === target.verb && m.scope === target.scope && m.httpMethod === httpMethod,

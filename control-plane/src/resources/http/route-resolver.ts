@@ -31,14 +31,17 @@ export function resolveRoute(engine: ResourceEngine, rawPath: string): RouteTarg
     if (path === plural) parent = '';
     else if (path.endsWith('/' + plural)) parent = path.slice(0, -plural.length - 1);
     if (parent === undefined) continue;
-    const fits = handle.def.patterns.some((p) => (p.parentTemplate === '' ? parent === '' : p.parseParent(parent!) !== null));
+    const fits = handle.def.patterns.some((p) =>
+      p.parentTemplate === '' ? parent === '' : p.parseParent(parent!) !== null,
+    );
     if (fits) return { scope: 'collection', handle, parent, verb };
   }
   if (verb !== undefined && !path.includes('/')) return { scope: 'root', plural: path, verb };
   // a name of a known kind that fails its pattern: let the operation explain what is wrong with it
   for (const handle of engine.all()) {
     const plural = handle.def.plural;
-    if (path.startsWith(plural + '/') || path.includes('/' + plural + '/')) return { scope: 'resource', handle, name: path, verb };
+    if (path.startsWith(plural + '/') || path.includes('/' + plural + '/'))
+      return { scope: 'resource', handle, name: path, verb };
   }
   return undefined;
 }

@@ -53,8 +53,7 @@ export async function* watchStateful(
       if (!touches) continue;
       const next = readPage(handle, query, position, pageSize);
       const messages = diffPages(page, next, key, paths, maskPaths);
-      const tokensChanged =
-        next.prevPageToken !== page.prevPageToken || next.nextPageToken !== page.nextPageToken;
+      const tokensChanged = next.prevPageToken !== page.prevPageToken || next.nextPageToken !== page.nextPageToken;
       page = next;
       if (messages.length === 0 && !tokensChanged) continue;
       yield* chunked(messages, chunkSize, tokensChanged ? { pageTokenChange: tokensOf(next) } : {});

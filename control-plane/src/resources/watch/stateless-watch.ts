@@ -156,7 +156,8 @@ async function* replay(
     for (const change of page) {
       const nowMatching = change.after !== null && matches(change.after);
       if (nowMatching) messages.push(current(change.after!));
-      else if (change.after === null ? matches(change.before) : wasMatching(change)) messages.push(removed(change.name));
+      else if (change.after === null ? matches(change.before) : wasMatching(change))
+        messages.push(removed(change.name));
       matchedBefore.set(change.name, nowMatching);
       position = change.seq;
     }

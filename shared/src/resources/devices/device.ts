@@ -136,6 +136,16 @@ export const deviceDefinition: ResourceDefinition<Device> = {
       'metadata.labels',
       'metadata.tags',
     ],
-    DETAIL: ['displayName', 'description', 'spec', 'status.deviceInfo', 'status.connectionStatus', 'status.connectionStatusChangeTime', 'status.conditions', 'status.addresses', 'metadata'],
+    DETAIL: [
+      'displayName',
+      'description',
+      'spec',
+      'status.deviceInfo',
+      'status.connectionStatus',
+      'status.connectionStatusChangeTime',
+      'status.conditions',
+      'status.addresses',
+      'metadata',
+    ],
   },
 };
