@@ -9,7 +9,13 @@ export default defineConfig({
     alias: { '@outpost/shared': here('./shared/src/index.ts') },
   },
   test: {
-    include: ['shared/test/**/*.test.ts', 'agent/test/**/*.test.ts', 'control-plane/test/**/*.test.ts', 'test/integration/**/*.test.ts'],
+    include: [
+      'shared/test/**/*.test.ts',
+      'agent/test/**/*.test.ts',
+      'control-plane/test/**/*.test.ts',
+      'test/integration/**/*.test.ts',
+      'images/test/**/*.test.ts',
+    ],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

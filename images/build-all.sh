@@ -4,6 +4,7 @@
 # Everything is cached by content hash under images/.cache/: a run with nothing changed takes seconds.
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
+lock_cache
 
 FACTORY_VERSION=1.0.0
 BUNDLES=("1.0.0 normal" "1.1.0 normal" "1.2.0 no-commit" "1.3.0 kernel-panic")

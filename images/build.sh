@@ -4,6 +4,7 @@
 # image with that version in slot A (out/disk-<hash>.img, linked as out/disk.img).
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
+lock_cache
 
 VERSION='' VARIANT=normal DISK=0
 while [ $# -gt 0 ]; do

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { generateSigningKeyPair, sha256OfFile, signDigest, verifyDigest } from './lib/signing.js';
 
-const USAGE = 'usage: sign.ts keygen --out DIR [--name NAME] | sign --key KEY FILE [--out SIG] | verify --pub PUB FILE [--sig SIG]';
+const USAGE =
+  'usage: sign.ts keygen --out DIR [--name NAME] | sign --key KEY FILE [--out SIG] | verify --pub PUB FILE [--sig SIG]';
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -46,7 +47,11 @@ async function main(argv: string[]): Promise<number> {
     case 'verify': {
       const input = required(file, 'FILE');
       const signature = readFileSync(values.sig ?? `${input}.sig`);
-      const ok = verifyDigest(readFileSync(required(values.pub, '--pub'), 'utf8'), await sha256OfFile(input), signature);
+      const ok = verifyDigest(
+        readFileSync(required(values.pub, '--pub'), 'utf8'),
+        await sha256OfFile(input),
+        signature,
+      );
       console.log(ok ? 'valid' : 'INVALID');
       return ok ? 0 : 1;
     }

@@ -1,4 +1,5 @@
 import type { DesiredDevice } from '@outpost/shared';
+import { desiredDeviceSchema, readJsonFile, writeJsonFileAtomic } from '@outpost/shared';
 import type { DeviceIdentity } from './config/load-or-provision.js';
 import { readCredential } from './config/credential.js';
 import type { AgentPaths } from './config/paths.js';
@@ -11,7 +12,16 @@ import { StatusReporter } from './metrics/status-reporter.js';
 import type { SystemFactsSource } from './metrics/system-facts.js';
 import { agentStateStore } from './state/agent-state.js';
 import type { AgentStateStore } from './state/agent-state.js';
-import { writeJsonFileAtomic } from '@outpost/shared';
+import type { BootBackend } from './os/boot/boot-backend.js';
+import type { FreeSpace } from './os/download/free-space.js';
+import { UNSUPPORTED } from './os/os-planner.js';
+import { osProgressStore } from './os/os-progress.js';
+import { OsUpdater } from './os/os-updater.js';
+import type { OsUpdaterOptions } from './os/os-updater.js';
+import type { StepBoundary } from './os/step-boundaries.js';
+import type { Power, ShutdownHooks } from './power/power.js';
+import { noShutdownHooks } from './power/power.js';
+import { systemctlPower } from './power/systemctl-power.js';
 
 export interface DropletOptions {
   paths: AgentPaths;
@@ -22,6 +32,26 @@ export interface DropletOptions {
   logger: Logger;
   /** link tuning (tests shorten the timers) */
   link?: Partial<Omit<AgentLinkOptions, 'server' | 'credential' | 'hello' | 'logger'>>;
+  /** reboot and power-off; default systemctl */
+  power?: Power;
+  /** run before every agent-initiated reboot or power-off; default none (the hooks issue fills it) */
+  runShutdownHooks?: ShutdownHooks;
+  /** OS management (A/B upgrades); absent with the `none` boot backend: OSReady=True/Unsupported */
+  os?: DropletOsOptions;
+}
+
+export interface DropletOsOptions {
+  backend: BootBackend;
+  /** folders whose `*.pub` files are the trusted image-signing keys */
+  trustDirs: string[];
+  commitTimeoutMs: number;
+  /** test hook OUTPOST_TEST_NEVER_COMMIT */
+  neverCommit?: boolean;
+  freeSpace?: FreeSpace;
+  /** fault-injection seam (OUTPOST_TEST_EXIT_AT / OUTPOST_TEST_POWER_CUT_AT) */
+  atBoundary?: (boundary: StepBoundary) => void | Promise<void>;
+  /** timers (tests shorten them) */
+  tuning?: Pick<OsUpdaterOptions, 'progressIntervalMs' | 'idleRecheckMs' | 'download' | 'errorBackoff'>;
 }
 
 /** A running agent; later features register on `link` (spec consumers, commands) and `reporter` (conditions). */
@@ -30,6 +60,10 @@ export interface Droplet {
   reporter: StatusReporter;
   reporting: Reporting;
   state: AgentStateStore;
+  power: Power;
+  runShutdownHooks: ShutdownHooks;
+  /** absent with the `none` boot backend */
+  osUpdater: OsUpdater | undefined;
   stop(): Promise<void>;
 }
 
@@ -56,9 +90,44 @@ export async function startDroplet(options: DropletOptions): Promise<Droplet> {
     logger,
   });
   const reporter = new StatusReporter({ link });
-  if (osVersion !== undefined) reporter.report({ deviceInfo: { osVersion } });
+  const power = options.power ?? systemctlPower();
+  const runShutdownHooks = options.runShutdownHooks ?? noShutdownHooks;
+  const osUpdater =
+    options.os === undefined
+      ? undefined
+      : new OsUpdater({
+          ...options.os.tuning,
+          backend: options.os.backend,
+          store: osProgressStore(paths.osProgressFile, (problem) =>
+            logger.error({ problem }, 'the OS update progress is unreadable; starting afresh'),
+          ),
+          power,
+          runShutdownHooks,
+          link,
+          reporter,
+          server: config.server,
+          credential: async () => (await readCredential(paths.credentialFile)) ?? identity.credential,
+          trustDirs: options.os.trustDirs,
+          deviceType: config.deviceType,
+          commitTimeoutMs: options.os.commitTimeoutMs,
+          neverCommit: options.os.neverCommit ?? false,
+          logger,
+          onCommittedVersion: async (version) => {
+            await state.update({ osVersion: version });
+          },
+          ...(options.os.freeSpace === undefined ? {} : { freeSpace: options.os.freeSpace }),
+          ...(options.os.atBoundary === undefined ? {} : { atBoundary: options.os.atBoundary }),
+          ...optionalDesired(await readDesiredDevice(paths.desiredDeviceFile, logger)),
+        });
+  if (osUpdater !== undefined) {
+    await osUpdater.prime();
+  } else {
+    if (osVersion !== undefined) reporter.report({ deviceInfo: { osVersion } });
+    reporter.setCondition({ type: 'OSReady', ...UNSUPPORTED });
+  }
 
   link.addSpecConsumer(async (device: DesiredDevice) => {
+    osUpdater?.setDesired(device);
     await writeJsonFileAtomic(paths.desiredDeviceFile, device);
     logger.info(
       { generation: device.metadata.generation, osVersion: device.spec.osVersion },
@@ -78,6 +147,7 @@ export async function startDroplet(options: DropletOptions): Promise<Droplet> {
     logger,
   });
   link.start();
+  osUpdater?.start();
   logger.info(
     { deviceName: config.deviceName, server: config.server, agentVersion: options.agentVersion },
     'droplet started',
@@ -88,9 +158,27 @@ export async function startDroplet(options: DropletOptions): Promise<Droplet> {
     reporter,
     reporting,
     state,
+    power,
+    runShutdownHooks,
+    osUpdater,
     async stop() {
+      await osUpdater?.stop();
       reporting.stop();
       await link.stop();
     },
   };
 }
+
+/** The last desired device received, or undefined (none yet, or unreadable). */
+async function readDesiredDevice(path: string, logger: Logger): Promise<DesiredDevice | undefined> {
+  try {
+    const parsed = desiredDeviceSchema.safeParse(await readJsonFile(path));
+    return parsed.success ? parsed.data : undefined;
+  } catch (err) {
+    logger.warn({ err }, 'cannot read the last desired device');
+    return undefined;
+  }
+}
+
+const optionalDesired = (device: DesiredDevice | undefined): { initialDesired?: DesiredDevice } =>
+  device === undefined ? {} : { initialDesired: device };

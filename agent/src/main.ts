@@ -4,13 +4,21 @@ import type { LevelWithSilent } from 'pino';
 import { loadOrProvision } from './config/load-or-provision.js';
 import type { DeviceIdentity, StartupOptions } from './config/load-or-provision.js';
 import { BOOT_BACKENDS, ConfigError, parseBootBackend } from './config/droplet-config.js';
+import type { BootBackend } from './config/droplet-config.js';
 import { agentPaths } from './config/paths.js';
 import { registerDevice } from './config/register-device.js';
 import { startDroplet } from './droplet.js';
+import type { DropletOsOptions } from './droplet.js';
+import { bootDevice, defaultDeviceType, defaultTrustDirs } from './os/device-boot.js';
+import type { BootSettings } from './os/device-boot.js';
+import type { BootBackend as BootBackendAdapter } from './os/boot/boot-backend.js';
+import { faultInjection, osTestHooksFromEnv } from './os/test-hooks.js';
+import type { OsTestHooks } from './os/test-hooks.js';
+import { parseByteSize } from './config/byte-size.js';
 import { LOG_LEVELS, createLogger } from './logging/logger.js';
 import { deviceInfoFromFacts } from './metrics/device-info.js';
 import { systemFacts } from './metrics/system-facts.js';
-import { readAgentVersion, readBootId } from './runtime-facts.js';
+import { readAgentVersion } from './runtime-facts.js';
 
 /** EX_CONFIG: a problem retrying cannot fix; droplet.service does not restart on it. */
 const EXIT_CONFIG = 78;
@@ -28,6 +36,16 @@ interface CommandLine {
   metricsInterval?: number;
   logLevel: LevelWithSilent;
   logFile?: string;
+  commitTimeout: number;
+  slotSize: number;
+  trustDir?: string[];
+  grubenv?: string;
+  kernelCmdline?: string;
+  osVersionFile?: string;
+  slotA?: string;
+  slotB?: string;
+  fwPrintenv?: string;
+  fwSetenv?: string;
 }
 
 async function main(): Promise<void> {
@@ -41,6 +59,11 @@ async function main(): Promise<void> {
   process.on('unhandledRejection', (err) => logger.error({ err }, 'unhandled rejection'));
 
   const managesOs = (cli.bootBackend ?? 'none') !== 'none';
+  const registeredDeviceType =
+    cli.deviceType ??
+    (await defaultDeviceType(
+      cli.bootBackend === undefined ? 'none' : parseBootBackend(cli.bootBackend, '--boot-backend'),
+    ));
   let identity: DeviceIdentity;
   try {
     identity = await loadOrProvision(paths, startupOptions(cli), {
@@ -48,7 +71,7 @@ async function main(): Promise<void> {
       deviceInfo: async () =>
         deviceInfoFromFacts(await systemFacts.deviceFacts(), {
           managesOs,
-          ...(cli.deviceType === undefined ? {} : { deviceType: cli.deviceType }),
+          ...(registeredDeviceType === undefined ? {} : { deviceType: registeredDeviceType }),
         }).deviceInfo,
       logger,
       signal: shutdown.signal,
@@ -57,19 +80,73 @@ async function main(): Promise<void> {
     if (shutdown.signal.aborted) return;
     throw err;
   }
+  const bootBackend = identity.config.bootBackend ?? 'none';
+  const deviceType = identity.config.deviceType ?? (await defaultDeviceType(bootBackend));
+  if (deviceType !== undefined) identity = { ...identity, config: { ...identity.config, deviceType } };
+  const settings = bootSettings(cli, bootBackend, identity.config.factoryVersion);
+  const testHooks = osTestHooksFromEnv(process.env);
+  const stopped = new Promise<'stop'>((resolve) => shutdown.signal.addEventListener('abort', () => resolve('stop')));
 
-  const droplet = await startDroplet({
-    paths,
-    identity,
-    agentVersion,
-    bootId: await readBootId(),
-    facts: systemFacts,
-    logger,
-  });
-  if (!shutdown.signal.aborted) await new Promise((resolve) => shutdown.signal.addEventListener('abort', resolve));
-  logger.info('stopping');
-  await droplet.stop();
+  // Each pass is one boot of the device; the simulated device (file backend) reboots in this same process.
+  while (!shutdown.signal.aborted) {
+    const device = await bootDevice(settings, logger);
+    const droplet = await startDroplet({
+      paths,
+      identity,
+      agentVersion,
+      bootId: device.bootId,
+      facts: systemFacts,
+      logger,
+      power: device.power,
+      ...(device.backend === undefined
+        ? {}
+        : { os: osOptions(cli, device.backend, device.volatileDir, bootBackend, testHooks) }),
+    });
+    const outcome = await Promise.race([stopped, device.powerEvent]);
+    logger.info(
+      outcome === 'stop' ? 'stopping' : `the simulated device ${outcome === 'reboot' ? 'reboots' : 'powers off'}`,
+    );
+    await droplet.stop();
+    if (outcome !== 'reboot') break;
+  }
   logger.flush();
+}
+
+function bootSettings(cli: CommandLine, bootBackend: BootBackend, factoryVersion: string | undefined): BootSettings {
+  const settings: BootSettings = { bootBackend, deviceRoot: cli.deviceRoot, slotSizeBytes: cli.slotSize };
+  if (factoryVersion !== undefined) settings.factoryVersion = factoryVersion;
+  if (cli.grubenv !== undefined) settings.grubenvFile = cli.grubenv;
+  if (cli.kernelCmdline !== undefined) settings.cmdlineFile = cli.kernelCmdline;
+  if (cli.osVersionFile !== undefined) settings.osVersionFile = cli.osVersionFile;
+  if (cli.slotA !== undefined || cli.slotB !== undefined) {
+    settings.slotPaths = {
+      A: cli.slotA ?? '/dev/disk/by-partlabel/root_a',
+      B: cli.slotB ?? '/dev/disk/by-partlabel/root_b',
+    };
+  }
+  if (cli.fwPrintenv !== undefined) settings.fwPrintenv = cli.fwPrintenv;
+  if (cli.fwSetenv !== undefined) settings.fwSetenv = cli.fwSetenv;
+  return settings;
+}
+
+function osOptions(
+  cli: CommandLine,
+  backend: BootBackendAdapter,
+  volatileDir: string | undefined,
+  bootBackend: BootBackend,
+  testHooks: OsTestHooks,
+): DropletOsOptions {
+  const options: DropletOsOptions = {
+    backend,
+    trustDirs: cli.trustDir ?? defaultTrustDirs(cli.deviceRoot, bootBackend),
+    commitTimeoutMs: cli.commitTimeout * 1000,
+    neverCommit: testHooks.neverCommit,
+  };
+  const freeBytes = testHooks.freeBytes;
+  if (freeBytes !== undefined) options.freeSpace = async () => freeBytes;
+  const atBoundary = faultInjection(testHooks, volatileDir);
+  if (atBoundary !== undefined) options.atBoundary = atBoundary;
+  return options;
 }
 
 function parseCommandLine(agentVersion: string): CommandLine {
@@ -110,6 +187,37 @@ function parseCommandLine(agentVersion: string): CommandLine {
         .argParser(positiveNumber)
         .env('DROPLET_METRICS_INTERVAL'),
     )
+    .addOption(
+      new Option('--commit-timeout <seconds>', 'a trial boot not committed this long reboots into the fallback slot')
+        .argParser(positiveNumber)
+        .default(300)
+        .env('DROPLET_COMMIT_TIMEOUT'),
+    )
+    .addOption(
+      new Option('--slot-size <bytes>', 'capacity of a simulated slot (file backend), e.g. 1G or 512M')
+        .argParser(byteSize)
+        .default(1024 ** 3, '1G')
+        .env('DROPLET_SLOT_SIZE'),
+    )
+    .addOption(
+      new Option(
+        '--trust-dir <dir>',
+        'a folder of trusted image-signing keys (*.pub); repeatable (default {device_root}/config/trust, and /etc/outpost/trusted-keys on grubenv/uboot)',
+      ).argParser((dir: string, previous: string[] | undefined) => [...(previous ?? []), dir]),
+    )
+    .addOption(
+      new Option('--grubenv <file>', 'the GRUB environment block (default /boot/efi/EFI/ab/grubenv)').env(
+        'DROPLET_GRUBENV',
+      ),
+    )
+    .addOption(new Option('--kernel-cmdline <file>', 'where to read ab.slot= and ab.trial= (default /proc/cmdline)'))
+    .addOption(
+      new Option('--os-version-file <file>', "the running root's OS version (default /etc/outpost/os-version)"),
+    )
+    .addOption(new Option('--slot-a <path>', 'slot A (default /dev/disk/by-partlabel/root_a)'))
+    .addOption(new Option('--slot-b <path>', 'slot B (default /dev/disk/by-partlabel/root_b)'))
+    .addOption(new Option('--fw-printenv <command>', 'U-Boot environment reader (default fw_printenv)'))
+    .addOption(new Option('--fw-setenv <command>', 'U-Boot environment writer (default fw_setenv)'))
     .addOption(new Option('--log-level <level>').choices(LOG_LEVELS).default('info').env('DROPLET_LOG_LEVEL'))
     .addOption(new Option('--log-file <path>', 'also write logs to this file').env('DROPLET_LOG_FILE'))
     .parse();
@@ -131,6 +239,12 @@ function startupOptions(cli: CommandLine): StartupOptions {
   copy('factoryVersion', cli.factoryVersion);
   copy('metricsIntervalSeconds', cli.metricsInterval);
   return options;
+}
+
+function byteSize(value: string): number {
+  const bytes = parseByteSize(value);
+  if (bytes === undefined) throw new InvalidArgumentError('expected a size in bytes, e.g. 1073741824, 512M or 1G');
+  return bytes;
 }
 
 function positiveNumber(value: string): number {

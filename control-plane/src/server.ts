@@ -7,6 +7,7 @@ import { ApiKeyStore, Authorizer, adminKeyAnnouncement, authenticateRequest, iam
 import type { Principal } from './iam/index.js';
 import { ResourceEngine } from './resources/resource-engine.js';
 import { createDeviceService } from './devices/device-service.js';
+import { createLimitsService } from './limits/index.js';
 import { AgentGateway } from './gateway/agent-gateway.js';
 import { ArtifactStore } from './os/artifact-store.js';
 import { artifactRoutes } from './os/artifact-routes.js';
@@ -45,9 +46,11 @@ export async function startServer(
   for (const { def, rules } of extras.resources ?? []) engine.register(def, rules);
   const artifacts = new ArtifactStore(join(config.dataDir, 'artifacts'));
   const catalog = createOsCatalog(engine, artifacts);
-  const devices = createDeviceService(engine, db, { extraRules: [catalog.deviceRules] });
+  const limits = createLimitsService(engine);
+  const devices = createDeviceService(engine, db, { extraRules: [catalog.deviceRules, limits.deviceRules] });
+  limits.bootstrap();
   const keys = new ApiKeyStore(db);
-  const authorizer = new Authorizer();
+  const authorizer = new Authorizer({ ancestorsOf: limits.ancestorsOf });
 
   const admin = keys.ensureBootstrapAdminKey(config.adminKey);
   const announcement = adminKeyAnnouncement(admin);
@@ -59,7 +62,7 @@ export async function startServer(
       if (!principal) throw unauthenticated('request is not authenticated');
       authorizer.authorize(principal as Principal, permission, name);
     },
-    customMethods: [...devices.customMethods],
+    customMethods: [...devices.customMethods, ...limits.customMethods],
     onStreamError: (err) => logger.error({ err }, 'watch stream failed'),
   });
   const requireApiKey = authenticateRequest(keys);

@@ -27,6 +27,7 @@ timed() {
 cache_key() {
   local item
   for item in "$@"; do
+    [[ $item == =* ]] || item=$(readlink -f "$item") # the same input hashes the same however it was named
     if [[ $item == =* ]]; then
       printf 'text %s\n' "${item#=}"
     elif [ -d "$item" ]; then
@@ -46,6 +47,13 @@ fresh_workdir() {
   rm -rf "$dir"
   mkdir -p "$dir"
   printf '%s\n' "$dir"
+}
+
+# lock_cache: one build at a time per cache (entry points call it; the lock ends with the process)
+lock_cache() {
+  mkdir -p "$CACHE_DIR"
+  exec 9>"$CACHE_DIR/.lock"
+  flock -w 1800 9 || die "another image build holds $CACHE_DIR/.lock"
 }
 
 require_root() {

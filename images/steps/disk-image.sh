@@ -58,8 +58,8 @@ start=$((ROOT_B_START * 2048)), size=$((SLOT_MIB * 2048)), type=$TYPE_ROOT_X86_6
 start=$((DATA_START * 2048)), size=$((DATA_MIB * 2048)), type=$TYPE_LINUX_DATA, uuid=$DATA_GUID, name=data
 SFDISK
   for part in "esp.img $ESP_START" "root_a.img $ROOT_A_START" "data.img $DATA_START"; do
-    set -- $part
-    dd if="$WORK/$1" of="$WORK/disk.img" bs=1M seek="$2" conv=notrunc,sparse status=none
+    read -r file start_mib <<<"$part"
+    dd if="$WORK/$file" of="$WORK/disk.img" bs=1M seek="$start_mib" conv=notrunc,sparse status=none
   done
   chmod 0444 "$WORK/disk.img"
   mkdir -p "$OUT_DIR"

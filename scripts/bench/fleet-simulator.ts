@@ -7,7 +7,7 @@
  *   connect  starts one link per credential, at most `concurrency` of them waiting for their welcome at once,
  *            and reports progress until every link is welcomed.
  *   report   sends `total` status messages round-robin over the links (device i's k-th message carries
- *            seq k and deviceInfo.usage.memoryUsedBytes = k * 4096, so the parent can count what was stored),
+ *            seq k and deviceInfo.usage.memoryUsedBytes = k * markerUnit, so the parent counts what was stored),
  *            paced at `perSecond` when given, and never beyond the `allowance` the parent grants (flow control).
  *   allow    raises the allowance (total messages that may have been sent so far).
  *   stop     closes every link and exits.
@@ -23,7 +23,7 @@ import { openFileDescriptors } from './lib/process-stats.js';
 
 export type SimulatorCommand =
   | { cmd: 'connect'; server: string; credentialsFile: string; concurrency: number }
-  | { cmd: 'report'; total: number; perSecond?: number; allowance?: number }
+  | { cmd: 'report'; total: number; markerUnit: number; perSecond?: number; allowance?: number }
   | { cmd: 'allow'; upTo: number }
   | { cmd: 'stop' };
 
@@ -34,9 +34,6 @@ export type SimulatorEvent =
   | { event: 'sending'; sent: number; dropped: number }
   | { event: 'sent'; sent: number; dropped: number; ms: number }
   | { event: 'stopped' };
-
-/** A status message's memoryUsedBytes is its seq times this, so SUM(memoryUsedBytes) / PAGE counts reports. */
-export const REPORT_MARKER_UNIT = 4096;
 
 const PROGRESS_EVERY_MS = 1_000;
 const PACE_TICK_MS = 5;
@@ -84,7 +81,7 @@ async function handle(command: SimulatorCommand): Promise<void> {
     case 'report':
       if (!fleet) throw new Error('report before connect');
       allowance = command.allowance ?? Number.POSITIVE_INFINITY;
-      await sendReports(fleet, command.total, command.perSecond);
+      await sendReports(fleet, command);
       return;
     case 'allow':
       allowance = Math.max(allowance, command.upTo);
@@ -144,7 +141,10 @@ async function connectAll(server: string, credentials: string[], concurrency: nu
 }
 
 /** Sends `total` reports round-robin, paced and within the allowance; a link that is down drops its message. */
-async function sendReports(target: Fleet, total: number, perSecond: number | undefined): Promise<void> {
+async function sendReports(
+  target: Fleet,
+  { total, perSecond, markerUnit }: Extract<SimulatorCommand, { cmd: 'report' }>,
+): Promise<void> {
   const { links, seqs } = target;
   const started = performance.now();
   let sent = 0;
@@ -157,7 +157,7 @@ async function sendReports(target: Fleet, total: number, perSecond: number | und
     const upTo = Math.min(total, paced, allowance);
     while (sent < upTo) {
       const seq = ++seqs[next]!;
-      if (!links[next]!.send(statusMessage(next, seq))) dropped++;
+      if (!links[next]!.send(statusMessage(next, seq, markerUnit))) dropped++;
       sent++;
       next = (next + 1) % links.length;
     }
@@ -172,7 +172,7 @@ async function sendReports(target: Fleet, total: number, perSecond: number | und
 }
 
 /** A status like a droplet's after boot, with one value that changes with every message. */
-function statusMessage(device: number, seq: number): AgentMessage {
+function statusMessage(device: number, seq: number, markerUnit: number): AgentMessage {
   return {
     type: 'status',
     seq,
@@ -187,7 +187,7 @@ function statusMessage(device: number, seq: number): AgentMessage {
       networkInterfaces: {
         eth0: { interfaceName: 'eth0', ipAddressV4: [ipOf(device)], mac: macOf(device) },
       },
-      usage: { cpuPercent: seq % 100, memoryUsedBytes: seq * REPORT_MARKER_UNIT, memoryTotalBytes: 2_147_483_648 },
+      usage: { cpuPercent: seq % 100, memoryUsedBytes: seq * markerUnit, memoryTotalBytes: 2_147_483_648 },
       managedFeatures: { os: true, osUpgrade: true },
     },
     conditions: [

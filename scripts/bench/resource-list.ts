@@ -2,29 +2,41 @@
  * Benchmark: list and watch of the generic resource engine at 100,000 records, end to end.
  *
  * Starts a real control plane in this process (127.0.0.1, any free port, a fresh SQLite file in a temporary
- * folder) with a resource kind of its own (`benchRecords`, names fleets/{fleet}/benchRecords/{benchRecord}),
- * and measures through HTTP with the real REST client (OutpostClient):
+ * folder, removed at the end) with a resource kind of its own (`benchRecords`, names
+ * fleets/{fleet}/benchRecords/{benchRecord}) and measures through HTTP with the real REST client (OutpostClient):
+ *
  *   1. insert_records_per_s: 100,000 records written through the engine's system API (`put`), 5,000 per
  *      transaction. Each has spec.osVersion "1.0.0".."1.19.0" (an indexed filter path, 20 values) and labels.
- *   2. list latency (p50/p99 ms, page size 100, sequential requests, a fixed mix of first pages and following
- *      pages reached through nextPageToken, 1-10 pages per walk):
- *        list_filtered_*      filter `spec.osVersion = "1.N.0"` (5,000 matches each)      goal p99 < 20 ms
- *        list_paging_info_*   the same with includePagingInfo=true (two COUNTs per page)
- *        list_label_contains_* filter `metadata.labels CONTAINS "zone:zone-N"` (10,000 matches each)
- *   3. watch delivery latency: 1,000 concurrent STATELESS collection watches, each its own HTTP connection
- *      (node:http agent with unlimited sockets behind OutpostClient's `fetch` option), on a parent holding a
- *      few records. Once every watcher has its snapshot, one record is written 50 times (engine put, 100 ms
- *      apart); per watcher and change, the time from just before the write to the moment that watcher's
- *      client parsed the change. watch_delivery_p50/p99/max_ms (goal p99 < 100 ms), missed deliveries, and
- *      the process's open file descriptors with all streams open.
+ *   2. List latency, sequential requests of page size 100: walks of 1-10 pages, each from a first page on through
+ *      nextPageToken (a fixed, seeded mix; 50 warm-up requests, then 600 measured):
+ *        list_filtered_p50_ms/_p99_ms        filter `spec.osVersion = "1.N.0"` (5,000 matches)  goal p99 < 20 ms
+ *        list_paging_info_p50_ms/_p99_ms     the same with includePagingInfo=true              goal p99 < 20 ms
+ *        list_label_contains_p50_ms/_p99_ms  `metadata.labels CONTAINS "zone:zone-N"` (10,000)  goal p99 < 20 ms
+ *      Every page is checked (full, next token, and with paging info the right offset and total).
+ *   3. Watch fan-out: 1,000 concurrent STATELESS collection watches, each its own HTTP connection, on a parent
+ *      holding 11 records. The watch clients run in a child process (this script again, role --watch-clients;
+ *      OutpostClient over a node:http agent with unlimited sockets), so their parsing does not run on the
+ *      server's event loop. Once every watcher has its snapshot, one record is written 50 times (engine put,
+ *      100 ms apart); per watcher and change, the time from just before the write to the moment that watcher's
+ *      client parsed the change, on the machine's monotonic clock:
+ *        watch_delivery_p50_ms/_p99_ms/_max_ms (goal p99 < 100 ms), watch_missed_deliveries (goal 0),
+ *        watch_open_s (opening all watchers, 100 at a time), watch_server_fds/watch_client_fds (goal < 20,000),
+ *        watch_server_cpu_ms_per_change (server process CPU time per change: unlike latencies, barely
+ *        affected by other load on the machine, so the figure to compare engine changes by).
+ *   host_load_avg_1m_start/_end tell how busy the machine was: latencies on a shared machine
+ *   vary from run to run.
  *
- * Output: one JSON line per figure on stdout ({"bench","figure","value","goal"?,"met"?,...}); progress on stderr.
- * The server and the watch clients share this process (and its event loop), so watch latencies include the
- * clients' own parsing. Takes about one minute; exits 0 when it ran (missed goals show as "met": false).
+ * Output: one JSON line per figure on stdout, e.g.
+ *   {"bench":"resource-list","figure":"list_filtered_p99_ms","value":3.2,"goal":"<20","met":true,"unit":"ms","samples":600}
+ * and human progress on stderr. Takes 1-2 minutes, gives up after 10; exits 0 when it ran (a missed goal shows as
+ * "met":false), 1 when it could not run.
  *
- * Run from the repository root:  npm run build && npx tsx scripts/bench/resource-list.ts
+ * Run from the repository root (tsx resolves @outpost/shared to shared/dist):
+ *   npm run build && npx tsx scripts/bench/resource-list.ts
  */
+import { setMaxListeners } from 'node:events';
 import { Agent } from 'node:http';
+import { availableParallelism, loadavg } from 'node:os';
 import { z } from 'zod';
 import type { OutpostClient, ResourceDefinition } from '@outpost/shared';
 import type { ResourceEngine } from '../../control-plane/src/resources/resource-engine.js';
@@ -34,7 +46,7 @@ import { createReporter } from './lib/report.js';
 import type { Reporter } from './lib/report.js';
 import { seededRandom, summarize } from './lib/stats.js';
 import { withTempDir } from './lib/temp-dir.js';
-import { exitAfter, sleep, withTimeout } from './lib/time.js';
+import { exitAfter, monotonicMs, sleep, withTimeout } from './lib/time.js';
 
 const RECORDS = 100_000;
 const INSERT_BATCH = 5_000;
@@ -62,33 +74,49 @@ const PROBE_NAME = `${WATCHED_PARENT}/${PLURAL}/probe`;
 
 type Doc = Record<string, unknown>;
 
-requireBuiltPackages(['shared']);
+/** argv[2] of the child process that runs the watch clients (see watchClients) */
+const WATCH_CLIENTS_ROLE = '--watch-clients';
+const isWatchClients = process.argv[2] === WATCH_CLIENTS_ROLE;
+
+if (!isWatchClients) requireBuiltPackages(['shared']);
 const shared = await import('@outpost/shared');
-const { startBenchServer } = await import('./lib/bench-server.js');
-
-const report = createReporter('resource-list');
 exitAfter(TIME_LIMIT_MS, 1, `resource-list: gave up after ${TIME_LIMIT_MS / 1000} s`);
+if (isWatchClients) await watchClients();
+else await benchmark();
 
-try {
-  await withTempDir('outpost-bench-', async (dataDir) => {
-    const server = await startBenchServer(dataDir, { resources: [{ def: benchDefinition() }] });
-    report.progress(`control plane on ${server.url}, data in ${dataDir}`);
-    try {
-      insertRecords(server.engine, report);
-      await measureLists(server.client(), report);
-      await measureWatchDelivery(server.engine, server.client.bind(server), report);
-    } finally {
-      await withTimeout(server.close(), 15_000, 'closing the server').catch((err: unknown) =>
-        report.progress(String(err)),
-      );
-    }
-  });
-  const missed = report.missed();
-  report.progress(missed.length === 0 ? 'done: every goal met' : `done: goals missed: ${missed.join(', ')}`);
-  process.exit(0);
-} catch (err) {
-  process.stderr.write(`resource-list failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-  process.exit(1);
+async function benchmark(): Promise<void> {
+  const { startBenchServer } = await import('./lib/bench-server.js');
+  const report = createReporter('resource-list');
+  try {
+    await withTempDir('outpost-bench-', async (dataDir) => {
+      const server = await startBenchServer(dataDir, { resources: [{ def: benchDefinition() }] });
+      report.progress(`control plane on ${server.url}, data in ${dataDir}`);
+      reportHostLoad(report, 'start');
+      try {
+        insertRecords(server.engine, report);
+        await measureLists(server.client(), report);
+        await measureWatchDelivery(server.engine, server, report);
+      } finally {
+        await withTimeout(server.close(), 15_000, 'closing the server').catch((err: unknown) =>
+          report.progress(String(err)),
+        );
+      }
+    });
+    reportHostLoad(report, 'end');
+    const missed = report.missed();
+    report.progress(missed.length === 0 ? 'done: every goal met' : `done: goals missed: ${missed.join(', ')}`);
+    process.exit(0);
+  } catch (err) {
+    process.stderr.write(`resource-list failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  }
+}
+
+/** Other work on the machine shows in the latencies (not in CPU times): say how busy it was. */
+function reportHostLoad(out: Reporter, when: 'start' | 'end'): void {
+  const [oneMinute = 0] = loadavg();
+  out.progress(`host: ${availableParallelism()} CPUs, load average (1 min) ${oneMinute.toFixed(2)}`);
+  out.figure(`host_load_avg_1m_${when}`, oneMinute, { unit: `runnable tasks on ${availableParallelism()} CPUs` });
 }
 
 // ---- the resource kind --------------------------------------------------------------------------------
@@ -272,6 +300,160 @@ function checkPage(scenario: ListScenario, answer: Record<string, unknown>, page
 }
 
 // ---- 3. watch delivery --------------------------------------------------------------------------------
+//
+// The watch clients run in a child process (this script, role WATCH_CLIENTS_ROLE): remote clients do not share
+// the server's event loop, and their own parsing would otherwise count as the server's delivery time. Both
+// processes take times on the system's monotonic clock.
+
+interface OpenCommand {
+  type: 'open';
+  url: string;
+  apiKey: string;
+}
+interface ReadyReport {
+  type: 'ready';
+  openSeconds: number;
+  fds: number | undefined;
+}
+interface FinishCommand {
+  type: 'finish';
+}
+interface ArrivalsReport {
+  type: 'arrivals';
+  /** watcher w parsed change r at arrivals[w * (CHANGES + 1) + r] (monotonic ms), NaN when it never did */
+  arrivals: Float64Array;
+  resets: number;
+}
+
+/** A type guard for one kind of IPC message (a declaration: the roles run before later consts initialize). */
+function isMessage<T extends { type: string }>(type: T['type']): (message: unknown) => message is T {
+  return (message: unknown): message is T => isRecord(message) && message['type'] === type;
+}
+
+async function measureWatchDelivery(
+  engine: ResourceEngine,
+  server: { url: string; apiKey: string },
+  out: Reporter,
+): Promise<void> {
+  const { forkSelf, receive, send, awaitExit } = await import('./lib/self-fork.js');
+  const handle = engine.resource(PLURAL);
+  engine.transaction(() => {
+    for (let i = 0; i < WATCHED_RECORDS; i++) {
+      handle.put({ ...benchRecord(WATCHED_PARENT, i * OS_VERSIONS), spec: { osVersion: '1.0.0' } });
+    }
+    handle.put(probe(0));
+  });
+
+  const clients = forkSelf(import.meta.url, WATCH_CLIENTS_ROLE);
+  let finished = false;
+  try {
+    await send(clients, { type: 'open', url: server.url, apiKey: server.apiKey } satisfies OpenCommand);
+    const ready = await receive(clients, isMessage<ReadyReport>('ready'), 300_000, "the watchers' snapshots");
+    out.progress(`${WATCHERS} watchers have their snapshot after ${ready.openSeconds.toFixed(1)} s`);
+    out.figure('watch_open_s', ready.openSeconds, { unit: 's', samples: WATCHERS });
+    const serverFds = openFileDescriptors();
+    if (serverFds !== undefined) out.figure('watch_server_fds', serverFds, { goal: '<20000' });
+    if (ready.fds !== undefined) out.figure('watch_client_fds', ready.fds, { goal: '<20000' });
+
+    const writtenAt = new Float64Array(CHANGES + 1).fill(Number.NaN);
+    const writeMs: number[] = [];
+    const cpuBefore = process.cpuUsage();
+    for (let revision = 1; revision <= CHANGES; revision++) {
+      const before = monotonicMs();
+      writtenAt[revision] = before;
+      handle.put(probe(revision));
+      writeMs.push(monotonicMs() - before);
+      await sleep(CHANGE_INTERVAL_MS);
+    }
+    await sleep(Math.max(0, 1000 - CHANGE_INTERVAL_MS)); // the last change's deliveries, before CPU is read
+    const cpu = process.cpuUsage(cpuBefore);
+    await send(clients, { type: 'finish' } satisfies FinishCommand);
+    const { arrivals, resets } = await receive(
+      clients,
+      isMessage<ArrivalsReport>('arrivals'),
+      DELIVERY_GRACE_MS + 30_000,
+      'the arrival times',
+    );
+    finished = true;
+
+    const latencies: number[] = [];
+    let missed = 0;
+    for (let watcher = 0; watcher < WATCHERS; watcher++) {
+      for (let revision = 1; revision <= CHANGES; revision++) {
+        const latency = arrivals[watcher * (CHANGES + 1) + revision]! - writtenAt[revision]!;
+        if (Number.isNaN(latency)) missed++;
+        else latencies.push(latency);
+      }
+    }
+    const summary = summarize(latencies);
+    out.progress(
+      `watch delivery: ${summary.count} deliveries, ${missed} missed, ${resets} resets; p50 ${summary.p50.toFixed(1)} ms, ` +
+        `p99 ${summary.p99.toFixed(1)} ms, max ${summary.max.toFixed(1)} ms (the write itself: p50 ${summarize(writeMs).p50.toFixed(2)} ms)`,
+    );
+    out.figure('watch_delivery_p50_ms', summary.p50, { unit: 'ms', samples: summary.count });
+    out.figure('watch_delivery_p99_ms', summary.p99, { goal: '<100', unit: 'ms', samples: summary.count });
+    out.figure('watch_delivery_max_ms', summary.max, { unit: 'ms', samples: summary.count });
+    out.figure('watch_missed_deliveries', missed, { goal: '=0', samples: WATCHERS * CHANGES });
+    // CPU time barely depends on other load on the machine, unlike the latencies: the figure to compare engine changes by
+    out.figure('watch_server_cpu_ms_per_change', (cpu.user + cpu.system) / 1000 / CHANGES, {
+      unit: 'ms',
+      samples: CHANGES,
+    });
+  } finally {
+    if (!finished) clients.kill();
+    if ((await awaitExit(clients, 20_000)) !== 0 && finished) out.progress('the watch clients did not end cleanly');
+  }
+}
+
+function probe(revision: number): Doc {
+  return { name: PROBE_NAME, displayName: 'watched probe', spec: { osVersion: '1.0.0', revision } };
+}
+
+/** The child process: opens the watchers, records when each parsed each change, reports, and ends. */
+async function watchClients(): Promise<void> {
+  const { receive, send } = await import('./lib/self-fork.js');
+  const { nodeHttpFetch } = await import('./lib/node-http-fetch.js');
+  process.once('disconnect', () => process.exit(1)); // the benchmark went away
+  const open = await receive(process, isMessage<OpenCommand>('open'), 60_000, 'the open command');
+  const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
+  const client = new shared.OutpostClient({
+    server: open.url,
+    apiKey: open.apiKey,
+    fetch: nodeHttpFetch(agent),
+    userAgent: 'outpost-bench',
+  });
+  const stop = new AbortController();
+  setMaxListeners(WATCHERS + 10, stop.signal); // every stream listens for the one stop signal
+  const arrivals = new Float64Array(WATCHERS * (CHANGES + 1)).fill(Number.NaN);
+  const watchers: Watcher[] = [];
+
+  const opening = monotonicMs();
+  for (let wave = 0; wave < WATCHERS / WATCHERS_PER_WAVE; wave++) {
+    const fresh = range(WATCHERS_PER_WAVE).map((i) =>
+      startWatcher(
+        client,
+        stop.signal,
+        arrivals.subarray((watchers.length + i) * (CHANGES + 1), (watchers.length + i + 1) * (CHANGES + 1)),
+      ),
+    );
+    watchers.push(...fresh);
+    await withTimeout(Promise.all(fresh.map((w) => w.ready)), 60_000, `snapshots of watch wave ${wave + 1}`);
+  }
+  const openSeconds = (monotonicMs() - opening) / 1000;
+  await send(process, { type: 'ready', openSeconds, fds: openFileDescriptors() } satisfies ReadyReport);
+
+  await receive(process, isMessage<FinishCommand>('finish'), TIME_LIMIT_MS, 'the finish command');
+  const lastRevisionArrived = (w: Watcher): boolean => !Number.isNaN(w.arrivals[CHANGES]!);
+  const giveUpAt = monotonicMs() + DELIVERY_GRACE_MS;
+  while (!watchers.every(lastRevisionArrived) && monotonicMs() < giveUpAt) await sleep(20);
+  const resets = watchers.reduce((n, w) => n + w.resets, 0);
+  await send(process, { type: 'arrivals', arrivals, resets } satisfies ArrivalsReport);
+
+  stop.abort();
+  await withTimeout(Promise.all(watchers.map((w) => w.done)), 15_000, 'closing the watch streams').catch(() => {});
+  agent.destroy();
+  process.exit(0);
+}
 
 interface Watcher {
   /** when this watcher's client parsed each change (index = revision), NaN until then */
@@ -281,82 +463,7 @@ interface Watcher {
   resets: number;
 }
 
-async function measureWatchDelivery(
-  engine: ResourceEngine,
-  clientWith: (fetchImpl?: typeof fetch) => OutpostClient,
-  out: Reporter,
-): Promise<void> {
-  const handle = engine.resource(PLURAL);
-  engine.transaction(() => {
-    for (let i = 0; i < WATCHED_RECORDS; i++)
-      handle.put({ ...benchRecord(WATCHED_PARENT, i * OS_VERSIONS), spec: { osVersion: '1.0.0' } });
-    handle.put(probe(0));
-  });
-
-  const { nodeHttpFetch } = await import('./lib/node-http-fetch.js');
-  const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
-  const client = clientWith(nodeHttpFetch(agent));
-  const stop = new AbortController();
-  const watchers: Watcher[] = [];
-  try {
-    const opening = performance.now();
-    for (let wave = 0; wave < WATCHERS / WATCHERS_PER_WAVE; wave++) {
-      const fresh = range(WATCHERS_PER_WAVE).map(() => startWatcher(client, stop.signal));
-      watchers.push(...fresh);
-      await withTimeout(Promise.all(fresh.map((w) => w.ready)), 60_000, `snapshots of watch wave ${wave + 1}`);
-    }
-    out.progress(
-      `${watchers.length} watchers have their snapshot after ${((performance.now() - opening) / 1000).toFixed(1)} s`,
-    );
-    const fds = openFileDescriptors();
-    if (fds !== undefined) out.figure('watch_open_fds', fds, { goal: '<20000' });
-
-    const writtenAt = new Float64Array(CHANGES + 1).fill(Number.NaN);
-    const writeMs: number[] = [];
-    for (let revision = 1; revision <= CHANGES; revision++) {
-      writtenAt[revision] = performance.now();
-      handle.put(probe(revision));
-      writeMs.push(performance.now() - writtenAt[revision]!);
-      await sleep(CHANGE_INTERVAL_MS);
-    }
-    const allArrived = (): boolean => watchers.every((w) => !Number.isNaN(w.arrivals[CHANGES]!));
-    const waitUntil = performance.now() + DELIVERY_GRACE_MS;
-    while (!allArrived() && performance.now() < waitUntil) await sleep(20);
-
-    const latencies: number[] = [];
-    let missed = 0;
-    for (const watcher of watchers) {
-      for (let revision = 1; revision <= CHANGES; revision++) {
-        const latency = watcher.arrivals[revision]! - writtenAt[revision]!;
-        if (Number.isNaN(latency)) missed++;
-        else latencies.push(latency);
-      }
-    }
-    const summary = summarize(latencies);
-    const resets = watchers.reduce((n, w) => n + w.resets, 0);
-    out.progress(
-      `watch delivery: ${summary.count} deliveries, ${missed} missed, ${resets} resets; p50 ${summary.p50.toFixed(1)} ms, ` +
-        `p99 ${summary.p99.toFixed(1)} ms, max ${summary.max.toFixed(1)} ms (the write itself: p50 ${summarize(writeMs).p50.toFixed(2)} ms)`,
-    );
-    out.figure('watch_delivery_p50_ms', summary.p50, { unit: 'ms', samples: summary.count });
-    out.figure('watch_delivery_p99_ms', summary.p99, { goal: '<100', unit: 'ms', samples: summary.count });
-    out.figure('watch_delivery_max_ms', summary.max, { unit: 'ms', samples: summary.count });
-    out.figure('watch_missed_deliveries', missed, { goal: '=0', samples: WATCHERS * CHANGES });
-  } finally {
-    stop.abort();
-    await withTimeout(Promise.all(watchers.map((w) => w.done)), 15_000, 'closing the watch streams').catch(
-      (err: unknown) => out.progress(String(err)),
-    );
-    agent.destroy();
-  }
-}
-
-function probe(revision: number): Doc {
-  return { name: PROBE_NAME, displayName: 'watched probe', spec: { osVersion: '1.0.0', revision } };
-}
-
-function startWatcher(client: OutpostClient, signal: AbortSignal): Watcher {
-  const arrivals = new Float64Array(CHANGES + 1).fill(Number.NaN);
+function startWatcher(client: OutpostClient, signal: AbortSignal, arrivals: Float64Array): Watcher {
   let markReady = (): void => {};
   const snapshotTaken = new Promise<void>((resolve) => (markReady = resolve));
   const watcher: Watcher = { arrivals, ready: snapshotTaken, done: Promise.resolve(), resets: 0 };
@@ -368,7 +475,7 @@ function startWatcher(client: OutpostClient, signal: AbortSignal): Watcher {
   watcher.done = (async () => {
     try {
       for await (const message of stream) {
-        const at = performance.now();
+        const at = monotonicMs();
         if (!isRecord(message)) continue;
         if (typeof message['snapshotSize'] === 'number' && message['snapshotSize'] >= 0) markReady();
         if (message['isSoftReset'] === true || message['isHardReset'] === true) watcher.resets++;

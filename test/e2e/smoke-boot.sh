@@ -37,7 +37,7 @@ wait_for() {
 }
 
 wait_for 'GRUB picked slot A' 'AB: booting slot A \(trial=0\)'
-wait_for 'systemd started' 'Welcome to Debian'
+wait_for 'systemd started' 'Welcome to .*Debian'
 wait_for '/outpost mounted' 'Mounted .*outpost\.mount|Mounted .*/outpost'
 wait_for 'droplet.service started' 'Started .*droplet\.service'
 sleep "${SMOKE_LINGER:-3}"

@@ -13,6 +13,8 @@ export interface AgentPaths {
   stateFile: string;
   /** {device_root}/data/desired-device.json: the last spec received, to converge on while offline */
   desiredDeviceFile: string;
+  /** {device_root}/data/os-update.json: the A/B upgrade's persisted progress */
+  osProgressFile: string;
 }
 
 export function agentPaths(deviceRoot: string): AgentPaths {
@@ -26,5 +28,6 @@ export function agentPaths(deviceRoot: string): AgentPaths {
     dataDir,
     stateFile: join(dataDir, 'agent-state.json'),
     desiredDeviceFile: join(dataDir, 'desired-device.json'),
+    osProgressFile: join(dataDir, 'os-update.json'),
   };
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { registerDeviceCommands } from './device-commands.js';
 import { registerIamCommands } from './iam-commands.js';
+import { registerLimitsCommands } from './limits-commands.js';
 import { registerOsCommands } from './os-commands.js';
 import { processIo } from './io.js';
 import { createProgram, runProgram } from './program.js';
@@ -9,5 +10,6 @@ const io = processIo();
 const { program, ctxFactory } = createProgram(io);
 registerIamCommands(program, ctxFactory);
 registerDeviceCommands(program, ctxFactory);
+registerLimitsCommands(program, ctxFactory);
 registerOsCommands(program, ctxFactory);
 process.exitCode = await runProgram(program, process.argv.slice(2), io);

@@ -56,6 +56,10 @@ export function buildCollectionQuery(
     filter.text,
     order.map((t) => [t.field.path, t.desc]),
   ]);
-  const inParent = (name: string): boolean => pattern.matchesParent(parent, name);
+  // names in the table are valid, so a child of an exact parent is recognised by its prefix alone
+  const prefix = parent === '' ? `${handle.def.plural}/` : `${parent}/${handle.def.plural}/`;
+  const inParent = isWildcardParent(parent)
+    ? (name: string): boolean => pattern.matchesParent(parent, name)
+    : (name: string): boolean => name.startsWith(prefix);
   return { parent, filter, where, keys, fingerprint, inParent };
 }

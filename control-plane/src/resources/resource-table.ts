@@ -97,7 +97,8 @@ export class ResourceTable {
         );
       }
       if (field.type !== 'object') {
-        this.db.exec(`CREATE INDEX IF NOT EXISTS ${t}_by_${column} ON ${t}(${column}, name)`);
+        // equality on the column and the parent, then in name order: a filtered page and its counts in one range
+        this.db.exec(`CREATE INDEX IF NOT EXISTS ${t}_by_${column}_in_parent ON ${t}(${column}, parent, name)`);
       }
     }
   }

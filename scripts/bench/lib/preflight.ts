@@ -20,27 +20,27 @@ export function requireBuiltPackages(packages: readonly string[]): void {
       );
       process.exit(1);
     }
-    const built = statSync(entry).mtimeMs;
-    const newer = newestSourceFile(join(REPO_ROOT, pkg, 'src'));
-    if (newer && newer.mtimeMs > built) {
+    const stale = firstStaleSource(join(REPO_ROOT, pkg, 'src'), join(REPO_ROOT, pkg, 'dist'));
+    if (stale) {
       process.stderr.write(
-        `warning: ${relative(REPO_ROOT, newer.path)} is newer than ${relative(REPO_ROOT, entry)}; run \`npm run build\` for current figures\n`,
+        `warning: ${relative(REPO_ROOT, stale)} changed after the last build; run \`npm run build\` for current figures\n`,
       );
     }
   }
 }
 
-function newestSourceFile(dir: string): { path: string; mtimeMs: number } | undefined {
-  if (!existsSync(dir)) return undefined;
-  let newest: { path: string; mtimeMs: number } | undefined;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    const candidate = entry.isDirectory()
-      ? newestSourceFile(path)
-      : entry.isFile() && entry.name.endsWith('.ts')
-        ? { path, mtimeMs: statSync(path).mtimeMs }
-        : undefined;
-    if (candidate && (!newest || candidate.mtimeMs > newest.mtimeMs)) newest = candidate;
+/** A source file whose compiled .js is missing or older than it, if any. */
+function firstStaleSource(srcDir: string, distDir: string): string | undefined {
+  if (!existsSync(srcDir)) return undefined;
+  for (const entry of readdirSync(srcDir, { withFileTypes: true })) {
+    const source = join(srcDir, entry.name);
+    if (entry.isDirectory()) {
+      const stale = firstStaleSource(source, join(distDir, entry.name));
+      if (stale) return stale;
+    } else if (entry.isFile() && entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) {
+      const compiled = join(distDir, entry.name.replace(/\.ts$/, '.js'));
+      if (!existsSync(compiled) || statSync(compiled).mtimeMs < statSync(source).mtimeMs) return source;
+    }
   }
-  return newest;
+  return undefined;
 }

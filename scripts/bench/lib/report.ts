@@ -17,17 +17,24 @@ export interface Reporter {
   missed(): string[];
 }
 
-export function createReporter(bench: string): Reporter {
+/**
+ * Figures of one benchmark. `context` fields go into every line after "bench" (e.g. `{ n: 1000 }` for a run at
+ * one fleet size; make one reporter per context).
+ */
+export function createReporter(bench: string, context: Readonly<Record<string, string | number>> = {}): Reporter {
   const started = performance.now();
   const missed: string[] = [];
+  const contextText = Object.entries(context)
+    .map(([key, value]) => `${key}=${value}`)
+    .join(', ');
   return {
     figure(name, value, options = {}) {
-      const line: Record<string, unknown> = { bench, figure: name, value: round(value) };
+      const line: Record<string, unknown> = { bench, ...context, figure: name, value: round(value) };
       if (options.goal !== undefined) {
         const met = meetsGoal(value, options.goal);
         line['goal'] = options.goal;
         line['met'] = met;
-        if (!met) missed.push(name);
+        if (!met) missed.push(contextText === '' ? name : `${name} (${contextText})`);
       }
       if (options.unit !== undefined) line['unit'] = options.unit;
       if (options.samples !== undefined) line['samples'] = options.samples;

@@ -33,16 +33,34 @@ interface Entry {
 }
 
 /**
+ * What children outside a partial recompute hold of a pool inside it. A caller that recomputes only a scope
+ * (an entity and its ancestors) passes, for each pool of the scope's owners, what the children left out of
+ * the scope reserve there; the scope's own children are recomputed as usual.
+ */
+export interface ExternalDraw {
+  pool: Pick<LimitPool, 'name' | 'resource' | 'region'>;
+  /** the sum of their reservations */
+  reserved: number;
+  /** whether any of them draws from the pool at all (a child may draw with a zero reservation) */
+  drawn: boolean;
+}
+
+/**
  * The desired state of every pool and limit, in one pass over the tree (linear in entities and allowances):
  * limits first, then organizations children before parents, then services, each adding what it reserves to
  * its source pool. A pool exists while its owner has an allowance for it or a child draws from it; a limit
  * exists while its project has an allowance for it or usage of it (configured 0 then, active kept).
+ *
+ * With `external`, the hierarchy may be a part of the tree closed upwards (every parent of an entity in it is
+ * in it too): `previous` then holds only the pools and limits of its entities, and `external` what children
+ * outside it hold of those pools; the result covers the part only.
  */
 export function recomputeTree(
   hierarchy: Hierarchy,
   assignments: readonly AssigneeAssignment[],
   plans: PlansByName,
   previous: TreeState,
+  external: readonly ExternalDraw[] = [],
 ): RecomputeResult {
   const index = indexHierarchy(hierarchy);
   const allowancesOf = new Map<string, Allowance[]>();
@@ -60,7 +78,7 @@ export function recomputeTree(
     allowancesOf.set(assignment.assignee, list);
   }
 
-  const pass = new TreePass(index, allowancesOf, previous);
+  const pass = new TreePass(index, allowancesOf, previous, external);
   for (const project of index.projects) pass.settleProject(project);
   for (const org of index.organizationsChildrenFirst) pass.settleOwner(org);
   for (const service of pass.services()) pass.settleOwner(service);
@@ -85,7 +103,17 @@ class TreePass {
     private readonly index: HierarchyIndex,
     private readonly allowancesOf: ReadonlyMap<string, readonly Allowance[]>,
     previous: TreeState,
+    external: readonly ExternalDraw[],
   ) {
+    for (const draw of external) {
+      if (!draw.drawn) continue;
+      const { name, resource, region } = draw.pool;
+      const owner = name.slice(0, name.indexOf('/limitPools/'));
+      this.reserved.set(name, (this.reserved.get(name) ?? 0) + draw.reserved);
+      const pools = this.drawnFrom.get(owner) ?? new Map<string, Entry>();
+      if (!pools.has(name)) pools.set(name, { resource, region, configured: 0 });
+      this.drawnFrom.set(owner, pools);
+    }
     for (const limit of previous.limits) {
       const project = limit.name.slice(0, limit.name.indexOf('/limits/'));
       const list = this.previousLimitsOf.get(project) ?? [];

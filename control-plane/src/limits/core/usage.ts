@@ -3,15 +3,21 @@ import type { Limit } from './model.js';
 
 export type ConsumeResult = { ok: true; limit: Limit } | { ok: false; available: number; reason: string };
 
-/** Takes `count` instances out of a limit (a device create): refused when usage would pass the active limit. */
+/**
+ * Takes `count` instances out of a limit (a device create): refused when usage would pass the active limit or
+ * the configured one. Both bind: the active value is what the pools reserve, and when the configured value fell
+ * below usage (the spec's conflict row, active keeps its old value) no new instance fits until usage is back
+ * under the configured value.
+ */
 export function tryConsume(limit: Limit, count: number): ConsumeResult {
   requireCount(count);
-  if (limit.usage + count > limit.activeLimit) {
-    const available = Math.max(0, limit.activeLimit - limit.usage);
+  const cap = Math.min(limit.activeLimit, limit.configuredLimit);
+  if (limit.usage + count > cap) {
+    const available = Math.max(0, cap - limit.usage);
     return {
       ok: false,
       available,
-      reason: `limit ${limit.name} exhausted: usage ${limit.usage} + ${count} exceeds ${limit.activeLimit}`,
+      reason: `limit ${limit.name} exhausted: usage ${limit.usage} + ${count} exceeds ${cap}`,
     };
   }
   return { ok: true, limit: { ...limit, usage: limit.usage + count } };

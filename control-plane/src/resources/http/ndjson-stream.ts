@@ -9,11 +9,12 @@ const KEEPALIVE_MS = 15_000;
  * so a request refused up front gets an ordinary error response; an error later ends the stream with an
  * `{"error": ...}` line. Honours backpressure: nothing more is pulled while the socket is full.
  */
-export async function streamNdjson(
+export async function streamNdjson<T>(
   res: Response,
-  iterator: AsyncIterator<unknown>,
+  iterator: AsyncIterator<T>,
   controller: AbortController,
   onError: (err: unknown) => void,
+  shape: (value: T) => unknown = (value) => value,
 ): Promise<void> {
   const first = await iterator.next(); // throws straight to the caller's error handler
   res.status(200);
@@ -27,7 +28,7 @@ export async function streamNdjson(
   try {
     let step = first;
     while (!step.done) {
-      if (!res.write(JSON.stringify(step.value) + '\n')) {
+      if (!res.write(JSON.stringify(shape(step.value)) + '\n')) {
         await Promise.race([once(res, 'drain'), once(controller.signal, 'abort')]);
       }
       if (controller.signal.aborted) break;

@@ -75,10 +75,15 @@ export function createResourceRouter(options: ResourceRouterOptions): ResourceRo
 
   const STREAMED = Symbol('streamed');
 
-  async function stream(res: Response, iterable: AsyncIterable<unknown>, controller: AbortController): Promise<void> {
+  async function stream<T>(
+    res: Response,
+    iterable: AsyncIterable<T>,
+    controller: AbortController,
+    shape: (value: T) => unknown = (value) => value,
+  ): Promise<void> {
     streams.add(controller);
     try {
-      await streamNdjson(res, iterable[Symbol.asyncIterator](), controller, options.onStreamError ?? (() => {}));
+      await streamNdjson(res, iterable[Symbol.asyncIterator](), controller, options.onStreamError ?? (() => {}), shape);
     } finally {
       streams.delete(controller);
     }
@@ -200,8 +205,10 @@ export function createResourceRouter(options: ResourceRouterOptions): ResourceRo
       };
       const controller = new AbortController();
       const watch = request.type === 'STATELESS' ? watchStateless : watchStateful;
-      const iterable = renameChanges(handle, watch(handle, request, controller.signal, options.watchOptions));
-      await stream(res, iterable, controller);
+      const key = changesKey(handle.def);
+      // the engine's generic `changes` become `<singular>Changes` on the wire
+      const rename = ({ changes, ...rest }: WatchCollectionResponse): unknown => ({ [key]: changes, ...rest });
+      await stream(res, watch(handle, request, controller.signal, options.watchOptions), controller, rename);
       return STREAMED;
     }
     if (target.verb !== undefined)
@@ -289,13 +296,4 @@ function watchTypeOf(value: unknown): 'STATEFUL' | 'STATELESS' {
   if (text === undefined || text === '' || text === 'STATEFUL' || text === '0') return 'STATEFUL';
   if (text === 'STATELESS' || text === '1') return 'STATELESS';
   throw new ApiError('INVALID_ARGUMENT', `invalid watch type "${text}": STATEFUL or STATELESS`);
-}
-
-/** The engine's generic `changes` become `<singular>Changes` on the wire. */
-async function* renameChanges(
-  handle: ResourceHandle,
-  responses: AsyncIterable<WatchCollectionResponse>,
-): AsyncGenerator<Record<string, unknown>> {
-  const key = changesKey(handle.def);
-  for await (const { changes, ...rest } of responses) yield { [key]: changes, ...rest };
 }

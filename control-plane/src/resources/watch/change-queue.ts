@@ -10,7 +10,12 @@ export class ChangeQueue {
   private waiter: (() => void) | undefined;
   overflowed = false;
 
-  constructor(private readonly capacity: number) {}
+  constructor(
+    private readonly capacity: number,
+    private readonly signal: AbortSignal,
+  ) {
+    signal.addEventListener('abort', () => this.wake(), { once: true });
+  }
 
   push(change: Change): void {
     if (this.overflowed) return;
@@ -24,20 +29,15 @@ export class ChangeQueue {
   }
 
   /** Everything queued now; waits (until aborted) when nothing is. Returns undefined when aborted. */
-  async take(signal: AbortSignal): Promise<Change[] | undefined> {
+  async take(): Promise<Change[] | undefined> {
     while (this.items.length === 0 && !this.overflowed) {
-      if (signal.aborted) return undefined;
+      if (this.signal.aborted) return undefined;
       await new Promise<void>((resolve) => {
-        const done = (): void => {
-          signal.removeEventListener('abort', done);
-          this.waiter = undefined;
-          resolve();
-        };
-        this.waiter = done;
-        signal.addEventListener('abort', done);
+        this.waiter = resolve;
       });
+      this.waiter = undefined;
     }
-    if (signal.aborted) return undefined;
+    if (this.signal.aborted) return undefined;
     const batch = this.items;
     this.items = [];
     return batch;
@@ -56,6 +56,8 @@ export class ChangeQueue {
   }
 
   private wake(): void {
-    this.waiter?.();
+    const waiter = this.waiter;
+    this.waiter = undefined;
+    waiter?.();
   }
 }

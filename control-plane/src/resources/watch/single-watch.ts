@@ -15,7 +15,7 @@ export async function* watchOne(
   handle.patternOfName(req.name);
   const paths = selectedPaths(handle.def, req.view, handle.parseMask(req.fieldMask));
   const key = handle.def.singular;
-  const queue = new ChangeQueue(options.queueCapacity ?? DEFAULT_QUEUE_CAPACITY);
+  const queue = new ChangeQueue(options.queueCapacity ?? DEFAULT_QUEUE_CAPACITY, signal);
   const unsubscribe = handle.subscribe((change) => {
     if (change.name === req.name) queue.push(change);
   });
@@ -24,7 +24,7 @@ export async function* watchOne(
     if (!doc) throw notFound(`${handle.def.singular} "${req.name}" not found`);
     yield { change: { current: { [key]: present(doc, paths) } } };
     for (;;) {
-      const batch = await queue.take(signal);
+      const batch = await queue.take();
       if (batch === undefined) return;
       if (queue.resetOverflow()) {
         const now = handle.find(req.name);

@@ -35,7 +35,7 @@ export async function* watchStateful(
   const relevant = (doc: Doc | null): boolean =>
     doc !== null && query.inParent(doc['name'] as string) && evaluateFilter(query.filter, doc);
 
-  const queue = new ChangeQueue(options.queueCapacity ?? DEFAULT_QUEUE_CAPACITY);
+  const queue = new ChangeQueue(options.queueCapacity ?? DEFAULT_QUEUE_CAPACITY, signal);
   const unsubscribe = handle.subscribe((change) => queue.push(change));
   try {
     let page = readPage(handle, query, position, pageSize);
@@ -45,7 +45,7 @@ export async function* watchStateful(
     yield* chunked(initial, chunkSize, { pageTokenChange: tokensOf(page) });
 
     for (;;) {
-      const batch = await queue.take(signal);
+      const batch = await queue.take();
       if (batch === undefined) return;
       const overflowed = queue.resetOverflow();
       const inPage = new Set(page.rows.map((r) => r.doc['name'] as string));

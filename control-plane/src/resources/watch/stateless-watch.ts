@@ -50,7 +50,7 @@ export async function* watchStateless(
     doc !== null && query.inParent(doc['name'] as string) && evaluateFilter(query.filter, doc);
 
   // subscribe before reading anything, so no change falls between the snapshot and the live stream
-  const queue = new ChangeQueue(options.queueCapacity ?? DEFAULT_QUEUE_CAPACITY);
+  const queue = new ChangeQueue(options.queueCapacity ?? DEFAULT_QUEUE_CAPACITY, signal);
   const unsubscribe = handle.subscribe((change) => queue.push(change));
   try {
     let committed: number;
@@ -77,7 +77,7 @@ export async function* watchStateless(
     }
 
     for (;;) {
-      const batch = await queue.take(signal);
+      const batch = await queue.take();
       if (batch === undefined) return;
       if (queue.resetOverflow()) {
         // the backlog was dropped: start over from the last position the client committed

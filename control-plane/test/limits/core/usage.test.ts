@@ -13,8 +13,9 @@ describe('tryConsume', () => {
     expect(result).toMatchObject({ ok: false, available: 1 });
   });
 
-  it('uses the active limit, not the configured one', () => {
-    expect(tryConsume(limit({ configuredLimit: 2, activeLimit: 5, usage: 4 }), 1).ok).toBe(true);
+  it('refuses while the configured limit is below usage, even though the active one keeps its old value', () => {
+    expect(tryConsume(limit({ configuredLimit: 2, activeLimit: 5, usage: 4 }), 1)).toMatchObject({ ok: false, available: 0 });
+    expect(tryConsume(limit({ configuredLimit: 2, activeLimit: 5, usage: 1 }), 1).ok).toBe(true);
   });
 
   it('refuses a negative or fractional count', () => {

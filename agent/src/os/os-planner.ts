@@ -1,0 +1,301 @@
+import type { Slot } from '@outpost/shared';
+import { otherSlot } from './boot/boot-backend.js';
+import type { BootState } from './boot/boot-backend.js';
+import type { OperationImage, OsOperation, OsProgress } from './os-progress.js';
+
+/** What the device record asks for (undefined as a whole until a spec is known). */
+export interface DesiredOs {
+  /** spec.osVersion; undefined when none is set */
+  version?: string;
+  /** the image the control plane resolved for it; absent when not published for this device type */
+  image?: OperationImage;
+}
+
+export interface PlannerInput {
+  desired: DesiredOs | undefined;
+  deviceType: string | undefined;
+  boot: Pick<BootState, 'bootId' | 'bootTimeMs' | 'runningSlot' | 'activeSlot' | 'trySlot' | 'lastFailed'>;
+  /** the version of the running slot, as its root says */
+  runningVersion: string | undefined;
+  progress: OsProgress;
+  /** the link is up (welcome received) */
+  connected: boolean;
+  /** no failing Healthy/* condition */
+  healthy: boolean;
+  /** test hook OUTPOST_TEST_NEVER_COMMIT */
+  neverCommit: boolean;
+  commitTimeoutMs: number;
+  now: number;
+}
+
+export type OsReadyReason =
+  | 'Converged'
+  | 'Pending'
+  | 'Downloading'
+  | 'Installing'
+  | 'Rebooting'
+  | 'Verifying'
+  | 'RolledBack'
+  | 'Failed'
+  | 'Unsupported';
+
+export interface OsReady {
+  status: 'True' | 'False';
+  reason: OsReadyReason;
+  message: string;
+}
+
+export type Step =
+  /** nothing to do until something changes (or `wakeAtMs`) */
+  | { kind: 'idle'; wakeAtMs?: number }
+  /** remember a new spec.osVersion: a rolled-back or failed version may be tried again */
+  | { kind: 'note-desired'; version: string }
+  /** remember the running (committed) slot's version as a good rollback target */
+  | { kind: 'note-running'; slot: Slot; version: string }
+  /** begin writing `image` into the spare `slot` */
+  | { kind: 'start-download'; image: OperationImage; slot: Slot }
+  /** continue (resume) the operation's download, then verify it */
+  | { kind: 'download' }
+  /** the wanted version is retained, known good, in the spare slot: switch to it without a download */
+  | { kind: 'start-switch'; version: string; slot: Slot }
+  /** ask the bootloader to try the operation's slot once */
+  | { kind: 'switch' }
+  /** run the on-shutdown hooks and reboot */
+  | { kind: 'reboot'; reason: string }
+  /** commit the running trial slot */
+  | { kind: 'commit' }
+  /** the trial slot was committed but the progress not yet updated */
+  | { kind: 'finish-commit' }
+  /** the bootloader fell back from the operation's slot */
+  | { kind: 'record-rollback' }
+  /** give up on the running trial on purpose (the spec changed): reset the try and reboot */
+  | { kind: 'abandon-trial'; reason: string }
+  /** forget the operation (abort a download, cancel a requested try) */
+  | { kind: 'drop-operation'; reason: string; cancelTry: boolean }
+  /** `version` (this artifact of it) cannot be installed: remember it as failed */
+  | { kind: 'fail'; message: string; version: string; sha256?: string };
+
+export interface Plan {
+  step: Step;
+  /** the OSReady condition while this step runs (unchanged when absent) */
+  condition?: OsReady;
+}
+
+/** A switch whose reboot does not lead to the trial slot this often is given up. */
+export const MAX_SWITCH_REBOOTS = 3;
+/** How often an idle trial boot re-checks whether it can commit. */
+export const TRIAL_POLL_MS = 1_000;
+
+/**
+ * The next step of the A/B upgrade, from the desired version, the boot state and the persisted progress.
+ * Pure: every decision of the upgrade engine is here; the executor only carries steps out. Each step
+ * changes the persisted progress or the boot state, so planning again after it moves on.
+ */
+export function planNextStep(input: PlannerInput): Plan {
+  const { desired, boot, progress, runningVersion } = input;
+  const operation = progress.operation;
+
+  if (desired !== undefined && (desired.version ?? '') !== (progress.desiredVersion ?? '')) {
+    return { step: { kind: 'note-desired', version: desired.version ?? '' } };
+  }
+  if (boot.runningSlot !== boot.activeSlot) return planTrialBoot(input);
+  if (operation !== undefined && (operation.phase === 'switching' || operation.phase === 'abandoning')) {
+    return planAfterSwitch(input, operation);
+  }
+  if (operation !== undefined && operation.slot === boot.runningSlot) {
+    return drop('the slot being written is the running slot', false);
+  }
+  const known = progress.slots[boot.runningSlot];
+  if (runningVersion !== undefined && (known?.version !== runningVersion || !known.good)) {
+    return { step: { kind: 'note-running', slot: boot.runningSlot, version: runningVersion } };
+  }
+  if (desired === undefined) return { step: { kind: 'idle' } };
+  return planConvergence(input, desired);
+}
+
+/** This boot runs a slot that is not committed. */
+function planTrialBoot(input: PlannerInput): Plan {
+  const { boot, progress, desired } = input;
+  const operation = progress.operation?.slot === boot.runningSlot ? progress.operation : undefined;
+  const version = operation?.version ?? input.runningVersion ?? 'the new version';
+  if (operation?.phase === 'abandoning') {
+    return {
+      step: { kind: 'abandon-trial', reason: `abandoning the trial of ${version}` },
+      condition: rebooting(`abandoning the trial of ${version}; rebooting into slot ${boot.activeSlot}`),
+    };
+  }
+  if (desired?.version && desired.version !== version) {
+    return {
+      step: { kind: 'abandon-trial', reason: `spec.osVersion is now ${desired.version}` },
+      condition: rebooting(
+        `spec.osVersion changed to ${desired.version} during the trial of ${version}; ` +
+          `rebooting into slot ${boot.activeSlot}`,
+      ),
+    };
+  }
+  const waitingFor = [
+    input.neverCommit ? 'commits are disabled (OUTPOST_TEST_NEVER_COMMIT)' : undefined,
+    input.connected ? undefined : 'the control plane',
+    input.healthy ? undefined : 'the health checks to pass',
+  ].filter((reason): reason is string => reason !== undefined);
+  if (waitingFor.length === 0) {
+    return {
+      step: { kind: 'commit' },
+      condition: verifying(`booted ${version} in slot ${boot.runningSlot}; committing`),
+    };
+  }
+  const deadline = boot.bootTimeMs + input.commitTimeoutMs;
+  if (input.now >= deadline) {
+    const reason =
+      `slot ${boot.runningSlot} (${version}) was not committed within ` +
+      `${Math.round(input.commitTimeoutMs / 1000)} s (waiting for ${waitingFor.join(' and ')})`;
+    return {
+      step: { kind: 'reboot', reason },
+      condition: rebooting(`${reason}; rebooting into slot ${boot.activeSlot}`),
+    };
+  }
+  return {
+    step: { kind: 'idle', wakeAtMs: Math.min(deadline, input.now + TRIAL_POLL_MS) },
+    condition: verifying(
+      `booted ${version} in slot ${boot.runningSlot} for a trial; waiting for ${waitingFor.join(' and ')} to commit`,
+    ),
+  };
+}
+
+/** A try was requested (or a trial abandoned) and this boot runs the committed slot. */
+function planAfterSwitch(input: PlannerInput, operation: OsOperation): Plan {
+  const { boot, desired } = input;
+  if (boot.runningSlot === operation.slot) return { step: { kind: 'finish-commit' } };
+  if (operation.phase === 'abandoning') return drop(`the trial of ${operation.version} was abandoned`, false);
+  const sameBoot = boot.bootId === operation.switchBootId;
+  if (!sameBoot && boot.lastFailed === operation.slot) {
+    return {
+      step: { kind: 'record-rollback' },
+      condition: rolledBack(operation.version, operation.slot, input.runningVersion),
+    };
+  }
+  if (desired !== undefined && desired.version !== operation.version) {
+    return drop(changedTo(desired.version), true);
+  }
+  if (operation.reboots >= MAX_SWITCH_REBOOTS) {
+    return failStep(
+      `the bootloader did not try slot ${operation.slot} (${operation.version}) after ${operation.reboots} reboots`,
+      operation.version,
+      operation.image?.sha256,
+    );
+  }
+  if (boot.trySlot === operation.slot) {
+    return {
+      step: { kind: 'reboot', reason: `switching to ${operation.version} in slot ${operation.slot}` },
+      condition: rebooting(`rebooting into ${operation.version} (slot ${operation.slot})`),
+    };
+  }
+  return { step: { kind: 'switch' }, condition: installing(switchMessage(operation)) };
+}
+
+/** A committed boot with a known spec: converge on spec.osVersion. */
+function planConvergence(input: PlannerInput, desired: DesiredOs): Plan {
+  const { boot, progress, runningVersion } = input;
+  const operation = progress.operation;
+  const wanted = desired.version;
+  if (wanted === undefined || wanted === '') {
+    if (operation !== undefined) return drop('no OS version is requested', false);
+    return idle(converged(`running ${runningVersion ?? 'an unknown version'}; no OS version is requested`));
+  }
+  if (wanted === runningVersion) {
+    if (operation !== undefined) return drop(`spec.osVersion is the running version ${wanted}`, false);
+    return idle(converged(`running ${wanted} in slot ${boot.runningSlot}`));
+  }
+  if (progress.rolledBack?.version === wanted) {
+    return idle({
+      status: 'False',
+      reason: 'RolledBack',
+      message: `${progress.rolledBack.message}; not retried until spec.osVersion changes`,
+    });
+  }
+  const failed = progress.failed;
+  if (failed?.version === wanted && (desired.image === undefined || desired.image.sha256 === failed.sha256)) {
+    return idle({ status: 'False', reason: 'Failed', message: failed.message });
+  }
+  if (operation !== undefined) {
+    const republished =
+      desired.image !== undefined && operation.image !== undefined && desired.image.sha256 !== operation.image.sha256;
+    if (operation.version !== wanted || republished) return drop(changedTo(wanted), false);
+    if (operation.phase === 'downloading') {
+      return { step: { kind: 'download' }, condition: downloading(wanted, operation) };
+    }
+    return { step: { kind: 'switch' }, condition: installing(switchMessage(operation)) };
+  }
+  const spare = otherSlot(boot.runningSlot);
+  const retained = progress.slots[spare];
+  if (retained?.good === true && retained.version === wanted) {
+    return {
+      step: { kind: 'start-switch', version: wanted, slot: spare },
+      condition: installing(`switching to ${wanted}, retained in slot ${spare}`),
+    };
+  }
+  const image = desired.image;
+  if (image === undefined) {
+    return idle({
+      status: 'False',
+      reason: 'Pending',
+      message: `version ${wanted} is not published for device type ${input.deviceType ?? '(unknown)'}`,
+    });
+  }
+  if (image.version !== wanted) {
+    return failStep(`the server offered image ${image.version} for version ${wanted}`, wanted, image.sha256);
+  }
+  if (input.deviceType !== undefined && image.deviceType !== input.deviceType) {
+    return failStep(
+      `the image of ${wanted} is for device type ${image.deviceType}, not ${input.deviceType}`,
+      wanted,
+      image.sha256,
+    );
+  }
+  return {
+    step: { kind: 'start-download', image, slot: spare },
+    condition: { status: 'False', reason: 'Downloading', message: `downloading ${wanted}: 0%` },
+  };
+}
+
+/** "downloading 1.1.0: 42%" */
+export const downloadMessage = (version: string, bytes: number, size: number): string =>
+  `downloading ${version}: ${size > 0 ? Math.floor((bytes * 100) / size) : 0}%`;
+
+const downloading = (version: string, operation: OsOperation): OsReady => ({
+  status: 'False',
+  reason: 'Downloading',
+  message: downloadMessage(version, operation.bytesWritten, operation.image?.size ?? 0),
+});
+
+const switchMessage = (operation: OsOperation): string => `switching to ${operation.version} in slot ${operation.slot}`;
+
+const changedTo = (version: string | undefined): string =>
+  version === undefined || version === '' ? 'spec.osVersion was cleared' : `spec.osVersion changed to ${version}`;
+
+export const rolledBackMessage = (version: string, slot: Slot, running: string | undefined): string =>
+  `${version} did not boot or was not committed in slot ${slot}; running ${running ?? 'the retained version'}`;
+
+const rolledBack = (version: string, slot: Slot, running: string | undefined): OsReady => ({
+  status: 'False',
+  reason: 'RolledBack',
+  message: rolledBackMessage(version, slot, running),
+});
+
+const converged = (message: string): OsReady => ({ status: 'True', reason: 'Converged', message });
+const installing = (message: string): OsReady => ({ status: 'False', reason: 'Installing', message });
+const rebooting = (message: string): OsReady => ({ status: 'False', reason: 'Rebooting', message });
+const verifying = (message: string): OsReady => ({ status: 'False', reason: 'Verifying', message });
+const idle = (condition: OsReady): Plan => ({ step: { kind: 'idle' }, condition });
+const drop = (reason: string, cancelTry: boolean): Plan => ({ step: { kind: 'drop-operation', reason, cancelTry } });
+const failStep = (message: string, version: string, sha256: string | undefined): Plan => ({
+  step: sha256 === undefined ? { kind: 'fail', message, version } : { kind: 'fail', message, version, sha256 },
+  condition: { status: 'False', reason: 'Failed', message },
+});
+
+/** The condition of a device whose OS the agent does not manage (spec 000 rule 3). */
+export const UNSUPPORTED: OsReady = {
+  status: 'True',
+  reason: 'Unsupported',
+  message: 'OS management is disabled: this agent runs on a Linux it does not manage (boot backend "none")',
+};

@@ -1,0 +1,60 @@
+import { alreadyExists } from '@outpost/shared';
+import type { Doc } from '../resources/resource-table.js';
+import { childrenOf, type LimitsContext } from './context.js';
+import type { Assignment } from './core/index.js';
+import { acceptedPlanName, assigneeField, assignmentIdOf, lastSegment, ownerOf, planAssignmentName } from './names.js';
+import { assignmentFields, text } from './records.js';
+import type { AssignmentRef } from './scope.js';
+
+/** The assignee's PlanAssignment for a service, if it has one. */
+export function findAssignment(ctx: LimitsContext, assignee: string, service: string): Doc | undefined {
+  return childrenOf(ctx.h.planAssignments, assignee).find((doc) => text(doc['service']) === service);
+}
+
+export interface SaveAssignment {
+  assignee: string;
+  assigner: string;
+  next: Assignment;
+  /** the assignee's current PlanAssignment for the service */
+  current?: Doc | undefined;
+  /** the id of new documents (default: assignmentIdOf) */
+  id?: string;
+}
+
+/**
+ * Writes an assignment as the system: the assigner's AcceptedPlan and the assignee's PlanAssignment synced
+ * with it. An AcceptedPlan held by another assigner (the entity moved) moves to `assigner`.
+ */
+export function saveAssignment(ctx: LimitsContext, save: SaveAssignment): AssignmentRef {
+  const { acceptedPlans, planAssignments } = ctx.h;
+  const fields = assignmentFields(save.next);
+  const id = save.current ? lastSegment(text(save.current['name'])) : (save.id ?? assignmentIdOf(save.assignee, save.next.service));
+  const planAssignment = save.current ? text(save.current['name']) : planAssignmentName(save.assignee, id);
+  const previousAccepted = save.current ? text(save.current['source']) : '';
+  const held = previousAccepted ? acceptedPlans.find(previousAccepted) : undefined;
+  let acceptedPlan = previousAccepted;
+  if (held && ownerOf(previousAccepted) === save.assigner) {
+    acceptedPlans.patch(acceptedPlan, (doc) => ({ ...doc, ...fields }));
+  } else {
+    acceptedPlan = acceptedPlanName(save.assigner, previousAccepted ? lastSegment(previousAccepted) : id);
+    if (acceptedPlan !== previousAccepted && acceptedPlans.find(acceptedPlan)) {
+      throw alreadyExists(`accepted plan "${acceptedPlan}" already exists`);
+    }
+    if (held) acceptedPlans.remove(previousAccepted);
+    acceptedPlans.put({ ...(held ?? {}), name: acceptedPlan, ...fields, assignee: assigneeField(save.assignee) });
+  }
+  if (save.current) {
+    planAssignments.patch(planAssignment, (doc) => ({ ...doc, ...fields, source: acceptedPlan }));
+  } else {
+    if (planAssignments.find(planAssignment)) throw alreadyExists(`plan assignment "${planAssignment}" already exists`);
+    planAssignments.put({ name: planAssignment, ...fields, source: acceptedPlan });
+  }
+  return { planAssignment, acceptedPlan };
+}
+
+/** Removes both documents of an assignment. */
+export function removeAssignment(ctx: LimitsContext, planAssignment: Doc): void {
+  ctx.h.planAssignments.remove(text(planAssignment['name']));
+  const source = text(planAssignment['source']);
+  if (source) ctx.h.acceptedPlans.remove(source);
+}

@@ -1,0 +1,77 @@
+import { resolveField } from '@outpost/shared';
+import type { ResourceEngine } from '../resources/resource-engine.js';
+import type { ResourceHandle } from '../resources/resource-handle.js';
+import type { Doc } from '../resources/resource-table.js';
+
+/** The registered handles of the hierarchy and limits resources. */
+export interface LimitsHandles {
+  services: ResourceHandle;
+  organizations: ResourceHandle;
+  projects: ResourceHandle;
+  plans: ResourceHandle;
+  planAssignments: ResourceHandle;
+  acceptedPlans: ResourceHandle;
+  requests: ResourceHandle;
+  pools: ResourceHandle;
+  limits: ResourceHandle;
+}
+
+/**
+ * What the limits rules and methods share: the engine and the handles. Rules are registered together with
+ * their handles, so the handles are attached right after registration (no rule runs before that).
+ */
+export class LimitsContext {
+  private attached: LimitsHandles | undefined;
+
+  constructor(readonly engine: ResourceEngine) {}
+
+  attach(handles: LimitsHandles): void {
+    this.attached = handles;
+  }
+
+  get h(): LimitsHandles {
+    if (!this.attached) throw new Error('limits handles used before registration finished');
+    return this.attached;
+  }
+
+  /** The registered devices handle, when the devices service is part of this control plane. */
+  devices(): ResourceHandle | undefined {
+    return this.engine.all().find((handle) => handle.def.plural === 'devices');
+  }
+}
+
+/** Documents whose filterable scalar `path` equals `value` (an indexed lookup), in name order. */
+export function findBy(handle: ResourceHandle, path: string, value: string): Doc[] {
+  return handle.table
+    .query({ where: [{ sql: `${column(handle, path)} = ?`, params: [value] }], keys: [{ sql: 'name', desc: false }] })
+    .map((row) => row.doc);
+}
+
+/** Documents directly under `parent`, in name order. */
+export function childrenOf(handle: ResourceHandle, parent: string): Doc[] {
+  return handle.table
+    .query({ where: [{ sql: 'parent = ?', params: [parent] }], keys: [{ sql: 'name', desc: false }] })
+    .map((row) => row.doc);
+}
+
+/** Every document of a kind, in name order. */
+export function everyDoc(handle: ResourceHandle): Doc[] {
+  return handle.table.query({ where: [], keys: [{ sql: 'name', desc: false }] }).map((row) => row.doc);
+}
+
+export function countBy(handle: ResourceHandle, path: string, value: string): number {
+  return handle.table.count([{ sql: `${column(handle, path)} = ?`, params: [value] }]);
+}
+
+/** How many documents hold `value` in the string list at `path`. */
+export function countContaining(handle: ResourceHandle, path: string, value: string): number {
+  const field = resolveField(handle.def.filterSchema, path);
+  if (!field) throw new Error(`${handle.def.plural} cannot be filtered by ${path}`);
+  return handle.table.count([handle.table.sqlTarget.contains(field.field, value)]);
+}
+
+export function column(handle: ResourceHandle, path: string): string {
+  const field = resolveField(handle.def.filterSchema, path);
+  if (!field) throw new Error(`${handle.def.plural} cannot be filtered by ${path}`);
+  return handle.table.sqlTarget.scalar(field.field);
+}

@@ -1,0 +1,72 @@
+import {
+  acceptedPlanDefinition,
+  limitDefinition,
+  limitPoolDefinition,
+  organizationDefinition,
+  planAssignmentDefinition,
+  planAssignmentRequestDefinition,
+  planDefinition,
+  projectDefinition,
+  serviceDefinition,
+} from '@outpost/shared';
+import type { AncestorsResolver } from '../iam/permission-match.js';
+import type { CustomMethod } from '../resources/http/custom-method.js';
+import type { ResourceEngine } from '../resources/resource-engine.js';
+import type { ResourceRules } from '../resources/resource-rules.js';
+import { bootstrapLimits } from './bootstrap.js';
+import { LimitsContext, type LimitsHandles } from './context.js';
+import { deviceLimitRules } from './device-usage.js';
+import { HierarchyReader } from './hierarchy-reader.js';
+import { listApproverMethod } from './methods/list-approver.js';
+import { migrateMethods } from './methods/migrate-methods.js';
+import { reviewMethods } from './methods/review-methods.js';
+import { isEntityName, ownerOf } from './names.js';
+import { acceptedPlanRules, planAssignmentRules } from './rules/assignment-rules.js';
+import { entityRules } from './rules/entity-rules.js';
+import { systemOwnedRules } from './rules/limit-rules.js';
+import { planRules } from './rules/plan-rules.js';
+import { requestRules } from './rules/request-rules.js';
+import { settle } from './settle.js';
+import { loadWorld } from './scope.js';
+
+export interface LimitsService {
+  handles: LimitsHandles;
+  /** accept, decline, listApprover and the three migrate methods */
+  customMethods: CustomMethod[];
+  /** pass to the devices service (extraRules): devices consume their project's devices Limit */
+  deviceRules: ResourceRules;
+  /** for the Authorizer: a key scoped to an organization covers everything under it */
+  ancestorsOf: AncestorsResolver;
+  /** creates the devices service, its default plans and its own assignment on a fresh control plane */
+  bootstrap(): void;
+  /** recomputes the whole tree in one transaction (a repair; every write already settles what it touches) */
+  settleAll(): void;
+}
+
+/** Registers the hierarchy and limits resources on the engine with their rules (spec 001). */
+export function createLimitsService(engine: ResourceEngine): LimitsService {
+  const ctx = new LimitsContext(engine);
+  const handles: LimitsHandles = {
+    services: engine.register(serviceDefinition, entityRules(ctx, 'service')),
+    organizations: engine.register(organizationDefinition, entityRules(ctx, 'organization')),
+    projects: engine.register(projectDefinition, entityRules(ctx, 'project')),
+    plans: engine.register(planDefinition, planRules(ctx)),
+    planAssignments: engine.register(planAssignmentDefinition, planAssignmentRules(ctx)),
+    acceptedPlans: engine.register(acceptedPlanDefinition, acceptedPlanRules(ctx)),
+    requests: engine.register(planAssignmentRequestDefinition, requestRules(ctx)),
+    pools: engine.register(limitPoolDefinition, systemOwnedRules('limitPools')),
+    limits: engine.register(limitDefinition, systemOwnedRules('limits')),
+  };
+  ctx.attach(handles);
+  return {
+    handles,
+    customMethods: [...reviewMethods(ctx), listApproverMethod(ctx), ...migrateMethods(ctx)],
+    deviceRules: deviceLimitRules(ctx),
+    ancestorsOf: (name) => {
+      const owner = ownerOf(name);
+      return /^(projects|organizations)\//.test(owner) && isEntityName(owner) ? new HierarchyReader(ctx).ancestors(owner) : [];
+    },
+    bootstrap: () => bootstrapLimits(ctx),
+    settleAll: () => engine.transaction(() => void settle(ctx, loadWorld(ctx))),
+  };
+}

@@ -1,0 +1,79 @@
+import { failedPrecondition, invalidArgument, notFound, permissionOf, planAssignmentRequestDefinition } from '@outpost/shared';
+import type { CustomCall, CustomMethod } from '../../resources/http/custom-method.js';
+import type { Doc } from '../../resources/resource-table.js';
+import type { LimitsContext } from '../context.js';
+import { acceptStatus, capacityError, declineStatus, requestEffect, type RequestStatus } from '../core/index.js';
+import { carryOut, currentSpec, prepareRequest } from '../request-handling.js';
+import { record, text } from '../records.js';
+
+export const ACCEPT_PERMISSION = permissionOf(planAssignmentRequestDefinition, 'accept');
+export const DECLINE_PERMISSION = permissionOf(planAssignmentRequestDefinition, 'decline');
+
+/**
+ * AcceptPlanAssignment and DeclinePlanAssignment (POST {name}:accept / :decline). Only the approver may
+ * conclude a request: the caller needs the permission on the approver (an organization, or the service,
+ * which a key scoped to `*` covers), besides on the request itself. `approver` in the body may be left
+ * empty; when given it must be the request's approver.
+ */
+export function reviewMethods(ctx: LimitsContext): CustomMethod[] {
+  const pending = (call: CustomCall, permission: string): { doc: Doc; status: RequestStatus; body: Doc } => {
+    const body = bodyOf(call.body);
+    const doc = ctx.h.requests.find(call.target);
+    if (!doc) throw notFound(`plan assignment request "${call.target}" not found`);
+    const approver = text(doc['approver']);
+    const given = text(body['approver']);
+    if (given !== '' && given !== approver) {
+      throw failedPrecondition(`the approver of ${call.target} is ${approver}, not ${given}`);
+    }
+    call.authorize(permission, approver);
+    const status = record(doc['status']);
+    return { doc, body, status: { conclusion: (text(status['conclusion']) || 'UNDEFINED') as RequestStatus['conclusion'], reason: text(status['reason']) } };
+  };
+
+  return [
+    {
+      plural: 'planAssignmentRequests',
+      verb: 'accept',
+      scope: 'resource',
+      httpMethod: 'POST',
+      permission: ACCEPT_PERMISSION,
+      handle: (call) =>
+        ctx.engine.transaction(() => {
+          const { doc, status } = pending(call, ACCEPT_PERMISSION);
+          const accepted = acceptStatus(status);
+          const prepared = prepareRequest(ctx, doc);
+          const effect = requestEffect(prepared.snapshot, {
+            assignee: prepared.assignee,
+            service: prepared.service,
+            current: currentSpec(prepared),
+            request: prepared.request,
+          });
+          if (!effect.capacity.ok) throw capacityError(effect.capacity.violation);
+          const acceptedPlan = carryOut(ctx, prepared, effect.next);
+          ctx.h.requests.patch(call.target, (request) => ({ ...request, status: accepted }));
+          return { acceptedPlan: acceptedPlan ? ctx.h.acceptedPlans.find(acceptedPlan) : undefined };
+        }),
+    },
+    {
+      plural: 'planAssignmentRequests',
+      verb: 'decline',
+      scope: 'resource',
+      httpMethod: 'POST',
+      permission: DECLINE_PERMISSION,
+      handle: (call) =>
+        ctx.engine.transaction(() => {
+          const { status, body } = pending(call, DECLINE_PERMISSION);
+          const reason = text(body['reason']);
+          const declined = declineStatus(status, reason || undefined);
+          ctx.h.requests.patch(call.target, (request) => ({ ...request, status: declined }));
+          return {};
+        }),
+    },
+  ];
+}
+
+function bodyOf(body: unknown): Doc {
+  if (body === undefined || body === null || (typeof body === 'object' && Object.keys(body).length === 0)) return {};
+  if (typeof body !== 'object' || Array.isArray(body)) throw invalidArgument('the request body must be a JSON object');
+  return body as Doc;
+}

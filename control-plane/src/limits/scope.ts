@@ -1,0 +1,183 @@
+import type { Doc } from '../resources/resource-table.js';
+import { childrenOf, countBy, countContaining, everyDoc, type LimitsContext } from './context.js';
+import {
+  entityKind,
+  indexHierarchy,
+  lookupTree,
+  reservation,
+  type AssigneeAssignment,
+  type ExternalDraw,
+  type Hierarchy,
+  type LimitPool,
+  type LimitsSnapshot,
+  type Plan,
+  type TreeState,
+} from './core/index.js';
+import { HierarchyReader, regionsOf } from './hierarchy-reader.js';
+import { limitOf, planOf, poolOf, storedAssignmentOf, text } from './records.js';
+
+/** The documents behind one assignment: the assignee's PlanAssignment and the assigner's AcceptedPlan. */
+export interface AssignmentRef {
+  planAssignment: string;
+  acceptedPlan: string;
+}
+
+/**
+ * The part of the tree a change touches, read from the store: some entities with every ancestor (closed
+ * upwards) and every service, their assignments, pools and limits, the plans those use, and what children
+ * outside the part reserve of its pools. recomputeTree over it gives exactly what a whole-tree recompute
+ * would give for these entities, at the cost of the part only.
+ */
+export interface Scope {
+  hierarchy: Hierarchy;
+  assignments: AssigneeAssignment[];
+  /** `${assignee} ${service}` → documents */
+  refs: Map<string, AssignmentRef>;
+  plans: Map<string, Plan>;
+  previous: TreeState;
+  external: ExternalDraw[];
+}
+
+export const assignmentKey = (assignee: string, service: string): string => `${assignee} ${service}`;
+
+export interface ScopeOptions {
+  /** organizations and projects just deleted: their pools and limits go, their parents are in scope */
+  removed?: readonly Doc[];
+  /** plans to read besides those the assignments use (a request's plan) */
+  plans?: readonly string[];
+}
+
+/** The scope of `targets` (existing services, organizations or projects) and everything above them. */
+export function loadScope(ctx: LimitsContext, targets: readonly string[], options: ScopeOptions = {}): Scope {
+  const h = ctx.h;
+  const reader = new HierarchyReader(ctx);
+  const entities = new Set<string>();
+  const include = (entity: string | undefined): void => {
+    if (entity === undefined || entities.has(entity) || !reader.entity(entity)) return;
+    entities.add(entity);
+    for (const ancestor of reader.ancestors(entity)) entities.add(ancestor);
+  };
+  for (const target of targets) include(target);
+  for (const removed of options.removed ?? []) include(text(removed['parentOrganization']) || undefined);
+  const services = everyDoc(h.services);
+  for (const service of services) entities.add(text(service['name']));
+
+  const allRegions = reader.allRegions();
+  const organizations: Hierarchy['organizations'][number][] = [];
+  const projects: Hierarchy['projects'][number][] = [];
+  for (const entity of entities) {
+    const kind = entityKind(entity);
+    if (kind === 'project') projects.push(reader.projectNode(reader.entity(entity) ?? {}));
+    if (kind === 'organization') {
+      organizations.push(reader.organizationNode(reader.entity(entity) ?? {}, reader.subtreeRegions(entity)));
+    }
+  }
+  const serviceNodes = services.map((doc) => ({
+    name: text(doc['name']),
+    regions: [...new Set([...regionsOf(doc), ...allRegions])].sort(),
+  }));
+
+  const owners = [...entities, ...(options.removed ?? []).map((doc) => text(doc['name']))];
+  const { assignments, refs } = readAssignments(ctx, [...entities]);
+  const previous: TreeState = {
+    limitPools: owners.filter((o) => entityKind(o) !== 'project').flatMap((o) => childrenOf(h.pools, o).map(poolOf)),
+    limits: owners.filter((o) => entityKind(o) === 'project').flatMap((o) => childrenOf(h.limits, o).map(limitOf)),
+  };
+  return {
+    hierarchy: { organizations, projects, services: serviceNodes },
+    assignments,
+    refs,
+    plans: readPlans(ctx, assignments, options.plans ?? []),
+    previous,
+    external: externalDraws(ctx, previous),
+  };
+}
+
+/** The whole tree: every entity, assignment, plan, pool and limit. */
+export function loadWorld(ctx: LimitsContext): Scope {
+  const h = ctx.h;
+  const reader = new HierarchyReader(ctx);
+  const organizations = everyDoc(h.organizations).map((doc) => reader.organizationNode(doc, regionsOf(doc)));
+  const projects = everyDoc(h.projects).map((doc) => reader.projectNode(doc));
+  const services = everyDoc(h.services).map((doc) => ({ name: text(doc['name']), regions: regionsOf(doc) }));
+  const { assignments, refs } = assignmentsOfDocs(everyDoc(h.planAssignments));
+  return {
+    hierarchy: { organizations, projects, services },
+    assignments,
+    refs,
+    plans: new Map(everyDoc(h.plans).map((doc) => { const plan = planOf(doc); return [plan.name, plan] as const; })),
+    previous: { limitPools: everyDoc(h.pools).map(poolOf), limits: everyDoc(h.limits).map(limitOf) },
+    external: [],
+  };
+}
+
+/** What the request rules of the core read. */
+export const snapshotOf = (scope: Scope): LimitsSnapshot => ({
+  index: indexHierarchy(scope.hierarchy),
+  tree: lookupTree(scope.previous),
+  plans: scope.plans,
+});
+
+function readAssignments(ctx: LimitsContext, entities: readonly string[]) {
+  return assignmentsOfDocs(entities.flatMap((entity) => childrenOf(ctx.h.planAssignments, entity)));
+}
+
+function assignmentsOfDocs(docs: readonly Doc[]): { assignments: AssigneeAssignment[]; refs: Map<string, AssignmentRef> } {
+  const assignments: AssigneeAssignment[] = [];
+  const refs = new Map<string, AssignmentRef>();
+  for (const doc of docs) {
+    const name = text(doc['name']);
+    const assignee = name.slice(0, name.indexOf('/planAssignments/'));
+    const stored = storedAssignmentOf(doc);
+    assignments.push({ ...stored, assignee });
+    refs.set(assignmentKey(assignee, stored.service), { planAssignment: name, acceptedPlan: text(doc['source']) });
+  }
+  return { assignments, refs };
+}
+
+function readPlans(ctx: LimitsContext, assignments: readonly AssigneeAssignment[], more: readonly string[]) {
+  const names = new Set(more);
+  for (const a of assignments) {
+    if (a.defaultRegionalPlan) names.add(a.defaultRegionalPlan);
+    for (const override of a.regionalPlanOverrides) names.add(override.plan);
+  }
+  const plans: Plan[] = [];
+  for (const name of names) {
+    const doc = ctx.h.plans.find(name);
+    if (doc) plans.push(planOf(doc));
+  }
+  return new Map(plans.map((plan) => [plan.name, plan]));
+}
+
+/**
+ * For each pool in scope: what children outside the scope reserve there (its stored `reserved` minus what the
+ * scope's own children held), and whether any of them draws from it at all (asked only when they reserve 0).
+ */
+function externalDraws(ctx: LimitsContext, previous: TreeState): ExternalDraw[] {
+  const held = new Map<string, number>();
+  const poolChildren = new Map<string, number>();
+  const limitChildren = new Map<string, number>();
+  const add = (map: Map<string, number>, key: string, value: number): void => {
+    map.set(key, (map.get(key) ?? 0) + value);
+  };
+  for (const limit of previous.limits) {
+    for (const source of limit.sources) {
+      add(held, source, reservation(limit.configuredLimit, limit.activeLimit));
+      add(limitChildren, source, 1);
+    }
+  }
+  for (const pool of previous.limitPools) {
+    if (pool.source === '') continue;
+    add(held, pool.source, reservation(pool.configuredSize, pool.activeSize));
+    add(poolChildren, pool.source, 1);
+  }
+  return previous.limitPools.map((pool: LimitPool) => {
+    const reserved = Math.max(0, pool.reserved - (held.get(pool.name) ?? 0));
+    const drawn =
+      reserved > 0 ||
+      countBy(ctx.h.pools, 'source', pool.name) > (poolChildren.get(pool.name) ?? 0) ||
+      countContaining(ctx.h.limits, 'sources', pool.name) > (limitChildren.get(pool.name) ?? 0);
+    return { pool: { name: pool.name, resource: pool.resource, region: pool.region }, reserved, drawn };
+  });
+}
+

@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registerLimitsCommands } from '../../src/cli/limits-commands.js';
+import { runCli } from '../cli/harness.js';
+import { startTestServer, TEST_ADMIN_KEY, type TestServer } from '../helpers/test-server.js';
+import { DEVICES, limitName, poolName, SERVICE } from './limits-fixture.js';
+
+/** `outpost limits <verb> <plural>` against a real control plane. */
+describe('outpost limits', () => {
+  let server: TestServer;
+  const outpost = async (...argv: string[]) => {
+    const result = await runCli(argv, {
+      env: { OUTPOST_SERVER: server.url, OUTPOST_API_KEY: TEST_ADMIN_KEY },
+      register: registerLimitsCommands,
+    });
+    if (result.code !== 0) throw new Error(`outpost ${argv.join(' ')} exited ${result.code}: ${result.stderr}`);
+    return result;
+  };
+  const json = async <T>(...argv: string[]): Promise<T> => JSON.parse((await outpost('-o', 'json', ...argv)).stdout) as T;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(async () => {
+    await server.dispose();
+  });
+
+  it('creates, lists, gets, updates and deletes through the standard verbs', async () => {
+    await outpost('limits', 'create', 'organizations', '--id', 'cli-org', '--json', '{"regions":["r1"]}');
+    await outpost('limits', 'create', 'projects', '--id', 'cli-proj', '--json', '{"regions":["r1"],"parentOrganization":"organizations/cli-org"}');
+    const table = await outpost('limits', 'list', 'limits', '--parent', 'projects/cli-proj');
+    expect(table.stdout).toMatch(/NAME\s+CONFIGURED\s+ACTIVE\s+USAGE/);
+    const row = table.stdout.split('\n').find((line) => line.startsWith(limitName('projects/cli-proj', 'r1')));
+    expect(row?.split(/\s+/).slice(1)).toEqual(['1000', '1000', '0']);
+
+    const limit = await json<{ configuredLimit: number }>('limits', 'get', 'limits', limitName('projects/cli-proj', 'r1'));
+    expect(limit.configuredLimit).toBe(1000);
+    const batch = await json<{ limitPools: unknown[]; missing: string[] }>(
+      'limits', 'batch-get', 'limitPools', poolName('organizations/cli-org', 'r1'), poolName('organizations/cli-none', 'r1'),
+    );
+    expect(batch.limitPools).toHaveLength(1);
+    expect(batch.missing).toEqual([poolName('organizations/cli-none', 'r1')]);
+
+    await outpost('limits', 'create', 'plans', '--parent', 'organizations/cli-org', '--id', 'p9', '--json',
+      JSON.stringify({ planLevel: 'PROJECT', resourceLimits: [{ resource: DEVICES, value: 9 }] }));
+    const updated = await json<{ generation: number }>('limits', 'update', 'plans', 'organizations/cli-org/plans/p9',
+      '--update-mask', 'resourceLimits', '--json', JSON.stringify({ resourceLimits: [{ resource: DEVICES, value: 8 }] }));
+    expect(updated.generation).toBe(2);
+    expect((await outpost('limits', 'delete', 'plans', 'organizations/cli-org/plans/p9')).stdout).toContain('deleted');
+  });
+
+  it('accepts, declines and lists requests as their approver, and migrates', async () => {
+    await outpost('limits', 'create', 'plans', '--parent', 'organizations/cli-org', '--id', 'p2000', '--json',
+      JSON.stringify({ planLevel: 'PROJECT', resourceLimits: [{ resource: DEVICES, value: 2000 }] }));
+    const request = (id: string) =>
+      json<{ name: string; status: { conclusion: string } }>('limits', 'create', 'planAssignmentRequests', '--parent', 'projects/cli-proj',
+        '--id', id, '--json', JSON.stringify({ request: { assign: { plan: 'organizations/cli-org/plans/p2000' } } }));
+    const first = await request('first');
+    const second = await request('second');
+    expect([first.status.conclusion, second.status.conclusion]).toEqual(['PENDING', 'PENDING']);
+
+    const listed = await outpost('limits', 'list-approver', 'planAssignmentRequests', '--approver', 'organizations/cli-org');
+    expect(listed.stdout).toMatch(/NAME\s+APPROVER\s+CONCLUSION\s+REASON/);
+    expect(listed.stdout).toContain(first.name);
+
+    expect((await outpost('limits', 'decline', 'planAssignmentRequests', first.name, '--reason', 'no')).stdout).toBe(`declined ${first.name}\n`);
+    const accepted = await json<{ acceptedPlan: { defaultRegionalPlan: string } }>('limits', 'accept', 'planAssignmentRequests', second.name);
+    expect(accepted.acceptedPlan.defaultRegionalPlan).toBe('organizations/cli-org/plans/p2000');
+    const statuses = await json<{ planAssignmentRequests: { status: { conclusion: string } }[] }>(
+      'limits', 'list-approver', 'planAssignmentRequests', '--approver', 'organizations/cli-org',
+    );
+    expect(statuses.planAssignmentRequests.map((r) => r.status.conclusion)).toEqual(['REJECTED', 'APPROVED']);
+
+    const migratedLimit = await json<{ sources: string[] }>('limits', 'migrate', 'limits', limitName('projects/cli-proj', 'r1'));
+    expect(migratedLimit.sources).toEqual([poolName('organizations/cli-org', 'r1')]);
+    const migratedPool = await json<{ source: string }>('limits', 'migrate', 'limitPools', poolName('organizations/cli-org', 'r1'));
+    expect(migratedPool.source).toBe(poolName(SERVICE, 'r1'));
+    const assignment = 'projects/cli-proj/planAssignments/project-cli-proj.devices.outpost';
+    const migrated = await json<{ source: string }>('limits', 'migrate', 'planAssignments', assignment);
+    expect(migrated.source).toBe('organizations/cli-org/acceptedPlans/project-cli-proj.devices.outpost');
+  });
+
+  it('refuses unknown collections for the custom verbs', async () => {
+    const result = await runCli(['limits', 'migrate', 'plans', 'x'], { env: { OUTPOST_SERVER: server.url }, register: registerLimitsCommands });
+    expect(result.code).toBe(2);
+  });
+});

@@ -1,0 +1,624 @@
+/**
+ * Benchmark: one control plane holding a fleet of agent links (N = 10,000 and 19,000 by default).
+ *
+ * Three processes per fleet size, so the control plane's memory is measured alone:
+ *   - this one: seeds N devices and their credentials into a fresh SQLite file with the real engine and
+ *     device service (one transaction per 1,000 devices; the REST API would need 2N commits), then drives and
+ *     measures;
+ *   - the control plane: `node control-plane/dist/server/main.js --heartbeat-seconds 30 --log-level warn` on
+ *     that folder, with a tiny preload that runs a full GC and prints process.memoryUsage() on SIGUSR2;
+ *   - the simulator (scripts/bench/fleet-simulator.ts): N real `AgentLink`s in one process.
+ * Both children start through `bash -c 'ulimit -n <hard limit>; exec ...'` (one process may hold only so many
+ * sockets).
+ *
+ * Figures (one JSON line each on stdout, with "n"; progress on stderr):
+ *   connect_per_s           N / seconds from the connect command until the list API counts N devices with
+ *                           status.connectionStatus = "CONNECTED" (at most `--concurrency` links wait for their
+ *                           welcome at once, so the accept backlog never overflows)
+ *   rss_per_device_bytes    (VmRSS after N connected - VmRSS before) / N, each read after two full GCs
+ *                           (goal <= 10240); heap_per_device_bytes the same for V8's heapUsed
+ *   status_paced_*          `--paced-rate` status messages/s for `--paced-seconds`, open loop: the rate at which
+ *                           they were stored and how long the last one took to land after it was sent
+ *   status_stored_per_s     `--reports` status messages as fast as the server stores them (goal >= 5000): the
+ *                           simulator never has more than `--window` messages sent but not yet stored; stored
+ *                           is counted from the change log (one entry per device write), and at the end exactly,
+ *                           as the sum of the seq marker every device's stored status carries
+ *   db_writes_per_report    device writes / reports (1 when no report was merged into another in a batch)
+ * A fleet size that cannot complete (connect timeout, a child that dies) is reported on stderr with where it
+ * stopped, as figure "failed" = 1, and the next size still runs. Exits 0 when it ran (missed goals show as
+ * "met": false), 1 when something failed.
+ *
+ * Run from the repository root:  npm run build && npx tsx scripts/bench/fleet-connect.ts
+ *   [--devices 10000,19000] [--reports 100000] [--window 5000] [--paced-rate 5000] [--paced-seconds 10]
+ *   [--concurrency 256] [--profile-dir DIR]   (DIR: control-plane CPU profile and heap snapshots before/after)
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { loadavg } from 'node:os';
+import type { AddressInfo } from 'node:net';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import Database from 'better-sqlite3';
+import { REPO_ROOT, requireBuiltPackages } from './lib/preflight.js';
+import { createReporter, meetsGoal } from './lib/report.js';
+import type { FigureOptions } from './lib/report.js';
+import { withTempDir } from './lib/temp-dir.js';
+import { exitAfter, sleep, withTimeout } from './lib/time.js';
+import type { SimulatorCommand, SimulatorEvent } from './fleet-simulator.js';
+
+const TIME_LIMIT_MS = 10 * 60_000;
+const CONNECT_TIMEOUT_MS = 150_000;
+const STORE_TIMEOUT_MS = 90_000;
+const SEED_BATCH = 1_000;
+const HEARTBEAT_SECONDS = 30;
+const PARENT = 'projects/bench/regions/r1';
+/** a status message's deviceInfo.usage.memoryUsedBytes is its seq times this (see fleet-simulator.ts) */
+const REPORT_MARKER_UNIT = 4096;
+const CONTROL_PLANE_MAIN = join(REPO_ROOT, 'control-plane', 'dist', 'server', 'main.js');
+const SIMULATOR = join(REPO_ROOT, 'scripts', 'bench', 'fleet-simulator.ts');
+const MEMORY_LINE = 'fleet-bench-memory ';
+const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+
+const options = parseOptions();
+requireBuiltPackages(['shared']);
+if (!existsSync(CONTROL_PLANE_MAIN)) {
+  process.stderr.write(`benchmark cannot start: ${CONTROL_PLANE_MAIN} is missing. Run \`npm run build\` first.\n`);
+  process.exit(1);
+}
+const shared = await import('@outpost/shared');
+
+const report = createReporter('fleet-connect');
+exitAfter(TIME_LIMIT_MS, 1, `fleet-connect: gave up after ${TIME_LIMIT_MS / 1000} s`);
+
+const missedGoals: string[] = [];
+let failed = false;
+for (const n of options.devices) {
+  try {
+    await withTempDir('outpost-fleet-', (dir) => runFleet(n, dir));
+  } catch (err) {
+    failed = true;
+    report.progress(`n=${n} FAILED: ${err instanceof Error ? err.message : String(err)}`);
+    figuresFor(n)('failed', 1);
+  }
+}
+const missed = missedGoals;
+report.progress(missed.length === 0 ? 'done: every goal met' : `done: goals missed: ${missed.join(', ')}`);
+process.exit(failed ? 1 : 0);
+
+// ---- options ------------------------------------------------------------------------------------------
+
+interface Options {
+  devices: number[];
+  reports: number;
+  window: number;
+  pacedRate: number;
+  pacedSeconds: number;
+  concurrency: number;
+  profileDir?: string;
+}
+
+function parseOptions(): Options {
+  const { values } = parseArgs({
+    options: {
+      devices: { type: 'string', default: '10000,19000' },
+      reports: { type: 'string', default: '100000' },
+      window: { type: 'string', default: '5000' },
+      'paced-rate': { type: 'string', default: '5000' },
+      'paced-seconds': { type: 'string', default: '10' },
+      concurrency: { type: 'string', default: '256' },
+      'profile-dir': { type: 'string' },
+    },
+  });
+  const positive = (text: string, flag: string): number => {
+    const n = Number(text);
+    if (!Number.isSafeInteger(n) || n <= 0) throw new Error(`--${flag} must be a positive integer, not "${text}"`);
+    return n;
+  };
+  return {
+    devices: values.devices.split(',').map((d) => positive(d.trim(), 'devices')),
+    reports: positive(values.reports, 'reports'),
+    window: positive(values.window, 'window'),
+    pacedRate: positive(values['paced-rate'], 'paced-rate'),
+    pacedSeconds: positive(values['paced-seconds'], 'paced-seconds'),
+    concurrency: positive(values.concurrency, 'concurrency'),
+    profileDir: values['profile-dir'] === undefined ? undefined : resolve(values['profile-dir']),
+  };
+}
+
+// ---- figures ------------------------------------------------------------------------------------------
+
+type Figure = (name: string, value: number, extra?: FigureOptions) => void;
+
+/** One JSON line per figure on stdout, like lib/report.ts's but carrying the fleet size `n`. */
+function figuresFor(n: number): Figure {
+  return (name, value, extra = {}) => {
+    const line: Record<string, unknown> = { bench: 'fleet-connect', n, figure: name, value: roundTo3(value) };
+    if (extra.goal !== undefined) {
+      const met = meetsGoal(value, extra.goal);
+      line['goal'] = extra.goal;
+      line['met'] = met;
+      if (!met) missedGoals.push(`${name} (n=${n})`);
+    }
+    if (extra.unit !== undefined) line['unit'] = extra.unit;
+    if (extra.samples !== undefined) line['samples'] = extra.samples;
+    process.stdout.write(JSON.stringify(line) + '\n');
+  };
+}
+
+function roundTo3(value: number): number {
+  return Number.isFinite(value) ? Math.round(value * 1000) / 1000 : value;
+}
+
+// ---- one fleet size -----------------------------------------------------------------------------------
+
+async function runFleet(n: number, dir: string): Promise<void> {
+  const figure = figuresFor(n);
+  const credentialsFile = join(dir, 'credentials.json');
+  const seedStarted = performance.now();
+  writeFileSync(credentialsFile, JSON.stringify(await seedDevices(dir, n)));
+  report.progress(`n=${n}: seeded ${n} devices with credentials in ${seconds(seedStarted)} s`);
+
+  const controlPlane = await startControlPlane(dir, n);
+  let simulator: Simulator | undefined;
+  try {
+    const client = new shared.OutpostClient({
+      server: controlPlane.url,
+      apiKey: controlPlane.apiKey,
+      userAgent: 'fleet-bench',
+    });
+    const countConnected = async (): Promise<number> => {
+      const page = await client.list(PARENT, 'devices', {
+        filter: 'status.connectionStatus = "CONNECTED"',
+        pageSize: 1,
+        includePagingInfo: true,
+      });
+      return page.totalResultsCount ?? 0;
+    };
+    for (let i = 0; i < 5; i++) await countConnected(); // load the list path before the first memory reading
+    const before = await controlPlane.settledMemory();
+    report.progress(`n=${n}: control plane pid ${controlPlane.pid}, VmRSS ${mib(before.vmRss)} before connecting`);
+
+    simulator = await startSimulator();
+    await measureConnect(n, controlPlane, simulator, credentialsFile, countConnected, figure);
+
+    const after = await controlPlane.settledMemory();
+    const fds = openFdsOf(controlPlane.pid);
+    report.progress(
+      `n=${n}: VmRSS ${mib(after.vmRss)} with ${n} connected (heapUsed ${mib(before.heapUsed)} -> ${mib(after.heapUsed)}, ` +
+        `external ${mib(before.external)} -> ${mib(after.external)}), control plane fds ${fds}`,
+    );
+    figure('rss_per_device_bytes', (after.vmRss - before.vmRss) / n, { goal: '<=10240', unit: 'bytes' });
+    figure('heap_per_device_bytes', (after.heapUsed - before.heapUsed) / n, { unit: 'bytes' });
+    figure('control_plane_rss_bytes', after.vmRss, { unit: 'bytes' });
+
+    const db = new Database(join(dir, 'outpost.db'), { readonly: true, fileMustExist: true });
+    try {
+      const store = storeProbe(db);
+      await measurePacedReports(n, simulator, store, figure);
+      await measureMaxReports(n, controlPlane, simulator, store, figure);
+    } finally {
+      db.close();
+    }
+  } finally {
+    if (simulator) await simulator.stop();
+    await controlPlane.stop();
+  }
+}
+
+async function measureConnect(
+  n: number,
+  controlPlane: ControlPlane,
+  simulator: Simulator,
+  credentialsFile: string,
+  countConnected: () => Promise<number>,
+  figure: Figure,
+): Promise<void> {
+  const cpuBefore = { controlPlane: cpuSecondsOf(controlPlane.pid), simulator: cpuSecondsOf(simulator.pid) };
+  const started = performance.now();
+  simulator.send({ cmd: 'connect', server: controlPlane.url, credentialsFile, concurrency: options.concurrency });
+  let connected = 0;
+  let lastProgress = started;
+  while (connected < n) {
+    if (performance.now() - started > CONNECT_TIMEOUT_MS) {
+      const where = simulator.lastConnecting;
+      throw new Error(
+        `connect timed out after ${CONNECT_TIMEOUT_MS / 1000} s: control plane counts ${connected}/${n} CONNECTED; ` +
+          `simulator started ${where?.started ?? '?'} links, ${where?.welcomed ?? '?'} welcomed, ` +
+          `${where?.linkWarnings ?? '?'} link warnings, simulator fds ${where?.fds ?? '?'}, ` +
+          `control plane fds ${openFdsOf(controlPlane.pid)}, VmRSS ${mib(vmRssOf(controlPlane.pid))}`,
+      );
+    }
+    controlPlane.assertRunning();
+    simulator.assertRunning();
+    await sleep(200);
+    connected = await countConnected();
+    if (performance.now() - lastProgress >= 2_000) {
+      lastProgress = performance.now();
+      report.progress(
+        `n=${n}: ${connected} CONNECTED after ${seconds(started)} s (simulator: ${simulator.lastConnecting?.welcomed ?? 0} welcomed)`,
+      );
+    }
+  }
+  const elapsed = (performance.now() - started) / 1000;
+  const cpu = {
+    controlPlane: cpuSecondsOf(controlPlane.pid) - cpuBefore.controlPlane,
+    simulator: cpuSecondsOf(simulator.pid) - cpuBefore.simulator,
+  };
+  const linked = await withTimeout(simulator.connected, 30_000, 'the simulator confirming every link');
+  report.progress(
+    `n=${n}: all ${n} CONNECTED after ${elapsed.toFixed(1)} s; simulator saw every welcome after ` +
+      `${(linked.ms / 1000).toFixed(1)} s, ${linked.linkWarnings} link warnings, simulator fds ${linked.fds}, ` +
+      `simulator RSS ${mib(linked.rssBytes)}; CPU used meanwhile: control plane ${cpu.controlPlane.toFixed(1)} s, ` +
+      `simulator ${cpu.simulator.toFixed(1)} s (load average ${loadavg()[0]!.toFixed(1)})`,
+  );
+  figure('connect_per_s', n / elapsed, { unit: 'devices/s', samples: n });
+  figure('connect_seconds', elapsed, { unit: 's' });
+  figure('connect_cpu_ms_per_device', (cpu.controlPlane * 1000) / n, { unit: 'ms' });
+  figure('link_warnings', linked.linkWarnings, { goal: '=0' });
+}
+
+// ---- status reports -----------------------------------------------------------------------------------
+
+interface StoreProbe {
+  /** device writes so far (the change log's head) */
+  writes(): number;
+  /** status reports stored so far: the sum over devices of the seq marker of the stored status */
+  reports(): number;
+}
+
+function storeProbe(db: Database.Database): StoreProbe {
+  const head = db.prepare<[], { seq: number }>("SELECT seq FROM sqlite_sequence WHERE name = 'change_log'");
+  const markers = db.prepare<[], { total: number }>(
+    "SELECT TOTAL(json_extract(doc, '$.status.deviceInfo.usage.memoryUsedBytes')) AS total FROM r_devices",
+  );
+  return {
+    writes: () => head.get()?.seq ?? 0,
+    reports: () => Math.round((markers.get()?.total ?? 0) / REPORT_MARKER_UNIT),
+  };
+}
+
+async function measurePacedReports(n: number, simulator: Simulator, store: StoreProbe, figure: Figure): Promise<void> {
+  const total = options.pacedRate * options.pacedSeconds;
+  const reportsBefore = store.reports();
+  const writesBefore = store.writes();
+  const started = performance.now();
+  simulator.send({ cmd: 'report', total, markerUnit: REPORT_MARKER_UNIT, perSecond: options.pacedRate });
+  const sent = await withTimeout(simulator.nextSent(), STORE_TIMEOUT_MS, 'sending the paced reports');
+  const sentAt = performance.now();
+  const lastStoredAt = await waitForStored(store, reportsBefore + sent.sent - sent.dropped, writesBefore);
+  const storedPerSecond = (store.reports() - reportsBefore) / ((lastStoredAt - started) / 1000);
+  report.progress(
+    `n=${n}: paced ${total} reports at ${options.pacedRate}/s: sent in ${(sent.ms / 1000).toFixed(1)} s ` +
+      `(${sent.dropped} dropped), the last stored ${(lastStoredAt - sentAt).toFixed(0)} ms after the last send`,
+  );
+  figure('status_paced_offered_per_s', total / (sent.ms / 1000), { unit: 'reports/s', samples: total });
+  figure('status_paced_stored_per_s', storedPerSecond, { unit: 'reports/s', samples: total });
+  figure('status_paced_last_stored_after_ms', lastStoredAt - sentAt, { unit: 'ms' });
+}
+
+async function measureMaxReports(
+  n: number,
+  controlPlane: ControlPlane,
+  simulator: Simulator,
+  store: StoreProbe,
+  figure: Figure,
+): Promise<void> {
+  const total = options.reports;
+  const window = Math.min(options.window, Math.floor(n / 2)); // a device's next report waits until its last is stored
+  const reportsBefore = store.reports();
+  const writesBefore = store.writes();
+  const cpuBefore = { controlPlane: cpuSecondsOf(controlPlane.pid), simulator: cpuSecondsOf(simulator.pid) };
+  const started = performance.now();
+  simulator.send({ cmd: 'report', total, markerUnit: REPORT_MARKER_UNIT, allowance: window });
+  const sentPromise = simulator.nextSent();
+  // flow control: the simulator may run `window` reports ahead of what the change log shows stored
+  let sending = true;
+  void sentPromise.finally(() => (sending = false));
+  const samples: { at: number; writes: number }[] = [];
+  let lastProgress = started;
+  while (sending) {
+    const writes = store.writes() - writesBefore;
+    samples.push({ at: performance.now(), writes });
+    simulator.send({ cmd: 'allow', upTo: writes + window });
+    if (performance.now() - lastProgress >= 2_000) {
+      lastProgress = performance.now();
+      report.progress(`n=${n}: ${writes} of ${total} reports stored after ${seconds(started)} s`);
+    }
+    if (performance.now() - started > STORE_TIMEOUT_MS) throw new Error(`storing ${total} reports timed out`);
+    simulator.assertRunning();
+    await sleep(20);
+  }
+  const sent = await sentPromise;
+  const lastStoredAt = await waitForStored(store, reportsBefore + sent.sent - sent.dropped, writesBefore);
+  const elapsed = (lastStoredAt - started) / 1000;
+  const cpu = {
+    controlPlane: cpuSecondsOf(controlPlane.pid) - cpuBefore.controlPlane,
+    simulator: cpuSecondsOf(simulator.pid) - cpuBefore.simulator,
+  };
+  const stored = store.reports() - reportsBefore;
+  const writes = store.writes() - writesBefore;
+  const steady = steadyRate(samples);
+  report.progress(
+    `n=${n}: ${stored} of ${total} reports stored in ${elapsed.toFixed(1)} s (${sent.dropped} dropped by links that ` +
+      `were down), ${writes} device writes; middle 80%: ${steady.toFixed(0)}/s; CPU used meanwhile: control plane ` +
+      `${cpu.controlPlane.toFixed(1)} s, simulator ${cpu.simulator.toFixed(1)} s (load average ${loadavg()[0]!.toFixed(1)})`,
+  );
+  figure('status_stored_per_s', stored / elapsed, { goal: '>=5000', unit: 'reports/s', samples: stored });
+  figure('status_stored_steady_per_s', steady, { unit: 'reports/s' });
+  figure('status_cpu_us_per_report', (cpu.controlPlane * 1e6) / Math.max(stored, 1), { unit: 'us' });
+  figure('status_reports_lost', total - stored, { goal: '=0', samples: total });
+  figure('db_writes_per_report', writes / Math.max(stored, 1), { samples: stored });
+}
+
+/** Waits until `expected` reports are stored; returns when the last write landed (change log last moved). */
+async function waitForStored(store: StoreProbe, expected: number, writesBefore: number): Promise<number> {
+  const deadline = performance.now() + STORE_TIMEOUT_MS;
+  let writes = store.writes();
+  let movedAt = performance.now();
+  for (;;) {
+    // the exact count parses every device's document, so it is read only once writes have caught up or paused
+    if (writes - writesBefore >= expected || performance.now() - movedAt > 250) {
+      if (store.reports() >= expected) return movedAt;
+    }
+    if (performance.now() > deadline) {
+      throw new Error(`only ${store.reports()} of ${expected} reports were stored after ${STORE_TIMEOUT_MS / 1000} s`);
+    }
+    await sleep(10);
+    const now = store.writes();
+    if (now !== writes) {
+      writes = now;
+      movedAt = performance.now();
+    }
+  }
+}
+
+/** The store rate between the moments 10% and 90% of the writes had landed. */
+function steadyRate(samples: readonly { at: number; writes: number }[]): number {
+  const last = samples[samples.length - 1];
+  if (!last || last.writes === 0) return Number.NaN;
+  const from = samples.find((s) => s.writes >= last.writes * 0.1);
+  const to = samples.find((s) => s.writes >= last.writes * 0.9);
+  if (!from || !to || to.at <= from.at) return Number.NaN;
+  return (to.writes - from.writes) / ((to.at - from.at) / 1000);
+}
+
+// ---- seeding ------------------------------------------------------------------------------------------
+
+/** Creates n devices and a credential for each in `dir`/outpost.db with the real engine; returns the secrets. */
+async function seedDevices(dir: string, n: number): Promise<string[]> {
+  const { openDatabase } = await import('../../control-plane/src/db/open-database.js');
+  const { ResourceEngine } = await import('../../control-plane/src/resources/resource-engine.js');
+  const { createDeviceService } = await import('../../control-plane/src/devices/device-service.js');
+  const db = openDatabase(join(dir, 'outpost.db'));
+  try {
+    const engine = new ResourceEngine(db);
+    const { devices, credentials } = createDeviceService(engine, db);
+    const secrets: string[] = [];
+    for (let first = 0; first < n; first += SEED_BATCH) {
+      engine.transaction(() => {
+        for (let i = first; i < Math.min(first + SEED_BATCH, n); i++) {
+          const name = `${PARENT}/devices/d-${String(i).padStart(6, '0')}`;
+          devices.create({ parent: PARENT, resource: { name, displayName: `Bench device ${i}` } }, { system: true });
+          secrets.push(credentials.issue(name));
+        }
+      });
+    }
+    return secrets;
+  } finally {
+    db.close();
+  }
+}
+
+// ---- the control plane process -------------------------------------------------------------------------
+
+interface MemoryReading {
+  vmRss: number;
+  heapUsed: number;
+  external: number;
+}
+
+interface ControlPlane {
+  pid: number;
+  url: string;
+  apiKey: string;
+  /** two full GCs (the preload's SIGUSR2 handler), then VmRSS and V8's numbers */
+  settledMemory(): Promise<MemoryReading>;
+  assertRunning(): void;
+  stop(): Promise<void>;
+}
+
+/** Runs a full GC and prints process.memoryUsage() on SIGUSR2; with a folder, writes a heap snapshot there too. */
+function memoryPreload(snapshotDir: string | undefined): string {
+  const snapshot =
+    snapshotDir === undefined
+      ? ''
+      : `const file = ${JSON.stringify(snapshotDir)} + '/control-plane-' + Date.now() + '.heapsnapshot';` +
+        `(await import('node:v8')).writeHeapSnapshot(file);`;
+  const source =
+    `process.on('SIGUSR2', async () => { globalThis.gc(); ${snapshot}` +
+    `process.stderr.write(${JSON.stringify(MEMORY_LINE)} + JSON.stringify(process.memoryUsage()) + '\\n'); });`;
+  return `data:text/javascript,${encodeURIComponent(source)}`;
+}
+
+async function startControlPlane(dir: string, n: number): Promise<ControlPlane> {
+  const port = await freePort();
+  const apiKey = `fleet-bench-${randomBytes(16).toString('hex')}`;
+  const profiling = options.profileDir;
+  if (profiling) mkdirSync(profiling, { recursive: true });
+  const nodeFlags = [
+    '--expose-gc',
+    '--import',
+    memoryPreload(profiling),
+    ...(profiling
+      ? ['--cpu-prof', '--cpu-prof-dir', profiling, '--cpu-prof-name', `control-plane-${n}.cpuprofile`]
+      : []),
+  ];
+  const child = spawnWithMaxFiles(
+    process.execPath,
+    [
+      ...nodeFlags,
+      CONTROL_PLANE_MAIN,
+      ...['--port', String(port), '--data-dir', dir, '--log-level', 'warn'],
+      ...['--heartbeat-seconds', String(HEARTBEAT_SECONDS)],
+    ],
+    { ...process.env, OUTPOST_ADMIN_KEY: apiKey },
+  );
+  const pid = child.pid ?? 0;
+  let exit: string | undefined;
+  child.once('exit', (code, signal) => (exit = `control plane exited (code ${code}, signal ${signal})`));
+  const memoryWaiters: ((usage: NodeJS.MemoryUsage) => void)[] = [];
+  let logLines = 0;
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    if (++logLines <= 10) report.progress(`control plane log: ${line.slice(0, 300)}`);
+  });
+  createInterface({ input: child.stderr! }).on('line', (line) => {
+    if (line.startsWith(MEMORY_LINE)) memoryWaiters.shift()?.(JSON.parse(line.slice(MEMORY_LINE.length)));
+    else report.progress(`control plane stderr: ${line}`);
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const assertRunning = (): void => {
+    if (exit) throw new Error(exit);
+  };
+  const deadline = performance.now() + 30_000;
+  for (;;) {
+    assertRunning();
+    const healthy = await fetch(`${url}/healthz`).then(
+      (res) => res.ok,
+      () => false,
+    );
+    if (healthy) break;
+    if (performance.now() > deadline) throw new Error('the control plane did not answer /healthz within 30 s');
+    await sleep(100);
+  }
+
+  const gc = async (): Promise<NodeJS.MemoryUsage> => {
+    const usage = new Promise<NodeJS.MemoryUsage>((resolve) => memoryWaiters.push(resolve));
+    child.kill('SIGUSR2');
+    return withTimeout(usage, 120_000, 'a GC in the control plane');
+  };
+  return {
+    pid,
+    url,
+    apiKey,
+    assertRunning,
+    async settledMemory() {
+      await sleep(1_000); // the status writer flushes, sockets settle
+      await gc();
+      await sleep(1_000);
+      const usage = await gc();
+      return { vmRss: vmRssOf(pid), heapUsed: usage.heapUsed, external: usage.external };
+    },
+    async stop() {
+      if (exit) return;
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.kill('SIGTERM');
+      await withTimeout(exited, 60_000, 'the control plane stopping').catch(() => child.kill('SIGKILL'));
+    },
+  };
+}
+
+// ---- the simulator process -----------------------------------------------------------------------------
+
+type ConnectedEvent = Extract<SimulatorEvent, { event: 'connected' }>;
+type ConnectingEvent = Extract<SimulatorEvent, { event: 'connecting' }>;
+type SentEvent = Extract<SimulatorEvent, { event: 'sent' }>;
+
+interface Simulator {
+  pid: number;
+  send(command: SimulatorCommand): void;
+  /** the simulator's last connect progress */
+  readonly lastConnecting: ConnectingEvent | undefined;
+  /** resolves once every link had its welcome */
+  connected: Promise<ConnectedEvent>;
+  /** resolves when the current `report` command has sent everything */
+  nextSent(): Promise<SentEvent>;
+  assertRunning(): void;
+  stop(): Promise<void>;
+}
+
+async function startSimulator(): Promise<Simulator> {
+  const child = spawnWithMaxFiles(process.execPath, ['--import', 'tsx', SIMULATOR], process.env);
+  let exit: string | undefined;
+  child.once('exit', (code, signal) => (exit = `simulator exited (code ${code}, signal ${signal})`));
+  createInterface({ input: child.stderr! }).on('line', (line) => report.progress(`simulator: ${line.slice(0, 400)}`));
+  let markReady = (): void => {};
+  const ready = new Promise<void>((resolve) => (markReady = resolve));
+  let markConnected = (_event: ConnectedEvent): void => {};
+  const connected = new Promise<ConnectedEvent>((resolve) => (markConnected = resolve));
+  let sentWaiter: ((event: SentEvent) => void) | undefined;
+  let lastConnecting: ConnectingEvent | undefined;
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    const event = JSON.parse(line) as SimulatorEvent;
+    if (event.event === 'ready') markReady();
+    else if (event.event === 'connecting') lastConnecting = event;
+    else if (event.event === 'connected') markConnected(event);
+    else if (event.event === 'sent') sentWaiter?.(event);
+  });
+  await withTimeout(ready, 60_000, 'the simulator starting');
+  return {
+    pid: child.pid ?? 0,
+    send: (command) => void child.stdin!.write(JSON.stringify(command) + '\n'),
+    get lastConnecting() {
+      return lastConnecting;
+    },
+    connected,
+    nextSent: () => new Promise<SentEvent>((resolve) => (sentWaiter = resolve)),
+    assertRunning: () => {
+      if (exit) throw new Error(exit);
+    },
+    async stop() {
+      if (exit) return;
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.stdin!.write(JSON.stringify({ cmd: 'stop' } satisfies SimulatorCommand) + '\n');
+      await withTimeout(exited, 60_000, 'the simulator stopping').catch(() => child.kill('SIGKILL'));
+    },
+  };
+}
+
+// ---- processes ------------------------------------------------------------------------------------------
+
+/** Spawns `command` with its soft open-files limit raised to the hard limit (one socket per device). */
+function spawnWithMaxFiles(command: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  return spawn('bash', ['-c', 'ulimit -n "$(ulimit -Hn)" 2>/dev/null; exec "$@"', 'bash', command, ...args], {
+    cwd: REPO_ROOT, // tsx and the workspace packages resolve from the repository
+    env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+}
+
+function vmRssOf(pid: number): number {
+  const match = /^VmRSS:\s+(\d+)\s+kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (!match) throw new Error(`no VmRSS for pid ${pid}`);
+  return Number(match[1]) * 1024;
+}
+
+/** CPU seconds (user + system) the process has used so far. */
+function cpuSecondsOf(pid: number): number {
+  // fields after the command name, which is in parentheses and may hold spaces; utime and stime are 14th and 15th
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
+function openFdsOf(pid: number): number {
+  return readdirSync(`/proc/${pid}/fd`).length;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+function seconds(since: number): string {
+  return ((performance.now() - since) / 1000).toFixed(1);
+}
+function mib(bytes: number): string {
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}

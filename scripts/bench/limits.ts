@@ -1,0 +1,189 @@
+/**
+ * Benchmark: the limits service (spec 001) at 1,000 organizations × 10 projects × 3 regions.
+ *
+ * Starts a real control plane in this process (127.0.0.1, any free port, a fresh SQLite file in a temporary
+ * folder). Setup goes through the engine's user operations (the rules run as for a REST call, without HTTP):
+ * 1,000 organizations, then 10 projects in each, every project in regions r1, r2, r3. Each gets its default
+ * plan at creation (organization-small: 100,000 devices per region; project-small: 1,000), which gives 10,000
+ * project accepted plans, 30,000 Limits and 3,000 organization LimitPools.
+ * Figures, through HTTP with the real REST client (OutpostClient):
+ *   1. setup_entities_per_s: organizations and projects created per second (each with its plan, pools, limits).
+ *   2. plan_change_ms: one PUT of the service-level plan `services/devices.outpost/plans/project-small`
+ *      (1,000 → 1,500 devices): approving the change (the capacity check of every pool it raises) and
+ *      recomputing every dependent assignment, pool and limit (10,000 + 10,000 assignment documents, 30,000
+ *      limits, 3,000 + 3 pools) in one transaction. Goal < 2,000 ms.
+ *      organization_plan_change_ms: the same for `organization-small` (1,000 organization assignments).
+ *   3. plan assignment requests handled per second, 32 concurrent clients:
+ *        requests_auto_approved_per_s  2,000 requests that lower a project's plan (approved and applied at once)
+ *        requests_pending_per_s        2,000 requests that raise it (stored PENDING for the approver)
+ *        requests_accepted_per_s       the approver accepting those 2,000 (applied, capacity-checked)
+ *        plan_assignment_requests_per_s all 6,000 calls over their total time. Goal >= 500/s.
+ * Afterwards it checks a sample of limits and pools against what the plans say, and fails if they disagree.
+ *
+ * Output: one JSON line per figure on stdout ({"bench","figure","value","goal"?,"met"?,...}); progress on stderr.
+ * Run from the repository root:  npm run build && npx tsx scripts/bench/limits.ts
+ */
+import { Agent } from 'node:http';
+import type { OutpostClient } from '@outpost/shared';
+import type { ResourceEngine } from '../../control-plane/src/resources/resource-engine.js';
+import { requireBuiltPackages } from './lib/preflight.js';
+import { createReporter, type Reporter } from './lib/report.js';
+import { withTempDir } from './lib/temp-dir.js';
+import { exitAfter, withTimeout } from './lib/time.js';
+
+const ORGANIZATIONS = 1_000;
+const PROJECTS_PER_ORGANIZATION = 10;
+const REGIONS = ['r1', 'r2', 'r3'] as const;
+const REQUESTS = 2_000;
+const CONCURRENCY = 32;
+const TIME_LIMIT_MS = 15 * 60_000;
+
+const SERVICE = 'services/devices.outpost';
+const DEVICES = `${SERVICE}/resources/devices`;
+const PROJECT_PLAN = `${SERVICE}/plans/project-small`;
+const ORGANIZATION_PLAN = `${SERVICE}/plans/organization-small`;
+
+requireBuiltPackages(['shared']);
+const { startBenchServer } = await import('./lib/bench-server.js');
+const { nodeHttpFetch } = await import('./lib/node-http-fetch.js');
+
+const report = createReporter('limits');
+exitAfter(TIME_LIMIT_MS, 1, `limits: gave up after ${TIME_LIMIT_MS / 1000} s`);
+
+const org = (o: number): string => `organizations/org-${o}`;
+const project = (o: number, p: number): string => `projects/prj-${o}-${p}`;
+const limitOf = (name: string, region: string): string => `${name}/limits/${region}/devices.outpost/devices`;
+const poolOf = (name: string, region: string): string => `${name}/limitPools/${region}/devices.outpost/devices`;
+
+try {
+  await withTempDir('outpost-bench-limits-', async (dataDir) => {
+    const server = await startBenchServer(dataDir);
+    report.progress(`control plane on ${server.url}, data in ${dataDir}`);
+    const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY * 2 });
+    try {
+      buildHierarchy(server.engine, report);
+      const client = server.client(nodeHttpFetch(agent));
+      await measurePlanChanges(client, report);
+      await measureRequests(client, report);
+      await verify(client);
+    } finally {
+      agent.destroy();
+      await withTimeout(server.close(), 15_000, 'closing the server').catch((err: unknown) => report.progress(String(err)));
+    }
+  });
+  const missed = report.missed();
+  report.progress(missed.length === 0 ? 'done: every goal met' : `done: goals missed: ${missed.join(', ')}`);
+  process.exit(0);
+} catch (err) {
+  process.stderr.write(`limits failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+}
+
+// ---- 1. the hierarchy ---------------------------------------------------------------------------------
+
+function buildHierarchy(engine: ResourceEngine, out: Reporter): void {
+  const organizations = engine.resource('organizations');
+  const projects = engine.resource('projects');
+  const started = performance.now();
+  for (let o = 0; o < ORGANIZATIONS; o++) {
+    organizations.create({ parent: '', resource: { name: org(o), displayName: `Organization ${o}` } });
+    for (let p = 0; p < PROJECTS_PER_ORGANIZATION; p++) {
+      projects.create({ parent: '', resource: { name: project(o, p), parentOrganization: org(o), regions: [...REGIONS] } });
+    }
+    if ((o + 1) % 100 === 0) out.progress(`created ${o + 1} organizations with their projects`);
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const entities = ORGANIZATIONS * (1 + PROJECTS_PER_ORGANIZATION);
+  out.figure('setup_entities_per_s', entities / seconds, { unit: 'entities/s', samples: entities });
+  const limits = engine.resource('limits').table.count([]);
+  const pools = engine.resource('limitPools').table.count([]);
+  out.progress(`hierarchy: ${entities} entities, ${limits} limits, ${pools} pools in ${seconds.toFixed(1)} s`);
+}
+
+// ---- 2. plan changes ----------------------------------------------------------------------------------
+
+async function measurePlanChanges(client: OutpostClient, out: Reporter): Promise<void> {
+  const change = async (plan: string, value: number): Promise<number> => {
+    const started = performance.now();
+    await client.update({ name: plan, resourceLimits: [{ resource: DEVICES, value }] }, { updateMask: 'resourceLimits' });
+    return performance.now() - started;
+  };
+  const projectMs = await change(PROJECT_PLAN, 1_500);
+  out.figure('plan_change_ms', projectMs, { goal: '<2000', unit: 'ms' });
+  const organizationMs = await change(ORGANIZATION_PLAN, 120_000);
+  out.figure('organization_plan_change_ms', organizationMs, { unit: 'ms' });
+}
+
+// ---- 3. plan assignment requests ----------------------------------------------------------------------
+
+async function measureRequests(client: OutpostClient, out: Reporter): Promise<void> {
+  await client.create(SERVICE, 'plans', {
+    name: `${SERVICE}/plans/project-lower`,
+    planLevel: 'PROJECT',
+    resourceLimits: [{ resource: DEVICES, value: 500 }],
+  });
+  await client.create(SERVICE, 'plans', {
+    name: `${SERVICE}/plans/project-higher`,
+    planLevel: 'PROJECT',
+    resourceLimits: [{ resource: DEVICES, value: 2_000 }],
+  });
+  const targets = Array.from({ length: REQUESTS }, (_, i) => project(i % ORGANIZATIONS, Math.floor(i / ORGANIZATIONS)));
+  let total = 0;
+  let totalMs = 0;
+  const phase = async (figure: string, call: (i: number) => Promise<void>): Promise<void> => {
+    const started = performance.now();
+    await inParallel(REQUESTS, CONCURRENCY, call);
+    const ms = performance.now() - started;
+    total += REQUESTS;
+    totalMs += ms;
+    out.figure(figure, REQUESTS / (ms / 1000), { unit: 'requests/s', samples: REQUESTS });
+  };
+  const request = async (i: number, id: string, plan: string, expected: string): Promise<string> => {
+    const created = await client.create<{ name: string; status: { conclusion: string } }>(targets[i]!, 'planAssignmentRequests', {
+      name: `${targets[i]}/planAssignmentRequests/${id}`,
+      request: { assign: { plan } },
+    });
+    if (created.status.conclusion !== expected) throw new Error(`${created.name} is ${created.status.conclusion}, not ${expected}`);
+    return created.name;
+  };
+  await phase('requests_auto_approved_per_s', async (i) => void (await request(i, 'lower', `${SERVICE}/plans/project-lower`, 'APPROVED')));
+  const pending: string[] = [];
+  await phase('requests_pending_per_s', async (i) => {
+    pending[i] = await request(i, 'higher', `${SERVICE}/plans/project-higher`, 'PENDING');
+  });
+  await phase('requests_accepted_per_s', async (i) => {
+    await client.request('POST', `/v1/${pending[i]}:accept`, { body: {} });
+  });
+  out.figure('plan_assignment_requests_per_s', total / (totalMs / 1000), { goal: '>=500', unit: 'requests/s', samples: total });
+}
+
+async function inParallel(count: number, concurrency: number, call: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    for (let i = next++; i < count; i = next++) await call(i);
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+}
+
+// ---- checks -------------------------------------------------------------------------------------------
+
+async function verify(client: OutpostClient): Promise<void> {
+  const expectValue = (what: string, actual: unknown, expected: number): void => {
+    if (actual !== expected) throw new Error(`${what} is ${String(actual)}, expected ${expected}`);
+  };
+  for (const o of [0, 500, ORGANIZATIONS - 1]) {
+    for (const region of REGIONS) {
+      // projects p0 and p1 of every organization took project-higher (2,000); the rest keep project-small (1,500)
+      const reserved = 2 * 2_000 + (PROJECTS_PER_ORGANIZATION - 2) * 1_500;
+      const pool = await client.get<{ configuredSize: number; reserved: number }>(poolOf(org(o), region));
+      expectValue(`${poolOf(org(o), region)} configuredSize`, pool.configuredSize, 120_000);
+      expectValue(`${poolOf(org(o), region)} reserved`, pool.reserved, reserved);
+      const high = await client.get<{ configuredLimit: number }>(limitOf(project(o, 1), region));
+      expectValue(`${limitOf(project(o, 1), region)}`, high.configuredLimit, 2_000);
+      const plain = await client.get<{ configuredLimit: number }>(limitOf(project(o, 5), region));
+      expectValue(`${limitOf(project(o, 5), region)}`, plain.configuredLimit, 1_500);
+    }
+  }
+  const service = await client.get<{ reserved: number }>(poolOf(SERVICE, 'r1'));
+  expectValue('the service pool reserved', service.reserved, ORGANIZATIONS * 120_000);
+}
