@@ -344,6 +344,7 @@ export class OsUpdater {
         ...this.options.download,
         onProgress: (bytes) => showProgress(bytes),
         onCheckpoint: async (bytes) => {
+          showProgress(bytes); // also while the server stalls: the last throttled progress is caught up
           if (bytes <= persisted) return;
           persisted = bytes;
           await this.save({ ...progress, operation: { ...operation, bytesWritten: bytes } });

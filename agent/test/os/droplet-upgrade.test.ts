@@ -8,6 +8,7 @@ import { startDropletProcess, provisionSimulatedDevice } from './helpers/droplet
 import type { DropletProcess } from './helpers/droplet-process.js';
 import { FakeControlPlane } from './helpers/fake-control-plane.js';
 import { signingKey, testImage } from './helpers/os-images.js';
+import { expectOnlyCommittedVersionsReported, runningSlotVersion } from './helpers/device-checks.js';
 
 const tempDir = useTempDirs();
 const running: DropletProcess[] = [];
@@ -28,26 +29,6 @@ async function simulatedDevice(args: string[] = [], env: Record<string, string> 
   const droplet = startDropletProcess(root, args, env);
   running.push(droplet);
   return { plane, root, droplet };
-}
-
-/** The version the simulated device really runs: its booted slot's version file. */
-async function runningSlotVersion(root: string): Promise<string> {
-  const boot = JSON.parse(await readFile(join(root, 'sim-run', 'boot.json'), 'utf8')) as { slot: string };
-  return (await readFile(join(root, 'slots', `${boot.slot}.version`), 'utf8')).trim();
-}
-
-/** status.deviceInfo.osVersion is always the committed slot's; never a trial's. */
-export function expectOnlyCommittedVersionsReported(statuses: readonly ReportedStatus[]): void {
-  for (const status of statuses) {
-    const version = status.deviceInfo?.osVersion;
-    const os = status.osUpdate;
-    if (version === undefined || os?.activeSlot === undefined || os.runningSlot === undefined) continue;
-    expect(version).toBe(os.slots?.[os.activeSlot]?.version);
-    if (os.runningSlot !== os.activeSlot) {
-      const trialVersion = os.slots?.[os.runningSlot]?.version;
-      if (trialVersion !== os.slots?.[os.activeSlot]?.version) expect(version).not.toBe(trialVersion);
-    }
-  }
 }
 
 /** The upgrade steps the agent carried out, from its log. */

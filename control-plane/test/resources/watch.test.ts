@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/open-database.js';
 import { ResourceEngine } from '../../src/resources/resource-engine.js';
 import { watchStateless } from '../../src/resources/watch/stateless-watch.js';
-import type { WatchCollectionResponse } from '../../src/resources/watch/watch-types.js';
+import type { SerializedResponse, WatchCollectionResponse } from '../../src/resources/watch/watch-types.js';
 import { startTestServer } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
 import { widgetDefinition } from '../helpers/widgets.js';
@@ -276,15 +276,17 @@ describe('stateless watch resets (engine level)', () => {
   });
 });
 
+/** Engine-level watches here get no memo, so every response is an object. */
 async function collectEngine(
-  gen: AsyncGenerator<WatchCollectionResponse>,
+  gen: AsyncGenerator<WatchCollectionResponse | SerializedResponse>,
   until: (r: WatchCollectionResponse) => boolean,
 ): Promise<WatchCollectionResponse[]> {
   const out: WatchCollectionResponse[] = [];
   for (;;) {
     const step = await gen.next();
     if (step.done) return out;
-    out.push(step.value);
-    if (until(step.value)) return out;
+    const value = step.value as WatchCollectionResponse;
+    out.push(value);
+    if (until(value)) return out;
   }
 }

@@ -17,7 +17,9 @@ export type Fault =
   /** answered with this status and a JSON error */
   | { status: number }
   /** answered whole, whatever Range asks (as for an If-Range that does not match) */
-  | { ignoreRange: true };
+  | { ignoreRange: true }
+  /** this many body bytes, then nothing until the connection is closed */
+  | { stallAfter: number };
 
 /**
  * Artifacts over real HTTP on 127.0.0.1, answered as the control plane does (`/v1/artifacts/<sha256>`:
@@ -122,6 +124,12 @@ export class ArtifactServer {
       headers['content-range'] = `bytes ${start}-${content.length - 1}/${content.length}`;
     served.status = start > 0 ? 206 : 200;
     response.writeHead(served.status, headers);
+    if (fault !== undefined && 'stallAfter' in fault) {
+      const part = body.subarray(0, fault.stallAfter);
+      this.bytesServed += part.length;
+      response.write(part);
+      return;
+    }
     if (fault !== undefined && 'dropAfter' in fault) {
       const part = body.subarray(0, fault.dropAfter);
       this.bytesServed += part.length;

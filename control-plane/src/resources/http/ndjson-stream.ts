@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import type { Response } from 'express';
 import { ApiError, internalError } from '@outpost/shared';
+import { isSerialized } from '../watch/watch-types.js';
 
 const KEEPALIVE_MS = 15_000;
 
@@ -28,7 +29,9 @@ export async function streamNdjson<T>(
   try {
     let step = first;
     while (!step.done) {
-      if (!res.write(JSON.stringify(shape(step.value)) + '\n')) {
+      const value = shape(step.value);
+      const line = isSerialized(value) ? value.ndjson : JSON.stringify(value);
+      if (!res.write(line + '\n')) {
         await Promise.race([once(res, 'drain'), once(controller.signal, 'abort')]);
       }
       if (controller.signal.aborted) break;

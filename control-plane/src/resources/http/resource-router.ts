@@ -8,7 +8,13 @@ import { parseView } from '../views.js';
 import { watchOne } from '../watch/single-watch.js';
 import { watchStateful } from '../watch/stateful-watch.js';
 import { watchStateless } from '../watch/stateless-watch.js';
-import type { WatchCollectionRequest, WatchCollectionResponse, WatchOptions } from '../watch/watch-types.js';
+import { isSerialized } from '../watch/watch-types.js';
+import type {
+  SerializedResponse,
+  WatchCollectionRequest,
+  WatchCollectionResponse,
+  WatchOptions,
+} from '../watch/watch-types.js';
 import type { CustomMethod } from './custom-method.js';
 import { streamNdjson } from './ndjson-stream.js';
 import { asBoolean, asInteger, asObject, asString, asStrings, nestQuery, only } from './query-params.js';
@@ -38,6 +44,12 @@ export interface ResourceRouter {
 export function createResourceRouter(options: ResourceRouterOptions): ResourceRouter {
   const { engine, authorize } = options;
   const streams = new Set<AbortController>();
+  const memos = new Map<string, Map<string, string>>();
+  const memoOf = (plural: string): Map<string, string> => {
+    let memo = memos.get(plural);
+    if (!memo) memos.set(plural, (memo = new Map()));
+    return memo;
+  };
   const router = express.Router();
 
   router.use(async (req: Request, res: Response, next: NextFunction) => {
@@ -207,8 +219,13 @@ export function createResourceRouter(options: ResourceRouterOptions): ResourceRo
       const watch = request.type === 'STATELESS' ? watchStateless : watchStateful;
       const key = changesKey(handle.def);
       // the engine's generic `changes` become `<singular>Changes` on the wire
-      const rename = ({ changes, ...rest }: WatchCollectionResponse): unknown => ({ [key]: changes, ...rest });
-      await stream(res, watch(handle, request, controller.signal, options.watchOptions), controller, rename);
+      const rename = (value: WatchCollectionResponse | SerializedResponse): unknown => {
+        if (isSerialized(value)) return value;
+        const { changes, ...rest } = value;
+        return { [key]: changes, ...rest };
+      };
+      const watchOptions = { ...options.watchOptions, memo: memoOf(handle.def.plural), wireKey: key };
+      await stream(res, watch(handle, request, controller.signal, watchOptions), controller, rename);
       return STREAMED;
     }
     if (target.verb !== undefined)

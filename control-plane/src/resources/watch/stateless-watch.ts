@@ -9,12 +9,19 @@ import { ChangeQueue } from './change-queue.js';
 import { decodeResumeToken, encodeResumeToken } from './resume-token.js';
 import {
   chunked,
+  memoised,
   DEFAULT_MAX_CHUNK_SIZE,
   DEFAULT_QUEUE_CAPACITY,
   emptyResponse,
   MAX_CHUNK_SIZE,
 } from './watch-types.js';
-import type { ChangeMessage, WatchCollectionRequest, WatchCollectionResponse, WatchOptions } from './watch-types.js';
+import type {
+  ChangeMessage,
+  SerializedResponse,
+  WatchCollectionRequest,
+  WatchCollectionResponse,
+  WatchOptions,
+} from './watch-types.js';
 
 const LOG_READ_BATCH = 5000;
 
@@ -34,7 +41,7 @@ export async function* watchStateless(
   req: WatchCollectionRequest,
   signal: AbortSignal,
   options: WatchOptions = {},
-): AsyncGenerator<WatchCollectionResponse> {
+): AsyncGenerator<WatchCollectionResponse | SerializedResponse> {
   if (req.pageSize || req.pageToken || req.orderBy) {
     throw invalidArgument('pageSize, pageToken and orderBy are not allowed in a STATELESS watch');
   }
@@ -48,6 +55,14 @@ export async function* watchStateless(
   const removed = (name: string): ChangeMessage => ({ removed: { name } });
   const matches = (doc: Doc | null): boolean =>
     doc !== null && query.inParent(doc['name'] as string) && evaluateFilter(query.filter, doc);
+
+  const memo = options.memo && options.wireKey ? options.memo : undefined;
+  const wireKey = options.wireKey ?? 'changes';
+  const wire = ({ changes, ...rest }: WatchCollectionResponse): Record<string, unknown> => ({
+    [wireKey]: changes,
+    ...rest,
+  });
+  const shape = JSON.stringify([handle.def.plural, query.fingerprint, paths, chunkSize]);
 
   // subscribe before reading anything, so no change falls between the snapshot and the live stream
   const queue = new ChangeQueue(options.queueCapacity ?? DEFAULT_QUEUE_CAPACITY, signal);
@@ -94,8 +109,21 @@ export async function* watchStateless(
       }
       const fresh = batch.filter((c) => c.seq > committed);
       if (fresh.length === 0) continue;
-      const messages = fresh.flatMap((c) => liveMessage(c, matches, maskPaths, current, removed));
       const last = fresh[fresh.length - 1]!.seq;
+      const build = (): ChangeMessage[] => fresh.flatMap((c) => liveMessage(c, matches, maskPaths, current, removed));
+      if (memo && fresh.length <= chunkSize) {
+        // one response at most: identical for every watcher of this shape that took the same batch
+        const line = memoised(memo, `${fresh[0]!.seq}-${last}|${shape}`, () => {
+          const messages = build();
+          return messages.length === 0
+            ? ''
+            : JSON.stringify(wire(chunked(messages, chunkSize, { resumeToken: encodeResumeToken(last) })[0]!));
+        });
+        if (line.ndjson !== '') yield line;
+        committed = last;
+        continue;
+      }
+      const messages = build();
       if (messages.length === 0) continue;
       const chunks = chunked(messages, chunkSize, { resumeToken: encodeResumeToken(last) });
       for (const chunk of chunks) {

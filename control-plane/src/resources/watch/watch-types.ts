@@ -43,6 +43,34 @@ export interface WatchCollectionResponse {
 export interface WatchOptions {
   /** changes a watcher may have queued before it is reset (slow consumer) */
   queueCapacity?: number;
+  /**
+   * Shared by the watchers of one kind: live responses already serialised, keyed by change range and watch
+   * shape, so a change fanned out to many identical watchers is built and stringified once. Needs `wireKey`.
+   */
+  memo?: Map<string, string>;
+  /** the wire name of the changes list (`deviceChanges`) used in memoised responses */
+  wireKey?: string;
+}
+
+/** A response already serialised as one NDJSON line (without the newline). */
+export interface SerializedResponse {
+  readonly ndjson: string;
+}
+
+export const isSerialized = (value: unknown): value is SerializedResponse =>
+  typeof value === 'object' && value !== null && typeof (value as { ndjson?: unknown }).ndjson === 'string';
+
+const MEMO_ENTRIES = 512;
+
+/** Looks a serialised response up, or builds, stores (bounded, oldest out) and returns it. */
+export function memoised(memo: Map<string, string>, key: string, build: () => string): SerializedResponse {
+  let ndjson = memo.get(key);
+  if (ndjson === undefined) {
+    ndjson = build();
+    memo.set(key, ndjson);
+    if (memo.size > MEMO_ENTRIES) memo.delete(memo.keys().next().value as string);
+  }
+  return { ndjson };
 }
 
 export const DEFAULT_MAX_CHUNK_SIZE = 100;
