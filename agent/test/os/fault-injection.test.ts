@@ -65,6 +65,13 @@ describe('fault injection: the agent killed, or the simulated power cut, at ever
         40_000,
       );
       expect(await runningSlotVersion(root)).toBe(expected.version);
+      if (boundary === 'download-checkpoint') {
+        // the restarted agent resumed from the persisted offset instead of starting over
+        expect(plane.artifacts.requests[1]).toMatchObject({
+          status: 206,
+          range: expect.stringMatching(/^bytes=[1-9]\d*-$/),
+        });
+      }
       expect(plane.status.osUpdate).toMatchObject({ runningSlot: plane.status.osUpdate?.activeSlot });
       expectOnlyCommittedVersionsReported(plane.statuses);
       second.child.kill('SIGTERM');
