@@ -39,7 +39,7 @@ cp "${SIGNING_KEY%.key}.pub" "$OUT_DIR/keys/os-signing.pub"
 {
   printf '{\n  "deviceType": "%s",\n  "disk": "%s",\n' "$DEVICE_TYPE" "$(basename "$DISK")"
   printf '  "diskSlotA": {"version": "%s", "variant": "normal"},\n' "$FACTORY_VERSION"
-  printf '  "publicKey": "keys/os-signing.pub",\n  "bundles": [\n'
+  printf '  "publicKey": "keys/os-signing.pub",\n  "signingKey": "%s",\n  "bundles": [\n' "$(readlink -f "$SIGNING_KEY")"
   last=$((${#bundle_entries[@]} - 1))
   for i in "${!bundle_entries[@]}"; do
     printf '    %s%s\n' "${bundle_entries[$i]}" "$([ "$i" -lt "$last" ] && echo ,)"

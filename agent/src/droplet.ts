@@ -20,7 +20,10 @@ import { OsUpdater } from './os/os-updater.js';
 import type { OsUpdaterOptions } from './os/os-updater.js';
 import type { StepBoundary } from './os/step-boundaries.js';
 import type { Power, ShutdownHooks } from './power/power.js';
-import { noShutdownHooks } from './power/power.js';
+import { agentHooks } from './hooks/agent-hooks.js';
+import type { AgentHooks } from './hooks/agent-hooks.js';
+import type { HookTimeouts } from './hooks/hook-timeouts.js';
+import { HealthMonitor } from './health/health-monitor.js';
 import { systemctlPower } from './power/systemctl-power.js';
 
 export interface DropletOptions {
@@ -34,8 +37,10 @@ export interface DropletOptions {
   link?: Partial<Omit<AgentLinkOptions, 'server' | 'credential' | 'hello' | 'logger'>>;
   /** reboot and power-off; default systemctl */
   power?: Power;
-  /** run before every agent-initiated reboot or power-off; default none (the hooks issue fills it) */
+  /** run before every agent-initiated reboot or power-off; default the on-shutdown hook */
   runShutdownHooks?: ShutdownHooks;
+  /** hook timeouts (default 5 min, on-shutdown 90 s) and the SIGTERM-to-SIGKILL grace */
+  hooks?: { timeoutsMs?: Partial<HookTimeouts>; killGraceMs?: number };
   /** OS management (A/B upgrades); absent with the `none` boot backend: OSReady=True/Unsupported */
   os?: DropletOsOptions;
 }
@@ -62,6 +67,8 @@ export interface Droplet {
   state: AgentStateStore;
   power: Power;
   runShutdownHooks: ShutdownHooks;
+  hooks: AgentHooks;
+  health: HealthMonitor;
   /** absent with the `none` boot backend */
   osUpdater: OsUpdater | undefined;
   stop(): Promise<void>;
@@ -91,7 +98,19 @@ export async function startDroplet(options: DropletOptions): Promise<Droplet> {
   });
   const reporter = new StatusReporter({ link });
   const power = options.power ?? systemctlPower();
-  const runShutdownHooks = options.runShutdownHooks ?? noShutdownHooks;
+  const hooks = agentHooks({
+    deviceRoot: paths.deviceRoot,
+    bootId: options.bootId,
+    logger,
+    reporter,
+    link,
+    ...options.hooks,
+  });
+  await hooks.runOnBootIfDue();
+  const runShutdownHooks = options.runShutdownHooks ?? hooks.runShutdownHooks;
+  const lastDesired = await readDesiredDevice(paths.desiredDeviceFile, logger);
+  const health = new HealthMonitor({ reporter, logger });
+  health.apply(lastDesired?.healthChecks);
   const osUpdater =
     options.os === undefined
       ? undefined
@@ -117,7 +136,7 @@ export async function startDroplet(options: DropletOptions): Promise<Droplet> {
           },
           ...(options.os.freeSpace === undefined ? {} : { freeSpace: options.os.freeSpace }),
           ...(options.os.atBoundary === undefined ? {} : { atBoundary: options.os.atBoundary }),
-          ...optionalDesired(await readDesiredDevice(paths.desiredDeviceFile, logger)),
+          ...optionalDesired(lastDesired),
         });
   if (osUpdater !== undefined) {
     await osUpdater.prime();
@@ -128,6 +147,7 @@ export async function startDroplet(options: DropletOptions): Promise<Droplet> {
 
   link.addSpecConsumer(async (device: DesiredDevice) => {
     osUpdater?.setDesired(device);
+    health.apply(device.healthChecks);
     await writeJsonFileAtomic(paths.desiredDeviceFile, device);
     logger.info(
       { generation: device.metadata.generation, osVersion: device.spec.osVersion },
@@ -146,6 +166,7 @@ export async function startDroplet(options: DropletOptions): Promise<Droplet> {
     metricsIntervalMs: (config.metricsIntervalSeconds ?? 60) * 1000,
     logger,
   });
+  await hooks.start();
   link.start();
   osUpdater?.start();
   logger.info(
@@ -160,10 +181,14 @@ export async function startDroplet(options: DropletOptions): Promise<Droplet> {
     state,
     power,
     runShutdownHooks,
+    hooks,
+    health,
     osUpdater,
     async stop() {
       await osUpdater?.stop();
       reporting.stop();
+      health.stop();
+      await hooks.stop();
       await link.stop();
     },
   };

@@ -8,6 +8,8 @@ import type { BootBackend } from './config/droplet-config.js';
 import { agentPaths } from './config/paths.js';
 import { registerDevice } from './config/register-device.js';
 import { startDroplet } from './droplet.js';
+import { runHookCommand } from './hooks/run-hook-command.js';
+import type { HookTimeouts } from './hooks/hook-timeouts.js';
 import type { DropletOsOptions } from './droplet.js';
 import { bootDevice, defaultDeviceType, defaultTrustDirs } from './os/device-boot.js';
 import type { BootSettings } from './os/device-boot.js';
@@ -46,9 +48,13 @@ interface CommandLine {
   slotB?: string;
   fwPrintenv?: string;
   fwSetenv?: string;
+  hookTimeout?: number;
+  shutdownHookTimeout?: number;
 }
 
 async function main(): Promise<void> {
+  // `droplet run-hook NAME`: what the image's hook units run (see hooks/run-hook-command.ts)
+  if (process.argv[2] === 'run-hook') process.exit(await runHookCommand(process.argv.slice(3)));
   const agentVersion = await readAgentVersion();
   const cli = parseCommandLine(agentVersion);
   const logger = createLogger(cli.logLevel, cli.logFile);
@@ -98,6 +104,7 @@ async function main(): Promise<void> {
       facts: systemFacts,
       logger,
       power: device.power,
+      hooks: { timeoutsMs: hookTimeouts(cli) },
       ...(device.backend === undefined
         ? {}
         : { os: osOptions(cli, device.backend, device.volatileDir, bootBackend, testHooks) }),
@@ -218,6 +225,16 @@ function parseCommandLine(agentVersion: string): CommandLine {
     .addOption(new Option('--slot-b <path>', 'slot B (default /dev/disk/by-partlabel/root_b)'))
     .addOption(new Option('--fw-printenv <command>', 'U-Boot environment reader (default fw_printenv)'))
     .addOption(new Option('--fw-setenv <command>', 'U-Boot environment writer (default fw_setenv)'))
+    .addOption(
+      new Option('--hook-timeout <seconds>', 'on-boot and after-droplet hooks are killed after this (default 300)')
+        .argParser(positiveNumber)
+        .env('DROPLET_HOOK_TIMEOUT'),
+    )
+    .addOption(
+      new Option('--shutdown-hook-timeout <seconds>', 'the on-shutdown hook is killed after this (default 90)')
+        .argParser(positiveNumber)
+        .env('DROPLET_SHUTDOWN_HOOK_TIMEOUT'),
+    )
     .addOption(new Option('--log-level <level>').choices(LOG_LEVELS).default('info').env('DROPLET_LOG_LEVEL'))
     .addOption(new Option('--log-file <path>', 'also write logs to this file').env('DROPLET_LOG_FILE'))
     .parse();
@@ -239,6 +256,13 @@ function startupOptions(cli: CommandLine): StartupOptions {
   copy('factoryVersion', cli.factoryVersion);
   copy('metricsIntervalSeconds', cli.metricsInterval);
   return options;
+}
+
+function hookTimeouts(cli: CommandLine): Partial<HookTimeouts> {
+  const timeouts: Partial<HookTimeouts> = {};
+  if (cli.hookTimeout !== undefined) timeouts['on-boot'] = timeouts['after-droplet'] = cli.hookTimeout * 1000;
+  if (cli.shutdownHookTimeout !== undefined) timeouts['on-shutdown'] = cli.shutdownHookTimeout * 1000;
+  return timeouts;
 }
 
 function byteSize(value: string): number {

@@ -12,6 +12,11 @@ import { AgentGateway } from './gateway/agent-gateway.js';
 import { ArtifactStore } from './os/artifact-store.js';
 import { artifactRoutes } from './os/artifact-routes.js';
 import { createOsCatalog } from './os/os-catalog-service.js';
+import { createHealthCheckService } from './healthchecks/health-check-service.js';
+import { MetricsHistory } from './metrics/metrics-history.js';
+import { recordDeviceMetrics } from './metrics/metrics-recorder.js';
+import { metricsRoutes } from './metrics/metrics-routes.js';
+import { createPrometheusMetrics } from './metrics/prometheus.js';
 import { createResourceRouter } from './resources/http/resource-router.js';
 import { apiErrorHandler, unknownRouteHandler } from './server/http-errors.js';
 import type { ServerConfig } from './server/config.js';
@@ -49,6 +54,9 @@ export async function startServer(
   const limits = createLimitsService(engine);
   const devices = createDeviceService(engine, db, { extraRules: [catalog.deviceRules, limits.deviceRules] });
   limits.bootstrap();
+  const healthChecks = createHealthCheckService(engine);
+  const metricsHistory = new MetricsHistory(db, { retentionDays: config.metricsRetentionDays ?? 30 });
+  const metricsRecorder = recordDeviceMetrics(devices.devices, metricsHistory);
   const keys = new ApiKeyStore(db);
   const authorizer = new Authorizer({ ancestorsOf: limits.ancestorsOf });
 
@@ -66,6 +74,17 @@ export async function startServer(
     onStreamError: (err) => logger.error({ err }, 'watch stream failed'),
   });
   const requireApiKey = authenticateRequest(keys);
+  const authorize = (principal: unknown, permission: string, name: string): void => {
+    if (!principal) throw unauthenticated('request is not authenticated');
+    authorizer.authorize(principal as Principal, permission, name);
+  };
+  // the gateway is created below; the gauges read it at scrape time
+  const prometheus = createPrometheusMetrics(devices.devices, {
+    watchStreams: () => resources.openStreams(),
+    gatewaySessions: () => gateway.connectedCount,
+    statusWriteBatches: () => gateway.statusWriteBatches,
+    artifactDownloads: () => artifactDownloads,
+  });
 
   let artifactDownloads = 0;
   const app = express();
@@ -92,6 +111,9 @@ export async function startServer(
     ),
   );
   app.use(
+    metricsRoutes({ history: metricsHistory, prometheus, devices: devices.devices, authenticate: requireApiKey, authorize }),
+  );
+  app.use(
     '/v1',
     (req, res, next) => (resources.isPublic(req.method, req.path) ? next() : requireApiKey(req, res, next)),
     resources.router,
@@ -106,6 +128,8 @@ export async function startServer(
     credentials: devices.credentials,
     resolveOsImage: catalog.resolveOsImage,
     osVersions: catalog.osVersions,
+    resolveHealthChecks: healthChecks.resolveHealthChecks,
+    specDependencies: [healthChecks.specDependency],
     logger: logger.child({ component: 'gateway' }),
     heartbeatSeconds: config.heartbeatSeconds,
   });
@@ -125,6 +149,8 @@ export async function startServer(
     close: async () => {
       resources.closeStreams();
       gateway.close();
+      metricsRecorder.stop();
+      prometheus.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();

@@ -30,7 +30,9 @@
  *
  * Run from the repository root:  npm run build && npx tsx scripts/bench/fleet-connect.ts
  *   [--devices 10000,19000] [--reports 100000] [--window 5000] [--paced-rate 5000] [--paced-seconds 10]
- *   [--concurrency 256] [--profile-dir DIR]   (DIR: control-plane CPU profile and heap snapshots before/after)
+ *   [--concurrency 256] [--profile-dir DIR]   (DIR: control-plane CPU profile and heap snapshots before/after;
+ *                                              the snapshots inflate the RSS figures of that run)
+ *   [--control-plane FILE]   another control-plane entry (a .ts one runs through tsx), e.g. to compare a change
  */
 import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -65,8 +67,10 @@ const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf
 
 const options = parseOptions();
 requireBuiltPackages(['shared']);
-if (!existsSync(CONTROL_PLANE_MAIN)) {
-  process.stderr.write(`benchmark cannot start: ${CONTROL_PLANE_MAIN} is missing. Run \`npm run build\` first.\n`);
+if (!existsSync(options.controlPlaneMain)) {
+  process.stderr.write(
+    `benchmark cannot start: ${options.controlPlaneMain} is missing. Run \`npm run build\` first.\n`,
+  );
   process.exit(1);
 }
 const shared = await import('@outpost/shared');
@@ -99,6 +103,7 @@ interface Options {
   pacedSeconds: number;
   concurrency: number;
   profileDir?: string;
+  controlPlaneMain: string;
 }
 
 function parseOptions(): Options {
@@ -111,6 +116,7 @@ function parseOptions(): Options {
       'paced-seconds': { type: 'string', default: '10' },
       concurrency: { type: 'string', default: '256' },
       'profile-dir': { type: 'string' },
+      'control-plane': { type: 'string' },
     },
   });
   const positive = (text: string, flag: string): number => {
@@ -126,6 +132,7 @@ function parseOptions(): Options {
     pacedSeconds: positive(values['paced-seconds'], 'paced-seconds'),
     concurrency: positive(values.concurrency, 'concurrency'),
     profileDir: values['profile-dir'] === undefined ? undefined : resolve(values['profile-dir']),
+    controlPlaneMain: values['control-plane'] === undefined ? CONTROL_PLANE_MAIN : resolve(values['control-plane']),
   };
 }
 
@@ -217,7 +224,7 @@ async function measureConnect(
   countConnected: () => Promise<number>,
   figure: Figure,
 ): Promise<void> {
-  const cpuBefore = { controlPlane: cpuSecondsOf(controlPlane.pid), simulator: cpuSecondsOf(simulator.pid) };
+  const meter = startMeter(controlPlane.pid, simulator.pid);
   const started = performance.now();
   simulator.send({ cmd: 'connect', server: controlPlane.url, credentialsFile, concurrency: options.concurrency });
   let connected = 0;
@@ -244,20 +251,17 @@ async function measureConnect(
     }
   }
   const elapsed = (performance.now() - started) / 1000;
-  const cpu = {
-    controlPlane: cpuSecondsOf(controlPlane.pid) - cpuBefore.controlPlane,
-    simulator: cpuSecondsOf(simulator.pid) - cpuBefore.simulator,
-  };
+  const cpu = meter.read();
   const linked = await withTimeout(simulator.connected, 30_000, 'the simulator confirming every link');
   report.progress(
     `n=${n}: all ${n} CONNECTED after ${elapsed.toFixed(1)} s; simulator saw every welcome after ` +
       `${(linked.ms / 1000).toFixed(1)} s, ${linked.linkWarnings} link warnings, simulator fds ${linked.fds}, ` +
-      `simulator RSS ${mib(linked.rssBytes)}; CPU used meanwhile: control plane ${cpu.controlPlane.toFixed(1)} s, ` +
-      `simulator ${cpu.simulator.toFixed(1)} s (load average ${loadavg()[0]!.toFixed(1)})`,
+      `simulator RSS ${mib(linked.rssBytes)}; ${describeUsage(cpu)}`,
   );
   figure('connect_per_s', n / elapsed, { unit: 'devices/s', samples: n });
   figure('connect_seconds', elapsed, { unit: 's' });
   figure('connect_cpu_ms_per_device', (cpu.controlPlane * 1000) / n, { unit: 'ms' });
+  if (cpu.stallPercent !== undefined) figure('connect_machine_cpu_stall_pct', cpu.stallPercent, { unit: '%' });
   figure('link_warnings', linked.linkWarnings, { goal: '=0' });
 }
 
@@ -311,7 +315,7 @@ async function measureMaxReports(
   const window = Math.min(options.window, Math.floor(n / 2)); // a device's next report waits until its last is stored
   const reportsBefore = store.reports();
   const writesBefore = store.writes();
-  const cpuBefore = { controlPlane: cpuSecondsOf(controlPlane.pid), simulator: cpuSecondsOf(simulator.pid) };
+  const meter = startMeter(controlPlane.pid, simulator.pid);
   const started = performance.now();
   simulator.send({ cmd: 'report', total, markerUnit: REPORT_MARKER_UNIT, allowance: window });
   const sentPromise = simulator.nextSent();
@@ -335,21 +339,19 @@ async function measureMaxReports(
   const sent = await sentPromise;
   const lastStoredAt = await waitForStored(store, reportsBefore + sent.sent - sent.dropped, writesBefore);
   const elapsed = (lastStoredAt - started) / 1000;
-  const cpu = {
-    controlPlane: cpuSecondsOf(controlPlane.pid) - cpuBefore.controlPlane,
-    simulator: cpuSecondsOf(simulator.pid) - cpuBefore.simulator,
-  };
+  const cpu = meter.read();
   const stored = store.reports() - reportsBefore;
   const writes = store.writes() - writesBefore;
   const steady = steadyRate(samples);
   report.progress(
     `n=${n}: ${stored} of ${total} reports stored in ${elapsed.toFixed(1)} s (${sent.dropped} dropped by links that ` +
       `were down), ${writes} device writes; middle 80%: ${steady.toFixed(0)}/s; CPU used meanwhile: control plane ` +
-      `${cpu.controlPlane.toFixed(1)} s, simulator ${cpu.simulator.toFixed(1)} s (load average ${loadavg()[0]!.toFixed(1)})`,
+      `${describeUsage(cpu)}`,
   );
   figure('status_stored_per_s', stored / elapsed, { goal: '>=5000', unit: 'reports/s', samples: stored });
   figure('status_stored_steady_per_s', steady, { unit: 'reports/s' });
   figure('status_cpu_us_per_report', (cpu.controlPlane * 1e6) / Math.max(stored, 1), { unit: 'us' });
+  if (cpu.stallPercent !== undefined) figure('status_machine_cpu_stall_pct', cpu.stallPercent, { unit: '%' });
   figure('status_reports_lost', total - stored, { goal: '=0', samples: total });
   figure('db_writes_per_report', writes / Math.max(stored, 1), { samples: stored });
 }
@@ -450,6 +452,7 @@ async function startControlPlane(dir: string, n: number): Promise<ControlPlane> 
   const profiling = options.profileDir;
   if (profiling) mkdirSync(profiling, { recursive: true });
   const nodeFlags = [
+    ...(options.controlPlaneMain.endsWith('.ts') ? ['--import', 'tsx'] : []),
     '--expose-gc',
     '--import',
     memoryPreload(profiling),
@@ -461,7 +464,7 @@ async function startControlPlane(dir: string, n: number): Promise<ControlPlane> 
     process.execPath,
     [
       ...nodeFlags,
-      CONTROL_PLANE_MAIN,
+      options.controlPlaneMain,
       ...['--port', String(port), '--data-dir', dir, '--log-level', 'warn'],
       ...['--heartbeat-seconds', String(HEARTBEAT_SECONDS)],
     ],
@@ -594,6 +597,54 @@ function vmRssOf(pid: number): number {
   const match = /^VmRSS:\s+(\d+)\s+kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   if (!match) throw new Error(`no VmRSS for pid ${pid}`);
   return Number(match[1]) * 1024;
+}
+
+interface Usage {
+  /** CPU seconds each process used in the phase */
+  controlPlane: number;
+  simulator: number;
+  /** share of the phase's wall time in which some task on this machine waited for a CPU (Linux PSI), if known */
+  stallPercent?: number;
+}
+
+/** The CPU the two children use from now on, and how contended the machine's CPUs are meanwhile. */
+function startMeter(controlPlanePid: number, simulatorPid: number): { read(): Usage } {
+  const started = performance.now();
+  const before = { cp: cpuSecondsOf(controlPlanePid), sim: cpuSecondsOf(simulatorPid), stall: cpuStallMicros() };
+  return {
+    read() {
+      const stall = cpuStallMicros();
+      const wallMicros = (performance.now() - started) * 1000;
+      return {
+        controlPlane: cpuSecondsOf(controlPlanePid) - before.cp,
+        simulator: cpuSecondsOf(simulatorPid) - before.sim,
+        ...(stall !== undefined && before.stall !== undefined
+          ? { stallPercent: (100 * (stall - before.stall)) / wallMicros }
+          : {}),
+      };
+    },
+  };
+}
+
+function describeUsage(usage: Usage): string {
+  const stall =
+    usage.stallPercent === undefined
+      ? ''
+      : `, some task waited for a CPU ${usage.stallPercent.toFixed(0)}% of the time`;
+  return (
+    `CPU used meanwhile: control plane ${usage.controlPlane.toFixed(1)} s, simulator ${usage.simulator.toFixed(1)} s ` +
+    `(machine: load average ${loadavg()[0]!.toFixed(1)}${stall})`
+  );
+}
+
+/** Microseconds tasks on this machine have waited for a CPU since boot (/proc/pressure/cpu "some"), if known. */
+function cpuStallMicros(): number | undefined {
+  try {
+    const match = /^some .*total=(\d+)$/m.exec(readFileSync('/proc/pressure/cpu', 'utf8'));
+    return match ? Number(match[1]) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** CPU seconds (user + system) the process has used so far. */

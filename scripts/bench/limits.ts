@@ -20,8 +20,11 @@
  *        plan_assignment_requests_per_s all 6,000 calls over their total time. Goal >= 500/s.
  * Afterwards it checks a sample of limits and pools against what the plans say, and fails if they disagree.
  *
+ * Every HTTP call is one SQLite transaction, committed with the server's durability (synchronous=FULL: an fsync
+ * per commit); `--synchronous NORMAL` runs the same with that pragma instead, to show what the disk costs.
+ *
  * Output: one JSON line per figure on stdout ({"bench","figure","value","goal"?,"met"?,...}); progress on stderr.
- * Run from the repository root:  npm run build && npx tsx scripts/bench/limits.ts
+ * Run from the repository root:  npm run build && npx tsx scripts/bench/limits.ts [--synchronous NORMAL]
  */
 import { Agent } from 'node:http';
 import type { OutpostClient } from '@outpost/shared';
@@ -38,6 +41,7 @@ const REQUESTS = 2_000;
 const CONCURRENCY = 32;
 const TIME_LIMIT_MS = 15 * 60_000;
 
+const SYNCHRONOUS = synchronousArgument(process.argv.slice(2));
 const SERVICE = 'services/devices.outpost';
 const DEVICES = `${SERVICE}/resources/devices`;
 const PROJECT_PLAN = `${SERVICE}/plans/project-small`;
@@ -58,7 +62,9 @@ const poolOf = (name: string, region: string): string => `${name}/limitPools/${r
 try {
   await withTempDir('outpost-bench-limits-', async (dataDir) => {
     const server = await startBenchServer(dataDir);
-    report.progress(`control plane on ${server.url}, data in ${dataDir}`);
+    if (SYNCHRONOUS) server.engine.db.pragma(`synchronous = ${SYNCHRONOUS}`);
+    const durability = String(server.engine.db.pragma('synchronous', { simple: true }));
+    report.progress(`control plane on ${server.url}, data in ${dataDir}, synchronous=${durability} (2 = FULL, 1 = NORMAL)`);
     const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY * 2 });
     try {
       buildHierarchy(server.engine, report);
@@ -77,6 +83,17 @@ try {
 } catch (err) {
   process.stderr.write(`limits failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   process.exit(1);
+}
+
+function synchronousArgument(args: readonly string[]): 'NORMAL' | 'FULL' | undefined {
+  const i = args.indexOf('--synchronous');
+  if (i < 0) return undefined;
+  const value = args[i + 1]?.toUpperCase();
+  if (value !== 'NORMAL' && value !== 'FULL') {
+    process.stderr.write('usage: limits.ts [--synchronous NORMAL|FULL]\n');
+    process.exit(2);
+  }
+  return value;
 }
 
 // ---- 1. the hierarchy ---------------------------------------------------------------------------------

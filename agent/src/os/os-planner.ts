@@ -245,7 +245,7 @@ function planConvergence(input: PlannerInput, desired: DesiredOs): Plan {
   if (image.version !== wanted) {
     return failStep(`the server offered image ${image.version} for version ${wanted}`, wanted, image.sha256);
   }
-  if (input.deviceType !== undefined && image.deviceType !== input.deviceType) {
+  if (input.deviceType !== undefined && typeId(image.deviceType) !== typeId(input.deviceType)) {
     return failStep(
       `the image of ${wanted} is for device type ${image.deviceType}, not ${input.deviceType}`,
       wanted,
@@ -257,6 +257,9 @@ function planConvergence(input: PlannerInput, desired: DesiredOs): Plan {
     condition: { status: 'False', reason: 'Downloading', message: `downloading ${wanted}: 0%` },
   };
 }
+
+/** `x` from `x` or `deviceTypes/x`. */
+const typeId = (deviceType: string): string => deviceType.replace(/^deviceTypes\//, '');
 
 /** "downloading 1.1.0: 42%" */
 export const downloadMessage = (version: string, bytes: number, size: number): string =>

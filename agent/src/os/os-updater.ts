@@ -165,8 +165,13 @@ export class OsUpdater {
         const delayMs = this.errorBackoff.next();
         const message = err instanceof Error ? err.message : String(err);
         this.options.logger.error({ err, retryInMs: delayMs }, 'an OS update step failed; retrying');
-        if (this.condition !== undefined) {
-          this.setCondition({ ...this.condition, message: `${this.condition.message} (retrying: ${message})` });
+        const condition = this.condition;
+        if (condition !== undefined) {
+          this.options.reporter.setCondition({
+            type: 'OSReady',
+            ...condition,
+            message: `${condition.message} (retrying: ${message})`,
+          });
         }
         await this.sleepUntil(this.now() + delayMs);
       }
@@ -195,10 +200,16 @@ export class OsUpdater {
     return { input, boot };
   }
 
-  /** No failing Healthy/* condition (no condition at all counts as healthy). */
+  /**
+   * No Healthy/* condition is failing (False) or still waiting for its first verdict (Unknown/Pending); no
+   * condition at all counts as healthy, and so does a check this agent cannot run (Unknown/Unsupported).
+   */
   private healthy(): boolean {
     const conditions: Condition[] = this.options.reporter.current.conditions ?? [];
-    return !conditions.some((c) => c.type.startsWith('Healthy/') && c.status === 'False');
+    return !conditions.some(
+      (c) =>
+        c.type.startsWith('Healthy/') && (c.status === 'False' || (c.status === 'Unknown' && c.reason === 'Pending')),
+    );
   }
 
   private reportState({ input, boot }: Snapshot): void {

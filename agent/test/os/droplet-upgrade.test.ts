@@ -1,5 +1,3 @@
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ReportedStatus } from '@outpost/shared';
 import { PANIC_MARKER } from '../../src/os/boot/simulated-boot.js';

@@ -185,6 +185,11 @@ const cases: Case[] = [
     message: /for device type rpi4, not simulated/,
   },
   {
+    name: 'a device type may be written as deviceTypes/x',
+    input: input({ desired: want('1.1.0'), deviceType: 'deviceTypes/simulated' }),
+    step: { kind: 'start-download' },
+  },
+  {
     name: 'an image of another version fails',
     input: input({ desired: { version: '1.1.0', image: image('1.2.0') } }),
     step: { kind: 'fail' },

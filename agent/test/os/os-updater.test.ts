@@ -29,7 +29,7 @@ async function device(options: DeviceOptions = {}, trust = true) {
   const { logger, messages } = capturedLogger();
   const started: InProcessDevice = await startInProcessDevice(root, plane.url, logger, options);
   cleanups.push(() => started.stop());
-  return { plane, root, device: started, messages };
+  return { plane, root, device: started, messages, logger };
 }
 
 /** Every file of the running slot A and the boot state, to prove they are untouched. */
@@ -175,6 +175,45 @@ describe('the OS updater in one boot', () => {
     expect(plane.artifacts.requests.map((r) => r.status)).toEqual([200, 206]);
     expect(plane.status.osUpdate?.bootEnv).toMatchObject({ active_slot: 'A', try_slot: 'B', try_count: '0' });
     expect(plane.status.deviceInfo?.osVersion).toBe('1.0.0');
+  });
+
+  it('a trial boot commits only once connected and the health checks pass', async () => {
+    const { plane, root, device: first, logger } = await device();
+    await plane.waitForStatus('the factory version', convergedOn('1.0.0'));
+    const { content, image } = testImage('1.1.0', 50 * KiB, key);
+    plane.publish(image, content);
+    plane.setOsVersion('1.1.0', image);
+    await expectEventually(() => expect(first.powerEvents).toEqual(['reboot']));
+
+    // the simulated device reboots: the same device root, booted again, with a failing health check
+    await first.stop();
+    const second = await startInProcessDevice(root, plane.url, logger);
+    cleanups.push(() => second.stop());
+    second.droplet.reporter.setCondition({
+      type: 'Healthy/web',
+      status: 'False',
+      reason: 'Failing',
+      message: 'HTTP 500',
+    });
+    await plane.waitForOsReady(
+      'Verifying',
+      /^booted 1\.1\.0 in slot B for a trial; waiting for the health checks to pass to commit$/,
+    );
+    expect(plane.status.osUpdate).toMatchObject({ runningSlot: 'B', activeSlot: 'A' });
+    expect(plane.status.deviceInfo?.osVersion).toBe('1.0.0');
+
+    second.droplet.reporter.setCondition({ type: 'Healthy/web', status: 'Unknown', reason: 'Pending', message: '' });
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(plane.osReady?.reason).toBe('Verifying');
+
+    second.droplet.reporter.setCondition({
+      type: 'Healthy/web',
+      status: 'True',
+      reason: 'Passing',
+      message: 'HTTP 200',
+    });
+    await plane.waitForStatus('1.1.0 committed', convergedOn('1.1.0'));
+    expect(plane.status.osUpdate).toMatchObject({ runningSlot: 'B', activeSlot: 'B' });
   });
 
   it('waits with Pending while the version is not published for the device type', async () => {

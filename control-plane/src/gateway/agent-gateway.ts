@@ -11,7 +11,7 @@ import {
   refusalOf,
   unauthenticated,
 } from '@outpost/shared';
-import type { AgentMessage, OsImage, ServerMessage } from '@outpost/shared';
+import type { AgentMessage, AppliedHealthCheck, OsImage, ServerMessage } from '@outpost/shared';
 import type { Logger } from '../server/logger.js';
 import type { DeviceCredentials } from '../devices/device-credentials.js';
 import type { ResourceEngine } from '../resources/resource-engine.js';
@@ -32,6 +32,16 @@ export interface AgentGatewayOptions {
   resolveOsImage?: (device: Doc) => OsImage | undefined;
   /** followed so that publishing a version a device waits for reaches it at once */
   osVersions?: ResourceHandle;
+  /** the health checks that apply to a device, sent along with its spec */
+  resolveHealthChecks?: (device: Doc) => AppliedHealthCheck[];
+  /** other records a spec message is made of (health checks): a change re-pushes the specs of the devices it concerns */
+  specDependencies?: readonly SpecDependency[];
+}
+
+/** Something besides the device record its spec message is made of. */
+export interface SpecDependency {
+  /** calls `listener` after each committed change, with a test of the devices the change concerns */
+  subscribe(listener: (concerns: (device: Doc) => boolean) => void): () => void;
 }
 
 /**
@@ -51,6 +61,7 @@ export class AgentGateway {
   private readonly heartbeat: NodeJS.Timeout;
   private readonly unsubscribe: () => void;
   private readonly unsubscribeVersions: () => void;
+  private readonly unsubscribeDependencies: (() => void)[];
 
   constructor(private readonly options: AgentGatewayOptions) {
     this.status = new StatusWriter(options.engine, options.devices);
@@ -77,6 +88,14 @@ export class AgentGateway {
           }
         }
       }) ?? (() => {});
+    this.unsubscribeDependencies = (options.specDependencies ?? []).map((dependency) =>
+      dependency.subscribe((concerns) => {
+        for (const session of this.sessions.values()) {
+          const device = options.devices.find(session.deviceName);
+          if (device && concerns(device)) session.send(this.specMessage(device));
+        }
+      }),
+    );
   }
 
   /** Takes over HTTP upgrades of the agent path on this server. */
@@ -111,11 +130,17 @@ export class AgentGateway {
     return this.sessions.size;
   }
 
+  /** status write transactions since start */
+  get statusWriteBatches(): number {
+    return this.status.batches;
+  }
+
   /** Closes every link (devices go Offline) and writes what is pending. */
   close(): void {
     clearInterval(this.heartbeat);
     this.unsubscribe();
     this.unsubscribeVersions();
+    for (const unsubscribe of this.unsubscribeDependencies) unsubscribe();
     const now = new Date().toISOString();
     for (const session of this.sessions.values()) {
       session.replaced = true; // this close must not write again
@@ -226,6 +251,7 @@ export class AgentGateway {
   private specMessage(doc: Doc): ServerMessage {
     const meta = (doc['metadata'] ?? {}) as Doc;
     const osImage = this.options.resolveOsImage?.(doc);
+    const healthChecks = this.options.resolveHealthChecks?.(doc) ?? [];
     return {
       type: 'spec',
       device: {
@@ -236,6 +262,7 @@ export class AgentGateway {
           ...(meta['labels'] ? { labels: meta['labels'] as Record<string, string> } : {}),
         },
         ...(osImage ? { osImage } : {}),
+        ...(healthChecks.length > 0 ? { healthChecks } : {}),
       },
     };
   }

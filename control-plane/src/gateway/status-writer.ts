@@ -13,6 +13,8 @@ type StatusEdit = (status: Doc) => Doc;
 export class StatusWriter {
   private pending = new Map<string, StatusEdit[]>();
   private timer: NodeJS.Timeout | undefined;
+  /** transactions written since start (a server gauge) */
+  batches = 0;
 
   constructor(
     private readonly engine: ResourceEngine,
@@ -58,6 +60,7 @@ export class StatusWriter {
     if (this.pending.size === 0) return;
     const batch = this.pending;
     this.pending = new Map();
+    this.batches++;
     this.engine.transaction(() => {
       for (const [name, edits] of batch) {
         this.devices.patch(name, (doc) => {

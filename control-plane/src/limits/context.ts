@@ -1,3 +1,4 @@
+import type { Statement } from 'better-sqlite3';
 import { resolveField } from '@outpost/shared';
 import type { ResourceEngine } from '../resources/resource-engine.js';
 import type { ResourceHandle } from '../resources/resource-handle.js';
@@ -22,8 +23,19 @@ export interface LimitsHandles {
  */
 export class LimitsContext {
   private attached: LimitsHandles | undefined;
+  private readonly statements = new Map<string, Statement<unknown[]>>();
 
   constructor(readonly engine: ResourceEngine) {}
+
+  /** A prepared statement of the limits service's own queries, prepared once. */
+  statement<R>(sql: string): Statement<unknown[], R> {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.engine.db.prepare<unknown[]>(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement as Statement<unknown[], R>;
+  }
 
   attach(handles: LimitsHandles): void {
     this.attached = handles;

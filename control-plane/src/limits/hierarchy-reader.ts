@@ -1,13 +1,15 @@
-import type { Statement } from 'better-sqlite3';
 import type { ResourceHandle } from '../resources/resource-handle.js';
 import type { Doc } from '../resources/resource-table.js';
-import { findBy, type LimitsContext } from './context.js';
+import { column, type LimitsContext } from './context.js';
 import { entityKind, type OrganizationNode, type ProjectNode } from './core/index.js';
 import { list, text } from './records.js';
 
-/** Reads the service → organizations → projects hierarchy from the store (inside the caller's transaction). */
+/**
+ * Reads the service → organizations → projects hierarchy from the store. One reader serves one operation
+ * (inside its transaction): it remembers the entities it read.
+ */
 export class HierarchyReader {
-  private readonly regionScans = new Map<string, Statement<[], { v: string }>>();
+  private readonly read = new Map<string, Doc | undefined>();
 
   constructor(private readonly ctx: LimitsContext) {}
 
@@ -18,7 +20,8 @@ export class HierarchyReader {
   }
 
   entity(name: string): Doc | undefined {
-    return this.handleOf(name).find(name);
+    if (!this.read.has(name)) this.read.set(name, this.handleOf(name).find(name));
+    return this.read.get(name);
   }
 
   /** The parent organization of an organization or project; undefined under the services. */
@@ -37,24 +40,26 @@ export class HierarchyReader {
     return chain;
   }
 
-  /** Organizations and projects directly under an organization. */
-  children(org: string): Doc[] {
+  /** Organizations and projects directly under an organization (names). */
+  children(org: string): string[] {
     const h = this.ctx.h;
-    return [...findBy(h.organizations, 'parentOrganization', org), ...findBy(h.projects, 'parentOrganization', org)];
+    return [...this.childNames(h.organizations, org), ...this.childNames(h.projects, org)];
   }
 
-  /** An organization's own regions and those of everything under it. */
+  /** An organization's own regions and those of everything under it (read from the region index, no documents). */
   subtreeRegions(org: string): string[] {
+    const h = this.ctx.h;
     const regions = new Set<string>(regionsOf(this.entity(org)));
     const pending = [org];
     const seen = new Set(pending);
     for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-      for (const child of this.children(next)) {
-        for (const region of regionsOf(child)) regions.add(region);
-        const name = text(child['name']);
-        if (entityKind(name) === 'organization' && !seen.has(name)) {
-          seen.add(name);
-          pending.push(name);
+      for (const handle of [h.organizations, h.projects]) {
+        for (const region of this.childRegions(handle, next)) regions.add(region);
+      }
+      for (const child of this.childNames(h.organizations, next)) {
+        if (!seen.has(child)) {
+          seen.add(child);
+          pending.push(child);
         }
       }
     }
@@ -66,7 +71,13 @@ export class HierarchyReader {
     const h = this.ctx.h;
     const regions = new Set<string>();
     for (const handle of [h.projects, h.organizations, h.services]) {
-      for (const row of this.regionScan(handle).all()) regions.add(row.v);
+      const values = `${handle.table.table}_values`;
+      const min = `SELECT MIN(value) FROM ${values} WHERE path = 'regions'`;
+      const scan = this.ctx.statement<{ v: string }>(
+        `WITH RECURSIVE r(v) AS (SELECT (${min}) UNION ALL SELECT (${min} AND value > r.v) FROM r WHERE r.v IS NOT NULL) ` +
+          'SELECT v FROM r WHERE v IS NOT NULL',
+      );
+      for (const row of scan.all()) regions.add(row.v);
     }
     return [...regions].sort();
   }
@@ -87,18 +98,17 @@ export class HierarchyReader {
     return { name: text(doc['name']), parentOrganization: text(doc['parentOrganization']), regions: regionsOf(doc) };
   }
 
-  private regionScan(handle: ResourceHandle): Statement<[], { v: string }> {
-    let statement = this.regionScans.get(handle.def.plural);
-    if (!statement) {
-      const values = `${handle.table.table}_values`;
-      const min = `SELECT MIN(value) FROM ${values} WHERE path = 'regions'`;
-      statement = this.ctx.engine.db.prepare<[], { v: string }>(
-        `WITH RECURSIVE r(v) AS (SELECT (${min}) UNION ALL SELECT (${min} AND value > r.v) FROM r WHERE r.v IS NOT NULL) ` +
-          'SELECT v FROM r WHERE v IS NOT NULL',
-      );
-      this.regionScans.set(handle.def.plural, statement);
-    }
-    return statement;
+  private childNames(handle: ResourceHandle, org: string): string[] {
+    const sql = `SELECT name FROM ${handle.table.table} WHERE ${column(handle, 'parentOrganization')} = ? ORDER BY name`;
+    return this.ctx.statement<{ name: string }>(sql).all(org).map((row) => row.name);
+  }
+
+  private childRegions(handle: ResourceHandle, org: string): string[] {
+    const t = handle.table.table;
+    const sql =
+      `SELECT DISTINCT v.value AS region FROM ${t} e CROSS JOIN ${t}_values v ON v.row_id = e.id ` +
+      `WHERE e.${column(handle, 'parentOrganization')} = ? AND +v.path = 'regions'`; // '+': look values up by row, not by path
+    return this.ctx.statement<{ region: string }>(sql).all(org).map((row) => row.region);
   }
 }
 

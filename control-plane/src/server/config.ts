@@ -12,6 +12,8 @@ export interface ServerConfig {
   adminKey?: string;
   logLevel: LogLevel;
   heartbeatSeconds: number;
+  /** how long device metrics history is kept (hourly buckets); default 30 */
+  metricsRetentionDays?: number;
 }
 
 export const DEFAULT_SERVER_CONFIG: Readonly<ServerConfig> = {
@@ -20,6 +22,7 @@ export const DEFAULT_SERVER_CONFIG: Readonly<ServerConfig> = {
   dataDir: './var',
   logLevel: 'info',
   heartbeatSeconds: 15,
+  metricsRetentionDays: 30,
 };
 
 export const MIN_ADMIN_KEY_LENGTH = 16;
@@ -38,6 +41,7 @@ Options (each flag beats its environment variable):
   --log-level <level>         ${LOG_LEVELS.join('|')}
                                                         OUTPOST_LOG_LEVEL (default info)
   --heartbeat-seconds <n>     agent heartbeat interval  OUTPOST_HEARTBEAT_SECONDS (default 15)
+  --metrics-retention-days <n> device metrics history   OUTPOST_METRICS_RETENTION_DAYS (default 30)
   -h, --help                  show this help
 
 Environment only:
@@ -75,6 +79,8 @@ export function loadServerConfig(argv: readonly string[], env: Env): ServerConfi
   if (logLevel) config.logLevel = oneOf(logLevel, LOG_LEVELS);
   const heartbeat = pick(flags['heartbeat-seconds'], 'OUTPOST_HEARTBEAT_SECONDS');
   if (heartbeat) config.heartbeatSeconds = integerIn(heartbeat, 1, 86_400);
+  const retention = pick(flags['metrics-retention-days'], 'OUTPOST_METRICS_RETENTION_DAYS');
+  if (retention) config.metricsRetentionDays = integerIn(retention, 1, 3650);
   const adminKey = pick(undefined, 'OUTPOST_ADMIN_KEY');
   if (adminKey) {
     if (adminKey.value.length < MIN_ADMIN_KEY_LENGTH) {
@@ -100,6 +106,7 @@ function parseFlags(argv: readonly string[]): Record<string, string | undefined>
         'data-dir': { type: 'string' },
         'log-level': { type: 'string' },
         'heartbeat-seconds': { type: 'string' },
+        'metrics-retention-days': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { reportedStatusSchema } from './device-status.js';
 import { errorDetailSchema, errorMessageSchema } from './error-message.js';
 import { metricsSampleSchema } from './metrics.js';
+import { podStatusMessageSchema } from './workloads.js';
 
 /** First message on every connection. */
 export const helloMessageSchema = z.object({
@@ -55,6 +56,7 @@ export const agentMessageSchema = z.discriminatedUnion('type', [
   getSpecMessageSchema,
   resultMessageSchema,
   errorMessageSchema,
+  podStatusMessageSchema,
 ]);
 
 /** The `type` of every message this side sends. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { deviceInfoSchema } from './device-info.js';
+import { hookRunSchema } from './hooks.js';
 import { osUpdateStatusSchema } from './os-update.js';
 
 export const CONDITION_STATUSES = ['True', 'False', 'Unknown'] as const;
@@ -32,6 +33,8 @@ export const reportedStatusSchema = z.object({
   conditions: z.array(conditionSchema).optional(),
   addresses: z.array(addressSchema).optional(),
   osUpdate: osUpdateStatusSchema.optional(),
+  /** the latest run of each hook that ran (on-boot, after-droplet, on-shutdown) */
+  hooks: z.array(hookRunSchema).optional(),
 });
 
 export type Condition = z.infer<typeof conditionSchema>;
@@ -48,5 +51,6 @@ export function mergeReportedStatus<S extends ReportedStatus>(stored: S, reporte
   if (reported.conditions !== undefined) merged.conditions = reported.conditions;
   if (reported.addresses !== undefined) merged.addresses = reported.addresses;
   if (reported.osUpdate !== undefined) merged.osUpdate = reported.osUpdate;
+  if (reported.hooks !== undefined) merged.hooks = reported.hooks;
   return merged;
 }

@@ -24,6 +24,21 @@ export const desiredDeviceSchema = z.object({
   }),
   /** the image of spec.osVersion for this device's type; absent when none is set or published */
   osImage: osImageSchema.optional(),
+  /**
+   * the health checks that apply to the device (by label selector or spec.healthChecks); absent: none. Loosely
+   * typed here so that one check an older agent cannot run never makes it refuse the whole spec: the agent
+   * validates each against appliedHealthCheckSchema and reports the ones it cannot run as Unknown/Unsupported.
+   */
+  healthChecks: z
+    .array(z.looseObject({ name: z.string().min(1), id: z.string().min(1), spec: z.looseObject({}) }))
+    .optional(),
+  /**
+   * the pods whose spec.node is this device (absent: none). Loosely typed for the same reason: the agent validates
+   * each against desiredPodSchema and reports one it cannot run as failed, never refusing the whole spec.
+   */
+  pods: z
+    .array(z.looseObject({ name: z.string().min(1), generation: z.int().nonnegative(), spec: z.looseObject({}) }))
+    .optional(),
 });
 
 /** Pushed whenever the device's spec changes, and in answer to `getSpec`. */

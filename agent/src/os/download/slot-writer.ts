@@ -29,31 +29,47 @@ export class SlotWriter extends Writable {
   }
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null) => void): void {
-    this.writeBatch(chunk).then(() => done(), done);
+    this.writeBatch([chunk]).then(() => done(), done);
   }
 
   override _writev(chunks: { chunk: Buffer }[], done: (error?: Error | null) => void): void {
-    this.writeBatch(
-      chunks.length === 1 ? (chunks[0]?.chunk ?? Buffer.alloc(0)) : Buffer.concat(chunks.map((c) => c.chunk)),
-    ).then(() => done(), done);
+    this.writeBatch(chunks.map((c) => c.chunk)).then(() => done(), done);
   }
 
-  private async writeBatch(batch: Buffer): Promise<void> {
-    if (this.nextPosition + batch.length > this.limit) {
+  private async writeBatch(buffers: Buffer[]): Promise<void> {
+    const length = buffers.reduce((total, buffer) => total + buffer.length, 0);
+    if (this.nextPosition + length > this.limit) {
       throw new ArtifactError(`the server sent more than the image's ${this.limit} bytes`);
     }
-    const written = writeFully(this.file, batch, this.nextPosition);
-    this.hash.update(batch);
+    const written = writeFully(this.file, buffers, this.nextPosition);
+    for (const buffer of buffers) this.hash.update(buffer);
     await written;
-    this.nextPosition += batch.length;
+    this.nextPosition += length;
     this.onWritten?.(this.nextPosition);
   }
 }
 
-async function writeFully(file: FileHandle, buffer: Buffer, position: number): Promise<void> {
-  let offset = 0;
-  while (offset < buffer.length) {
-    const { bytesWritten } = await file.write(buffer, offset, buffer.length - offset, position + offset);
-    offset += bytesWritten;
+async function writeFully(file: FileHandle, buffers: Buffer[], position: number): Promise<void> {
+  let pending = buffers;
+  let at = position;
+  while (pending.length > 0) {
+    const { bytesWritten } = await file.writev(pending, at);
+    at += bytesWritten;
+    pending = remainderAfter(pending, bytesWritten);
   }
+}
+
+/** What is left of `buffers` after the first `bytes` bytes were written (a short write is rare). */
+function remainderAfter(buffers: Buffer[], bytes: number): Buffer[] {
+  let skip = bytes;
+  const rest: Buffer[] = [];
+  for (const buffer of buffers) {
+    if (skip >= buffer.length) {
+      skip -= buffer.length;
+      continue;
+    }
+    rest.push(skip > 0 ? buffer.subarray(skip) : buffer);
+    skip = 0;
+  }
+  return rest;
 }

@@ -37,13 +37,13 @@ export class ArtifactServer {
   static async start(
     handleOther?: (request: IncomingMessage, response: ServerResponse) => void,
   ): Promise<ArtifactServer> {
-    let self: ArtifactServer | undefined;
-    const server = createServer((request, response) => {
-      if (self !== undefined && request.url?.startsWith('/v1/artifacts/')) self.answer(request, response);
+    const server = createServer();
+    const self = new ArtifactServer(server);
+    server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+      if (request.url?.startsWith('/v1/artifacts/')) self.answer(request, response);
       else if (handleOther !== undefined) handleOther(request, response);
       else response.writeHead(404).end();
     });
-    self = new ArtifactServer(server);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return self;
   }

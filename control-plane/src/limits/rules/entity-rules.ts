@@ -73,7 +73,7 @@ export function entityRules(ctx: LimitsContext, kind: 'service' | 'organization'
       const name = text(doc['name']);
       if (kind === 'organization') {
         const child = new HierarchyReader(ctx).children(name)[0];
-        if (child) throw failedPrecondition(`${name} still has ${text(child['name'])} under it`);
+        if (child) throw failedPrecondition(`${name} still has ${child} under it`);
       }
       if (kind === 'project') {
         const used = childrenOf(ctx.h.limits, name).map(limitOf).find((limit) => limit.usage > 0);

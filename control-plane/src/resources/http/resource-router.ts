@@ -36,6 +36,8 @@ export interface ResourceRouter {
   router: Router;
   /** ends every open watch stream (for shutdown) */
   closeStreams(): void;
+  /** how many watch streams are open */
+  openStreams(): number;
   /** true for custom methods that authenticate by their own means (no API key) */
   isPublic(method: string, path: string): boolean;
 }
@@ -273,6 +275,7 @@ export function createResourceRouter(options: ResourceRouterOptions): ResourceRo
     closeStreams: () => {
       for (const controller of streams) controller.abort();
     },
+    openStreams: () => streams.size,
   };
 }
 

@@ -4,6 +4,7 @@ import {
   addressSchema,
   conditionSchema,
   deviceInfoSchema,
+  hookRunSchema,
   metricsSampleSchema,
   osUpdateStatusSchema,
 } from '../../protocol/index.js';
@@ -81,6 +82,8 @@ export const deviceStatusSchema = z.object({
   metrics: metricsSampleSchema.optional(),
   /** the device's A/B slots and boot state */
   osUpdate: osUpdateStatusSchema.optional(),
+  /** the latest run of each of the device's hooks */
+  hooks: z.array(hookRunSchema).optional(),
   /** version of the agent on the device and the boot it runs in */
   agent: z.object({ version: z.string(), bootId: z.string() }).partial().optional(),
 });

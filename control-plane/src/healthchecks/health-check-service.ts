@@ -1,0 +1,50 @@
+import { healthCheckDefinition } from '@outpost/shared';
+import type { AppliedHealthCheck, ProbeSpec } from '@outpost/shared';
+import type { SpecDependency } from '../gateway/agent-gateway.js';
+import type { ResourceEngine } from '../resources/resource-engine.js';
+import type { ResourceHandle } from '../resources/resource-handle.js';
+import type { Doc } from '../resources/resource-table.js';
+import { appliesTo, regionOf } from './applies-to.js';
+
+export interface HealthCheckService {
+  healthChecks: ResourceHandle;
+  /** the checks a device runs, sent along with its spec (sorted by name) */
+  resolveHealthChecks(device: Doc): AppliedHealthCheck[];
+  /** tells the gateway which devices a committed health-check change concerns, so it pushes their spec again */
+  specDependency: SpecDependency;
+}
+
+/**
+ * Health checks (`projects/{p}/regions/{r}/healthChecks/{id}`, spec 000 "Health check"): a plain resource of
+ * the generic engine; the agent runs them. Which devices run a check is decided here (label selector or the
+ * device's `spec.healthChecks`) and follows the data: changing a check, a device's labels or its list
+ * re-pushes the affected devices' specs.
+ */
+export function createHealthCheckService(engine: ResourceEngine): HealthCheckService {
+  const healthChecks = engine.register(healthCheckDefinition);
+
+  const resolveHealthChecks = (device: Doc): AppliedHealthCheck[] => {
+    const rows = healthChecks.table.query({
+      where: [{ sql: 'parent = ?', params: [regionOf(device['name'] as string)] }],
+      keys: [{ sql: 'name', desc: false }],
+    });
+    return rows.filter((row) => appliesTo(row.doc, device)).map((row) => appliedCheck(row.doc));
+  };
+
+  const specDependency: SpecDependency = {
+    subscribe: (listener) =>
+      healthChecks.subscribe((change) => {
+        const versions = [change.before, change.after].filter((d): d is Doc => d !== null);
+        listener((device) => versions.some((check) => appliesTo(check, device)));
+      }),
+  };
+
+  return { healthChecks, resolveHealthChecks, specDependency };
+}
+
+/** What the agent needs of a check: its name, its id (the condition is `Healthy/<id>`) and the probe. */
+function appliedCheck(doc: Doc): AppliedHealthCheck {
+  const name = doc['name'] as string;
+  const { selector: _selector, ...probe } = doc['spec'] as ProbeSpec & { selector?: unknown };
+  return { name, id: name.slice(name.lastIndexOf('/') + 1), spec: probe };
+}

@@ -1,0 +1,68 @@
+import { metricsSampleSchema } from '@outpost/shared';
+import type { MetricsSample } from '@outpost/shared';
+import type { ResourceHandle } from '../resources/resource-handle.js';
+import type { Doc } from '../resources/resource-table.js';
+import type { MetricsHistory } from './metrics-history.js';
+
+const PRUNE_INTERVAL_MS = 10 * 60_000;
+
+export interface MetricsRecorder {
+  /** writes what is queued now */
+  flush(): void;
+  stop(): void;
+}
+
+/**
+ * Taps the devices' change feed for the metrics samples the gateway stores in `status.metrics` (only the
+ * latest is kept there) and adds each new one to the history, in batches; a deleted device's history goes
+ * with it. Samples are placed at the time the server stored them, not the device's clock, which may be
+ * wrong before it synchronised. Prunes old buckets every ten minutes.
+ */
+export function recordDeviceMetrics(
+  devices: ResourceHandle,
+  history: MetricsHistory,
+  now: () => number = Date.now,
+): MetricsRecorder {
+  let queue: { device: string; timeMs: number; sample: MetricsSample }[] = [];
+  let forgotten: string[] = [];
+  let scheduled: NodeJS.Immediate | undefined;
+
+  const flush = (): void => {
+    clearImmediate(scheduled);
+    scheduled = undefined;
+    const entries = queue;
+    const gone = forgotten;
+    queue = [];
+    forgotten = [];
+    history.record(entries);
+    for (const device of gone) history.forget(device);
+  };
+
+  const unsubscribe = devices.subscribe((change) => {
+    if (change.after === null) forgotten.push(change.name);
+    else {
+      const sample = metricsOf(change.after);
+      if (sample === undefined || sample.time === metricsOf(change.before)?.time) return;
+      queue.push({ device: change.name, timeMs: Date.parse(change.time), sample });
+    }
+    scheduled ??= setImmediate(flush); // listeners run on the writer's path: only enqueue here
+  });
+  const pruner = setInterval(() => history.prune(now()), PRUNE_INTERVAL_MS);
+  pruner.unref();
+
+  return {
+    flush,
+    stop() {
+      unsubscribe();
+      clearInterval(pruner);
+      flush();
+    },
+  };
+}
+
+function metricsOf(device: Doc | null): MetricsSample | undefined {
+  const metrics = ((device?.['status'] ?? {}) as Doc)['metrics'];
+  if (metrics === undefined) return undefined;
+  const parsed = metricsSampleSchema.safeParse(metrics);
+  return parsed.success ? parsed.data : undefined;
+}

@@ -1,0 +1,70 @@
+import type { ApiError } from '../errors/api-error.js';
+import { Channel } from './channel.js';
+import { decodeChannelFrame, encodeChannelFrame, errorFrame } from './channel-frame.js';
+import type { FlowSettings } from './flow-control.js';
+
+/** What happened to one binary frame handed to a table. */
+export type RouteOutcome = 'delivered' | 'unknown-channel' | 'malformed';
+
+/**
+ * The open channels of one link: routes binary frames to their channel by id and fails them all when the
+ * link goes away. Frames of unknown channels are answered with ERROR (never an ERROR itself), so a peer
+ * whose channel was dropped stops sending.
+ */
+export class ChannelTable {
+  private readonly channels = new Map<number, Channel>();
+
+  constructor(
+    private readonly transmit: (frame: Uint8Array) => boolean,
+    private readonly flow?: FlowSettings,
+  ) {}
+
+  get size(): number {
+    return this.channels.size;
+  }
+
+  /** Opens channel `id`; removed again by `release` (or when the link fails). */
+  open(id: number): Channel {
+    if (this.channels.has(id)) throw new RangeError(`channel ${id} is already open`);
+    const channel = new Channel({
+      id,
+      transmit: this.transmit,
+      ...(this.flow === undefined ? {} : { flow: this.flow }),
+    });
+    this.channels.set(id, channel);
+    return channel;
+  }
+
+  get(id: number): Channel | undefined {
+    return this.channels.get(id);
+  }
+
+  release(id: number): void {
+    this.channels.delete(id);
+  }
+
+  route(bytes: Uint8Array): RouteOutcome {
+    const decoded = decodeChannelFrame(bytes);
+    if (!decoded.ok) return 'malformed';
+    const { frame } = decoded;
+    const channel = this.channels.get(frame.channelId);
+    if (channel === undefined) {
+      if (frame.kind !== 'ERROR') {
+        this.transmit(
+          encodeChannelFrame(
+            errorFrame(frame.channelId, { status: 'NOT_FOUND', message: `channel ${frame.channelId} is not open` }),
+          ),
+        );
+      }
+      return 'unknown-channel';
+    }
+    channel.receive(frame);
+    return 'delivered';
+  }
+
+  /** Fails and forgets every channel (the link closed). */
+  failAll(error: ApiError): void {
+    for (const channel of this.channels.values()) channel.fail(error);
+    this.channels.clear();
+  }
+}

@@ -1,0 +1,186 @@
+import { ApiError, failedPrecondition, internalError, unavailable } from '../errors/api-error.js';
+import {
+  ackFrame,
+  closeFrame,
+  dataFrame,
+  encodeChannelFrame,
+  errorFrame,
+  errorOfFrame,
+} from './channel-frame.js';
+import type { ChannelErrorDetail, ChannelFrame } from './channel-frame.js';
+import { DEFAULT_FLOW, ReceiveWindow, SendWindow, checkFlowSettings } from './flow-control.js';
+import type { FlowSettings } from './flow-control.js';
+
+export interface ChannelOptions {
+  id: number;
+  /** puts one encoded frame on the link; false when the link is gone */
+  transmit(frame: Uint8Array): boolean;
+  flow?: FlowSettings;
+}
+
+/**
+ * One end of a bidirectional byte channel multiplexed over the agent link. Writes wait for the peer's
+ * credit (window and acknowledgements), so a transfer never holds more than a window in flight and the
+ * link's text messages keep interleaving; received bytes are acknowledged only as they are consumed, so a
+ * slow consumer slows the sender instead of filling memory. Each direction ends with `end()` (CLOSE);
+ * `abort()` fails both directions at both ends (ERROR).
+ */
+export class Channel implements AsyncIterable<Uint8Array> {
+  readonly id: number;
+  private readonly transmit: (frame: Uint8Array) => boolean;
+  private readonly flow: FlowSettings;
+  private readonly sendWindow: SendWindow;
+  private readonly receiveWindow: ReceiveWindow;
+  private readonly queue: Uint8Array[] = [];
+  private remoteEnded = false;
+  private localEnded = false;
+  private failure: ApiError | undefined;
+  private wakeReader: (() => void) | undefined;
+  private wakeWriters: (() => void)[] = [];
+  private writing: Promise<void> = Promise.resolve();
+
+  constructor(options: ChannelOptions) {
+    this.id = options.id;
+    this.transmit = options.transmit;
+    this.flow = checkFlowSettings(options.flow ?? DEFAULT_FLOW);
+    this.sendWindow = new SendWindow(this.flow.windowBytes);
+    this.receiveWindow = new ReceiveWindow(this.flow);
+  }
+
+  /** the error that ended the channel, if one did */
+  get error(): ApiError | undefined {
+    return this.failure;
+  }
+
+  /** bytes written so far */
+  get bytesSent(): number {
+    return this.sendWindow.sent;
+  }
+
+  /** Sends `chunk`, waiting for credit as needed; rejects once the channel has failed. Calls are queued in order. */
+  write(chunk: Uint8Array): Promise<void> {
+    const next = this.writing.then(() => this.writeNow(chunk));
+    this.writing = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Ends this side's stream once every queued write is out. */
+  async end(): Promise<void> {
+    await this.writing;
+    if (this.failure || this.localEnded) return;
+    this.localEnded = true;
+    this.send(closeFrame(this.id, this.sendWindow.sent));
+  }
+
+  /** Fails the channel at both ends with `detail`. */
+  abort(detail: ChannelErrorDetail): void {
+    if (this.failure) return;
+    this.failure = new ApiError(detail.status, detail.message);
+    this.transmit(encodeChannelFrame(errorFrame(this.id, detail)));
+    this.wakeAll();
+  }
+
+  /** Fails this end without telling the peer (the link is gone). */
+  fail(error: ApiError): void {
+    if (this.failure) return;
+    this.failure = error;
+    this.wakeAll();
+  }
+
+  /** Takes one frame of this channel from the link. */
+  receive(frame: ChannelFrame): void {
+    if (this.failure) return;
+    switch (frame.kind) {
+      case 'DATA': {
+        if (this.remoteEnded) return this.protocolError('DATA after CLOSE');
+        const verdict = this.receiveWindow.accept(frame.offset, frame.payload.length);
+        if (verdict !== 'ok') return this.protocolError(`DATA frame ${verdict} at offset ${frame.offset}`);
+        if (frame.payload.length > 0) this.queue.push(frame.payload);
+        this.wakeReader?.();
+        return;
+      }
+      case 'ACK':
+        if (!this.sendWindow.acknowledge(frame.offset)) return this.protocolError('ACK of bytes never sent');
+        for (const wake of this.wakeWriters.splice(0)) wake();
+        return;
+      case 'CLOSE':
+        if (frame.offset !== this.receiveWindow.received) {
+          return this.protocolError(`CLOSE at ${frame.offset} bytes, but ${this.receiveWindow.received} arrived`);
+        }
+        this.remoteEnded = true;
+        this.wakeReader?.();
+        return;
+      case 'ERROR':
+        this.fail(errorAs(errorOfFrame(frame)));
+        return;
+    }
+  }
+
+  /** The peer's bytes in order; ends at its CLOSE, throws the channel's error. Read it once. */
+  async *[Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
+    for (;;) {
+      if (this.failure) throw this.failure;
+      const chunk = this.queue.shift();
+      if (chunk !== undefined) {
+        const ack = this.receiveWindow.consume(chunk.length);
+        if (ack !== undefined) this.send(ackFrame(this.id, ack));
+        yield chunk;
+        continue;
+      }
+      if (this.remoteEnded) return;
+      await new Promise<void>((resolve) => (this.wakeReader = resolve));
+      this.wakeReader = undefined;
+    }
+  }
+
+  /** The peer's whole stream as one buffer (for small answers). */
+  async readAll(limitBytes = 1024 * 1024): Promise<Uint8Array> {
+    const parts: Uint8Array[] = [];
+    let total = 0;
+    for await (const chunk of this) {
+      total += chunk.length;
+      if (total > limitBytes) throw internalError(`channel answer larger than ${limitBytes} bytes`);
+      parts.push(chunk);
+    }
+    const all = new Uint8Array(total);
+    let at = 0;
+    for (const part of parts) {
+      all.set(part, at);
+      at += part.length;
+    }
+    return all;
+  }
+
+  private async writeNow(chunk: Uint8Array): Promise<void> {
+    let position = 0;
+    while (position < chunk.length) {
+      if (this.failure) throw this.failure;
+      if (this.localEnded) throw failedPrecondition(`channel ${this.id} already ended`);
+      const credit = this.sendWindow.credit;
+      if (credit <= 0) {
+        await new Promise<void>((resolve) => this.wakeWriters.push(resolve));
+        continue;
+      }
+      const n = Math.min(credit, this.flow.maxFrameBytes, chunk.length - position);
+      const offset = this.sendWindow.take(n);
+      this.send(dataFrame(this.id, offset, chunk.subarray(position, position + n)));
+      position += n;
+    }
+    if (this.failure) throw this.failure;
+  }
+
+  private send(frame: ChannelFrame): void {
+    if (!this.transmit(encodeChannelFrame(frame))) this.fail(unavailable('the device link closed'));
+  }
+
+  private protocolError(problem: string): void {
+    this.abort({ status: 'INTERNAL', message: `channel protocol error: ${problem}` });
+  }
+
+  private wakeAll(): void {
+    this.wakeReader?.();
+    for (const wake of this.wakeWriters.splice(0)) wake();
+  }
+}
+
+const errorAs = (detail: ChannelErrorDetail): ApiError => new ApiError(detail.status, detail.message);

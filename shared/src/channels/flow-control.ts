@@ -1,0 +1,86 @@
+/** Credit-based flow control of one direction of a channel. */
+export interface FlowSettings {
+  /** bytes a sender may have sent beyond the receiver's last acknowledgement */
+  windowBytes: number;
+  /** the receiver acknowledges once it has consumed this many bytes since its last acknowledgement */
+  ackEveryBytes: number;
+  /** largest DATA payload */
+  maxFrameBytes: number;
+}
+
+export const DEFAULT_FLOW: FlowSettings = {
+  windowBytes: 4 * 1024 * 1024,
+  ackEveryBytes: 512 * 1024,
+  maxFrameBytes: 256 * 1024,
+};
+
+export function checkFlowSettings(settings: FlowSettings): FlowSettings {
+  const { windowBytes, ackEveryBytes, maxFrameBytes } = settings;
+  if (!(maxFrameBytes > 0 && ackEveryBytes > 0 && windowBytes >= maxFrameBytes && ackEveryBytes <= windowBytes)) {
+    throw new RangeError('flow settings need 0 < maxFrameBytes <= windowBytes and 0 < ackEveryBytes <= windowBytes');
+  }
+  return settings;
+}
+
+/** The sender's side: how much it may still send. */
+export class SendWindow {
+  private sentBytes = 0;
+  private ackedBytes = 0;
+
+  constructor(private readonly windowBytes: number) {}
+
+  get sent(): number {
+    return this.sentBytes;
+  }
+
+  /** bytes that may be sent now */
+  get credit(): number {
+    return this.windowBytes - (this.sentBytes - this.ackedBytes);
+  }
+
+  /** Records `n` bytes sent; their offset is returned. Sending beyond the credit is a bug of the caller. */
+  take(n: number): number {
+    if (n > this.credit) throw new RangeError(`sending ${n} bytes with only ${this.credit} of credit`);
+    const offset = this.sentBytes;
+    this.sentBytes += n;
+    return offset;
+  }
+
+  /** Applies an acknowledgement; false when it acknowledges bytes never sent. Older acknowledgements change nothing. */
+  acknowledge(offset: number): boolean {
+    if (offset > this.sentBytes) return false;
+    if (offset > this.ackedBytes) this.ackedBytes = offset;
+    return true;
+  }
+}
+
+export type ReceiveVerdict = 'ok' | 'out-of-order' | 'overflow';
+
+/** The receiver's side: checks what arrives and decides when to acknowledge what was consumed. */
+export class ReceiveWindow {
+  private receivedBytes = 0;
+  private consumedBytes = 0;
+  private ackedBytes = 0;
+
+  constructor(private readonly settings: Pick<FlowSettings, 'windowBytes' | 'ackEveryBytes'>) {}
+
+  get received(): number {
+    return this.receivedBytes;
+  }
+
+  /** Checks a DATA frame: it must continue the stream and stay within the window. */
+  accept(offset: number, length: number): ReceiveVerdict {
+    if (offset !== this.receivedBytes) return 'out-of-order';
+    if (offset + length - this.ackedBytes > this.settings.windowBytes) return 'overflow';
+    this.receivedBytes += length;
+    return 'ok';
+  }
+
+  /** Records `n` bytes handed to the consumer; returns the offset to acknowledge now, if one is due. */
+  consume(n: number): number | undefined {
+    this.consumedBytes += n;
+    if (this.consumedBytes - this.ackedBytes < this.settings.ackEveryBytes) return undefined;
+    this.ackedBytes = this.consumedBytes;
+    return this.ackedBytes;
+  }
+}

@@ -1,0 +1,223 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Hash } from 'node:crypto';
+import { chmod, lstat, mkdir, open, rename, rm } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { ApiError, failedPrecondition, internalError, invalidArgument } from '../../errors/api-error.js';
+import { belowRoot, rootOf } from './entry-path.js';
+import { TransferDecoder, errorOfRecord } from './transfer-records.js';
+import type { TransferEvent } from './transfer-records.js';
+import { fsError } from './tree-sender.js';
+import type { FileProgress } from './tree-sender.js';
+
+/** The copied root as its first record announces it. */
+export interface TreeRoot {
+  name: string;
+  kind: 'dir' | 'file';
+}
+
+export interface TreeWriterOptions {
+  /** where the root lands (the path rules of the receiving side); may create or inspect directories */
+  placeRoot(root: TreeRoot): Promise<string>;
+  onProgress?(progress: FileProgress): void;
+}
+
+export interface TreeSummary {
+  files: number;
+  bytes: number;
+  /** where the root landed */
+  destination: string;
+  skipped: { path: string; reason: string }[];
+}
+
+interface OpenFile {
+  entry: string;
+  destination: string;
+  temp: string;
+  handle: FileHandle;
+  hash: Hash;
+  mode: number;
+  size: number | undefined;
+  done: number;
+}
+
+/**
+ * Writes a transfer stream to disk, one event at a time. A file goes to a temporary file beside its
+ * destination and is renamed into place only once its byte count and SHA-256 match, so an interrupted or
+ * corrupted transfer never leaves a partial file where the real one belongs (`abort()` removes the temporary).
+ */
+export class TreeWriter {
+  private root: { name: string; destination: string } | undefined;
+  private current: OpenFile | undefined;
+  private readonly directories: { path: string; mode: number }[] = [];
+  private readonly skipped: { path: string; reason: string }[] = [];
+  private files = 0;
+  private bytes = 0;
+  private summary: TreeSummary | undefined;
+
+  constructor(private readonly options: TreeWriterOptions) {}
+
+  /** the summary, once the end record was applied */
+  get result(): TreeSummary | undefined {
+    return this.summary;
+  }
+
+  async apply(event: TransferEvent): Promise<void> {
+    switch (event.kind) {
+      case 'dir':
+        await this.makeDirectory(await this.destinationOf(event.path, 'dir'), event.mode);
+        return;
+      case 'fileStart':
+        await this.startFile(event.path, await this.destinationOf(event.path, 'file'), event.mode, event.size);
+        return;
+      case 'fileData':
+        await this.writeData(event.bytes);
+        return;
+      case 'fileEnd':
+        await this.endFile(event.sha256, event.size);
+        return;
+      case 'skipped':
+        this.skipped.push({ path: event.path, reason: event.reason });
+        return;
+      case 'error':
+        throw errorOfRecord(event);
+      case 'end':
+        await this.end(event.files, event.bytes);
+        return;
+    }
+  }
+
+  /** Removes the file being written, if any (after a failure or an interruption). */
+  async abort(): Promise<void> {
+    const file = this.current;
+    this.current = undefined;
+    if (file === undefined) return;
+    await file.handle.close().catch(() => undefined);
+    await rm(file.temp, { force: true });
+  }
+
+  private async destinationOf(entry: string, kind: 'dir' | 'file'): Promise<string> {
+    if (this.root === undefined) {
+      const name = rootOf(entry);
+      if (name !== entry) throw invalidArgument(`the transfer must begin with its root, not ${JSON.stringify(entry)}`);
+      this.root = { name, destination: await this.options.placeRoot({ name, kind }) };
+      return this.root.destination;
+    }
+    if (rootOf(entry) !== this.root.name || entry === this.root.name) {
+      throw invalidArgument(`transfer entry ${JSON.stringify(entry)} is not inside ${JSON.stringify(this.root.name)}`);
+    }
+    return join(this.root.destination, ...belowRoot(entry));
+  }
+
+  private async makeDirectory(path: string, mode: number): Promise<void> {
+    try {
+      await mkdir(path, { recursive: true, mode: mode | 0o700 });
+      if (!(await lstat(path)).isDirectory()) throw failedPrecondition(`${path} exists and is not a directory`);
+    } catch (err) {
+      if (isCode(err, 'EEXIST') || isCode(err, 'ENOTDIR')) {
+        throw failedPrecondition(`${path} exists and is not a directory`);
+      }
+      throw fsError(err, path);
+    }
+    this.directories.push({ path, mode });
+  }
+
+  private async startFile(entry: string, destination: string, mode: number, size: number | undefined): Promise<void> {
+    const existing = await lstat(destination).catch((err: unknown) => {
+      if (isCode(err, 'ENOENT')) return undefined;
+      throw fsError(err, destination);
+    });
+    if (existing?.isDirectory()) throw failedPrecondition(`${destination} is a directory`);
+    if (existing && !existing.isFile() && !existing.isSymbolicLink()) {
+      throw failedPrecondition(`${destination} exists and is not a regular file`);
+    }
+    const parent = dirname(destination);
+    await mkdir(parent, { recursive: true }).catch((err: unknown) => {
+      throw isCode(err, 'EEXIST') || isCode(err, 'ENOTDIR')
+        ? failedPrecondition(`${parent} is not a directory`)
+        : fsError(err, parent);
+    });
+    const temp = join(parent, `.${basename(destination)}.${randomBytes(6).toString('hex')}.outpost-part`);
+    let handle: FileHandle;
+    try {
+      handle = await open(temp, 'wx', 0o600);
+    } catch (err) {
+      throw fsError(err, destination);
+    }
+    this.current = { entry, destination, temp, handle, hash: createHash('sha256'), mode, size, done: 0 };
+    this.progress(this.current, false);
+  }
+
+  private async writeData(bytes: Uint8Array): Promise<void> {
+    const file = this.current;
+    if (file === undefined) throw invalidArgument('file bytes outside a file');
+    file.hash.update(bytes);
+    let written = 0;
+    while (written < bytes.length) {
+      try {
+        written += (await file.handle.write(bytes, written, bytes.length - written)).bytesWritten;
+      } catch (err) {
+        throw fsError(err, file.destination);
+      }
+    }
+    file.done += bytes.length;
+    this.progress(file, false);
+  }
+
+  private async endFile(sha256: string, size: number): Promise<void> {
+    const file = this.current;
+    if (file === undefined) throw invalidArgument('a hash record outside a file');
+    const actual = file.hash.digest('hex');
+    if (file.done !== size || (file.size !== undefined && file.size !== size)) {
+      throw internalError(`${file.entry}: ${file.done} bytes arrived, the sender counted ${size}`);
+    }
+    if (actual !== sha256) {
+      throw internalError(`${file.entry}: SHA-256 mismatch (sent ${sha256}, received ${actual})`);
+    }
+    try {
+      await file.handle.datasync();
+      await file.handle.chmod(file.mode);
+      await file.handle.close();
+      await rename(file.temp, file.destination);
+    } catch (err) {
+      throw fsError(err, file.destination);
+    }
+    this.current = undefined;
+    this.files += 1;
+    this.bytes += size;
+    this.progress(file, true);
+  }
+
+  private async end(files: number, bytes: number): Promise<void> {
+    if (this.root === undefined) throw invalidArgument('the transfer carried nothing');
+    if (files !== this.files || bytes !== this.bytes) {
+      throw internalError(`the sender counted ${files} files and ${bytes} bytes, ${this.files} and ${this.bytes} arrived`);
+    }
+    // deepest first, so that a read-only directory does not stop its children from being set
+    for (const dir of [...this.directories].reverse()) await chmod(dir.path, dir.mode).catch(() => undefined);
+    this.summary = { files, bytes, destination: this.root.destination, skipped: this.skipped };
+  }
+
+  private progress(file: OpenFile, finished: boolean): void {
+    this.options.onProgress?.({ path: file.entry, size: file.size ?? file.done, done: file.done, finished });
+  }
+}
+
+/** Feeds a whole transfer stream to a writer; removes the partial file on any failure. */
+export async function writeTree(pieces: AsyncIterable<Uint8Array>, writer: TreeWriter): Promise<TreeSummary> {
+  const decoder = new TransferDecoder();
+  try {
+    for await (const piece of pieces) {
+      for (const event of decoder.push(piece)) await writer.apply(event);
+    }
+    decoder.finish();
+    const summary = writer.result;
+    if (summary === undefined) throw invalidArgument('the transfer stream ended early');
+    return summary;
+  } catch (err) {
+    await writer.abort();
+    throw err instanceof ApiError ? err : fsError(err, 'transfer');
+  }
+}
+
+const isCode = (err: unknown, code: string): boolean => (err as { code?: unknown } | null)?.code === code;
