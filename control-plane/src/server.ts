@@ -111,7 +111,13 @@ export async function startServer(
     ),
   );
   app.use(
-    metricsRoutes({ history: metricsHistory, prometheus, devices: devices.devices, authenticate: requireApiKey, authorize }),
+    metricsRoutes({
+      history: metricsHistory,
+      prometheus,
+      devices: devices.devices,
+      authenticate: requireApiKey,
+      authorize,
+    }),
   );
   app.use(
     '/v1',

@@ -64,7 +64,9 @@ try {
     const server = await startBenchServer(dataDir);
     if (SYNCHRONOUS) server.engine.db.pragma(`synchronous = ${SYNCHRONOUS}`);
     const durability = String(server.engine.db.pragma('synchronous', { simple: true }));
-    report.progress(`control plane on ${server.url}, data in ${dataDir}, synchronous=${durability} (2 = FULL, 1 = NORMAL)`);
+    report.progress(
+      `control plane on ${server.url}, data in ${dataDir}, synchronous=${durability} (2 = FULL, 1 = NORMAL)`,
+    );
     const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY * 2 });
     try {
       buildHierarchy(server.engine, report);
@@ -74,7 +76,9 @@ try {
       await verify(client);
     } finally {
       agent.destroy();
-      await withTimeout(server.close(), 15_000, 'closing the server').catch((err: unknown) => report.progress(String(err)));
+      await withTimeout(server.close(), 15_000, 'closing the server').catch((err: unknown) =>
+        report.progress(String(err)),
+      );
     }
   });
   const missed = report.missed();
@@ -105,7 +109,10 @@ function buildHierarchy(engine: ResourceEngine, out: Reporter): void {
   for (let o = 0; o < ORGANIZATIONS; o++) {
     organizations.create({ parent: '', resource: { name: org(o), displayName: `Organization ${o}` } });
     for (let p = 0; p < PROJECTS_PER_ORGANIZATION; p++) {
-      projects.create({ parent: '', resource: { name: project(o, p), parentOrganization: org(o), regions: [...REGIONS] } });
+      projects.create({
+        parent: '',
+        resource: { name: project(o, p), parentOrganization: org(o), regions: [...REGIONS] },
+      });
     }
     if ((o + 1) % 100 === 0) out.progress(`created ${o + 1} organizations with their projects`);
   }
@@ -122,7 +129,10 @@ function buildHierarchy(engine: ResourceEngine, out: Reporter): void {
 async function measurePlanChanges(client: OutpostClient, out: Reporter): Promise<void> {
   const change = async (plan: string, value: number): Promise<number> => {
     const started = performance.now();
-    await client.update({ name: plan, resourceLimits: [{ resource: DEVICES, value }] }, { updateMask: 'resourceLimits' });
+    await client.update(
+      { name: plan, resourceLimits: [{ resource: DEVICES, value }] },
+      { updateMask: 'resourceLimits' },
+    );
     return performance.now() - started;
   };
   const projectMs = await change(PROJECT_PLAN, 1_500);
@@ -156,14 +166,22 @@ async function measureRequests(client: OutpostClient, out: Reporter): Promise<vo
     out.figure(figure, REQUESTS / (ms / 1000), { unit: 'requests/s', samples: REQUESTS });
   };
   const request = async (i: number, id: string, plan: string, expected: string): Promise<string> => {
-    const created = await client.create<{ name: string; status: { conclusion: string } }>(targets[i]!, 'planAssignmentRequests', {
-      name: `${targets[i]}/planAssignmentRequests/${id}`,
-      request: { assign: { plan } },
-    });
-    if (created.status.conclusion !== expected) throw new Error(`${created.name} is ${created.status.conclusion}, not ${expected}`);
+    const created = await client.create<{ name: string; status: { conclusion: string } }>(
+      targets[i]!,
+      'planAssignmentRequests',
+      {
+        name: `${targets[i]}/planAssignmentRequests/${id}`,
+        request: { assign: { plan } },
+      },
+    );
+    if (created.status.conclusion !== expected)
+      throw new Error(`${created.name} is ${created.status.conclusion}, not ${expected}`);
     return created.name;
   };
-  await phase('requests_auto_approved_per_s', async (i) => void (await request(i, 'lower', `${SERVICE}/plans/project-lower`, 'APPROVED')));
+  await phase(
+    'requests_auto_approved_per_s',
+    async (i) => void (await request(i, 'lower', `${SERVICE}/plans/project-lower`, 'APPROVED')),
+  );
   const pending: string[] = [];
   await phase('requests_pending_per_s', async (i) => {
     pending[i] = await request(i, 'higher', `${SERVICE}/plans/project-higher`, 'PENDING');
@@ -171,7 +189,11 @@ async function measureRequests(client: OutpostClient, out: Reporter): Promise<vo
   await phase('requests_accepted_per_s', async (i) => {
     await client.request('POST', `/v1/${pending[i]}:accept`, { body: {} });
   });
-  out.figure('plan_assignment_requests_per_s', total / (totalMs / 1000), { goal: '>=500', unit: 'requests/s', samples: total });
+  out.figure('plan_assignment_requests_per_s', total / (totalMs / 1000), {
+    goal: '>=500',
+    unit: 'requests/s',
+    samples: total,
+  });
 }
 
 async function inParallel(count: number, concurrency: number, call: (i: number) => Promise<void>): Promise<void> {

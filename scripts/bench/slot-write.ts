@@ -15,7 +15,8 @@
  *   agent_mb_s, bare_pipeline_mb_s, dd_fsync_mb_s (MB = 10^6 bytes), agent_vs_bare_ratio (goal >= 0.9),
  *   agent_vs_dd_ratio. Progress on stderr. Exits 0 when it ran (a missed goal shows as "met": false).
  *
- * Run from the repository root:  npx tsx scripts/bench/slot-write.ts   (IMAGE_MIB=512 RUNS=3 by default)
+ * Run from the repository root:  npx tsx scripts/bench/slot-write.ts
+ * (IMAGE_MIB=512 RUNS=3 by default; CHECKPOINT_MS overrides the agent's fsync checkpoint interval)
  */
 import { createHash, generateKeyPairSync, randomFillSync, sign } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
@@ -37,6 +38,8 @@ import { exitAfter } from './lib/time.js';
 const MiB = 1024 * 1024;
 const IMAGE_BYTES = Number(process.env['IMAGE_MIB'] ?? 512) * MiB;
 const RUNS = Number(process.env['RUNS'] ?? 3);
+/** the agent's fsync checkpoint interval (its default unless set) */
+const CHECKPOINT_MS = process.env['CHECKPOINT_MS'] === undefined ? undefined : Number(process.env['CHECKPOINT_MS']);
 const TIME_LIMIT_MS = 15 * 60_000;
 
 // the agent's modules import @outpost/shared, which tsx resolves to shared/dist
@@ -85,6 +88,7 @@ await withTempDir('outpost-bench-slot-', async (dir) => {
         target: fileSlotTarget('B', slotPath, 2 * IMAGE_BYTES),
         resumeFrom: 0,
         onCheckpoint: async () => {},
+        ...(CHECKPOINT_MS === undefined ? {} : { checkpointIntervalMs: CHECKPOINT_MS }),
       });
       if (digest.toString('hex') !== sha256) throw new Error('agent: sha256 mismatch');
       const trusted = await loadTrustedKeys([trustDir]);

@@ -46,6 +46,7 @@ export class AgentLink {
   private readonly random: () => number;
   private readonly connectedListeners = new Set<(welcome: WelcomeMessage) => void>();
   private readonly disconnectedListeners = new Set<() => void>();
+  private readonly binaryListeners = new Set<(frame: Uint8Array) => void>();
   private socket: WebSocket | undefined;
   private welcome: WelcomeMessage | undefined;
   private running = false;
@@ -95,6 +96,19 @@ export class AgentLink {
   /** Sends on the live connection; false (message dropped) while not connected. */
   send(message: AgentMessage): boolean {
     return this.connected && this.socket !== undefined && sendOn(this.socket, message);
+  }
+
+  /** Sends one binary frame (channel data) on the live connection; false while not connected. */
+  sendBinary(frame: Uint8Array): boolean {
+    if (!this.connected || this.socket === undefined) return false;
+    this.socket.send(frame, { binary: true });
+    return true;
+  }
+
+  /** Receives every binary frame (the channel layer routes them). */
+  onBinary(listener: (frame: Uint8Array) => void): () => void {
+    this.binaryListeners.add(listener);
+    return () => this.binaryListeners.delete(listener);
   }
 
   onConnected(listener: (welcome: WelcomeMessage) => void): () => void {
@@ -152,7 +166,9 @@ export class AgentLink {
     socket.on('message', (data, isBinary) => {
       this.armWatchdog(socket, this.welcome?.heartbeatSeconds ?? this.options.initialHeartbeatSeconds ?? 30);
       if (isBinary) {
-        this.options.logger.debug('ignored a binary frame (no channel is open)');
+        const frame = bytesOf(data);
+        if (this.binaryListeners.size === 0) this.options.logger.debug('ignored a binary frame (no channel is open)');
+        for (const listener of this.binaryListeners) this.notify(() => listener(frame));
         return;
       }
       this.router.handle(textOf(data), {
@@ -269,6 +285,11 @@ function sendOn(socket: WebSocket, message: AgentMessage): boolean {
   if (socket.readyState !== WebSocket.OPEN) return false;
   socket.send(encodeMessage(message));
   return true;
+}
+
+function bytesOf(data: RawData): Uint8Array {
+  if (Array.isArray(data)) return Buffer.concat(data);
+  return data instanceof ArrayBuffer ? new Uint8Array(data) : data;
 }
 
 function textOf(data: RawData): string {

@@ -134,21 +134,23 @@ function planTrialBoot(input: PlannerInput): Plan {
     };
   }
   const waitingFor = [
-    input.neverCommit ? 'commits are disabled (OUTPOST_TEST_NEVER_COMMIT)' : undefined,
     input.connected ? undefined : 'the control plane',
     input.healthy ? undefined : 'the health checks to pass',
   ].filter((reason): reason is string => reason !== undefined);
-  if (waitingFor.length === 0) {
+  if (waitingFor.length === 0 && !input.neverCommit) {
     return {
       step: { kind: 'commit' },
       condition: verifying(`booted ${version} in slot ${boot.runningSlot}; committing`),
     };
   }
+  const why = input.neverCommit
+    ? 'commits are disabled (OUTPOST_TEST_NEVER_COMMIT)'
+    : `waiting for ${waitingFor.join(' and ')}`;
   const deadline = boot.bootTimeMs + input.commitTimeoutMs;
   if (input.now >= deadline) {
     const reason =
       `slot ${boot.runningSlot} (${version}) was not committed within ` +
-      `${Math.round(input.commitTimeoutMs / 1000)} s (waiting for ${waitingFor.join(' and ')})`;
+      `${Math.round(input.commitTimeoutMs / 1000)} s (${why})`;
     return {
       step: { kind: 'reboot', reason },
       condition: rebooting(`${reason}; rebooting into slot ${boot.activeSlot}`),
@@ -156,9 +158,7 @@ function planTrialBoot(input: PlannerInput): Plan {
   }
   return {
     step: { kind: 'idle', wakeAtMs: Math.min(deadline, input.now + TRIAL_POLL_MS) },
-    condition: verifying(
-      `booted ${version} in slot ${boot.runningSlot} for a trial; waiting for ${waitingFor.join(' and ')} to commit`,
-    ),
+    condition: verifying(`booted ${version} in slot ${boot.runningSlot} for a trial; not committed yet: ${why}`),
   };
 }
 

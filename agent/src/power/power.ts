@@ -6,10 +6,5 @@ export interface Power {
   poweroff(): Promise<void>;
 }
 
-/**
- * Runs the user's on-shutdown hooks before an agent-initiated reboot or power-off. The hooks issue
- * provides the real one; until then nothing runs.
- */
+/** Runs the user's on-shutdown hooks before an agent-initiated reboot or power-off (hooks/ provides it). */
 export type ShutdownHooks = () => Promise<void>;
-
-export const noShutdownHooks: ShutdownHooks = async () => {};

@@ -45,7 +45,11 @@ describe('health check thresholds', () => {
   });
 
   it('a steady condition keeps its first message; a change of reason while failing is a change', () => {
-    const states = fold([fail('refused'), fail('HTTP 500'), fail('slow', 'Timeout'), pass('fine'), pass('also fine')], 1, 1);
+    const states = fold(
+      [fail('refused'), fail('HTTP 500'), fail('slow', 'Timeout'), pass('fine'), pass('also fine')],
+      1,
+      1,
+    );
     expect(states.map((s) => s.condition)).toEqual([
       { status: 'False', reason: 'Failing', message: 'refused' },
       { status: 'False', reason: 'Failing', message: 'refused' },

@@ -47,10 +47,11 @@ describe('droplet runs the health checks of its desired device (in-process agent
     const healthy = await connection.waitFor('status', (m) =>
       conditionsOf(m).some((c) => c.type === 'Healthy/port' && c.status === 'True'),
     );
-    expect(conditionsOf(healthy).map((c) => `${c.type}=${c.status}/${c.reason}`).sort()).toEqual([
-      'Healthy/port=True/Passing',
-      'OSReady=True/Unsupported',
-    ]);
+    expect(
+      conditionsOf(healthy)
+        .map((c) => `${c.type}=${c.status}/${c.reason}`)
+        .sort(),
+    ).toEqual(['Healthy/port=True/Passing', 'OSReady=True/Unsupported']);
 
     // a push without the check takes its condition away
     connection.send({

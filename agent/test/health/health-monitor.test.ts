@@ -83,7 +83,10 @@ describe('HealthMonitor (real probes, real targets)', () => {
     await eventually(() => expect(condition('Healthy/port')?.status).toBe('False'));
     const failures = results.slice(passesBefore).filter((r) => !r.healthy).length;
     expect(failures).toBeGreaterThanOrEqual(3);
-    expect(condition('Healthy/port')).toMatchObject({ reason: 'Failing', message: expect.stringContaining('ECONNREFUSED') });
+    expect(condition('Healthy/port')).toMatchObject({
+      reason: 'Failing',
+      message: expect.stringContaining('ECONNREFUSED'),
+    });
     await new Promise((resolve) => setTimeout(resolve, 300)); // more failing runs change nothing
     expect(history('Healthy/port')).toEqual(['Unknown/Pending', 'True/Passing', 'False/Failing']);
     expect(sent.filter((m) => m.type === 'status')).toHaveLength(3);

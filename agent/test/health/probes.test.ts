@@ -37,8 +37,12 @@ describe('HTTP probe (real HTTP server)', () => {
       message: `GET ${url('/down')}: HTTP 503, expected 200-399`,
     });
     expect(
-      (await probe({ type: 'HTTP', http: { url: url('/down'), method: 'HEAD', expectedStatus: { min: 500, max: 503 } } }))
-        .healthy,
+      (
+        await probe({
+          type: 'HTTP',
+          http: { url: url('/down'), method: 'HEAD', expectedStatus: { min: 500, max: 503 } },
+        })
+      ).healthy,
     ).toBe(true);
     expect((await probe({ type: 'HTTP', http: { url: url('/ok'), bodyContains: 'go' } })).healthy).toBe(true);
     expect(await probe({ type: 'HTTP', http: { url: url('/ok'), bodyContains: 'stop' } })).toMatchObject({
@@ -181,6 +185,9 @@ describe('device file probe (real files)', () => {
       healthy: false,
       message: `${join(dir, 'sub')} is directory, expected file`,
     });
-    expect(await check(join(dir, 'missing'))).toEqual({ healthy: false, message: `${join(dir, 'missing')} does not exist` });
+    expect(await check(join(dir, 'missing'))).toEqual({
+      healthy: false,
+      message: `${join(dir, 'missing')} does not exist`,
+    });
   });
 });

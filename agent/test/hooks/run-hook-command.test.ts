@@ -27,7 +27,15 @@ describe('droplet run-hook (what the systemd units run; real child processes)', 
   it('--timeout kills the hook; --once-per-boot does not run a hook twice in one boot', async () => {
     const root = await tempDir();
     await writeHook(root, 'on-shutdown', `${markerLine}; sleep 600`);
-    const first = await runDroplet(['run-hook', 'on-shutdown', '--device-root', root, '--timeout', '0.5', '--once-per-boot']);
+    const first = await runDroplet([
+      'run-hook',
+      'on-shutdown',
+      '--device-root',
+      root,
+      '--timeout',
+      '0.5',
+      '--once-per-boot',
+    ]);
     expect(first.code).toBe(0);
     expect(await readHookRun(root, 'on-shutdown')).toMatchObject({ timedOut: true });
     const second = await runDroplet(['run-hook', 'on-shutdown', '--device-root', root, '--once-per-boot']);

@@ -38,7 +38,9 @@ describe('runHook (real hook scripts)', () => {
     const marker = join(root, 'ran');
     await writeHook(root, 'on-boot', `touch ${marker}`, 0o644);
     const { logger, lines } = capturedLogger();
-    expect(await runHook({ deviceRoot: root, name: 'on-boot', bootId: 'b', timeoutMs: 10_000, logger })).toBeUndefined();
+    expect(
+      await runHook({ deviceRoot: root, name: 'on-boot', bootId: 'b', timeoutMs: 10_000, logger }),
+    ).toBeUndefined();
     await expect(stat(marker)).rejects.toThrow(/ENOENT/);
     await expect(stat(hookRunFile(root, 'on-boot'))).rejects.toThrow(/ENOENT/);
     expect(lines.filter((l) => l.level > 20)).toEqual([]);
@@ -47,17 +49,25 @@ describe('runHook (real hook scripts)', () => {
   it('skips a missing hook and a directory in its place the same way', async () => {
     const root = await tempDir();
     const { logger, lines } = capturedLogger();
-    expect(await runHook({ deviceRoot: root, name: 'on-shutdown', bootId: 'b', timeoutMs: 1_000, logger })).toBeUndefined();
+    expect(
+      await runHook({ deviceRoot: root, name: 'on-shutdown', bootId: 'b', timeoutMs: 1_000, logger }),
+    ).toBeUndefined();
     await writeHook(root, 'on-boot', '');
     await mkdir(join(root, 'config', 'hooks', 'after-droplet'));
-    expect(await runHook({ deviceRoot: root, name: 'after-droplet', bootId: 'b', timeoutMs: 1_000, logger })).toBeUndefined();
+    expect(
+      await runHook({ deviceRoot: root, name: 'after-droplet', bootId: 'b', timeoutMs: 1_000, logger }),
+    ).toBeUndefined();
     expect(lines.filter((l) => l.level > 20)).toEqual([]);
   });
 
   it('kills a hook past its timeout together with its children, and records timedOut', async () => {
     const root = await tempDir();
     const pids = join(root, 'pids');
-    await writeHook(root, 'on-boot', `sleep 600 & echo $! > ${pids}; (sleep 600; echo never) & echo $! >> ${pids}; sleep 600`);
+    await writeHook(
+      root,
+      'on-boot',
+      `sleep 600 & echo $! > ${pids}; (sleep 600; echo never) & echo $! >> ${pids}; sleep 600`,
+    );
     const { logger, lines } = capturedLogger();
     const run = await runHook({
       deviceRoot: root,

@@ -350,14 +350,14 @@ const cases: Case[] = [
     input: trial({ connected: false }),
     step: { kind: 'idle', wakeAtMs: 11_000 },
     reason: 'Verifying',
-    message: /waiting for the control plane to commit/,
+    message: /^booted 1\.1\.0 in slot B for a trial; not committed yet: waiting for the control plane$/,
   },
   {
     name: 'a trial boot waits for the health checks',
     input: trial({ healthy: false }),
     step: { kind: 'idle' },
     reason: 'Verifying',
-    message: /waiting for the health checks to pass/,
+    message: /not committed yet: waiting for the health checks to pass$/,
   },
   {
     name: 'a trial boot never commits with the test hook',
@@ -376,7 +376,8 @@ const cases: Case[] = [
     input: trial({ connected: false, now: 300_000 }),
     step: { kind: 'reboot' },
     reason: 'Rebooting',
-    message: /was not committed within 300 s .*rebooting into slot A/,
+    message:
+      /^slot B \(1\.1\.0\) was not committed within 300 s \(waiting for the control plane\); rebooting into slot A$/,
   },
   {
     name: 'a new spec during the trial abandons it',

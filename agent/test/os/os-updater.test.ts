@@ -197,7 +197,7 @@ describe('the OS updater in one boot', () => {
     });
     await plane.waitForOsReady(
       'Verifying',
-      /^booted 1\.1\.0 in slot B for a trial; waiting for the health checks to pass to commit$/,
+      /^booted 1\.1\.0 in slot B for a trial; not committed yet: waiting for the health checks to pass$/,
     );
     expect(plane.status.osUpdate).toMatchObject({ runningSlot: 'B', activeSlot: 'A' });
     expect(plane.status.deviceInfo?.osVersion).toBe('1.0.0');

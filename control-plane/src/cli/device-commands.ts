@@ -1,9 +1,10 @@
 import { join, resolve } from 'node:path';
-import { ApiError, deviceDefinition, writeFileAtomic } from '@outpost/shared';
+import { ApiError, deviceDefinition, healthCheckDefinition, writeFileAtomic } from '@outpost/shared';
 import type { Device, OutpostClient } from '@outpost/shared';
 import type { Command } from 'commander';
 import { connectionOf } from './connection.js';
 import type { ContextFactory } from './context.js';
+import { HEALTH_CHECK_COLUMNS } from './health-commands.js';
 import { registerResourceCommands } from './resource-commands.js';
 import { UsageError } from './usage-error.js';
 
@@ -18,7 +19,7 @@ interface ProvisionOptions {
 /** `outpost devices ...`: the Device resource's verbs plus provisioning, credentials and rollout status. */
 export function registerDeviceCommands(program: Command, ctxFactory: ContextFactory): Command {
   const group = program.command('devices').description('devices and their agents (spec 000)');
-  registerResourceCommands(group, [deviceDefinition], ctxFactory, {
+  registerResourceCommands(group, [deviceDefinition, healthCheckDefinition], ctxFactory, {
     columns: {
       devices: [
         { header: 'NAME', path: 'name' },
@@ -27,6 +28,7 @@ export function registerDeviceCommands(program: Command, ctxFactory: ContextFact
         { header: 'RUNNING', path: 'status.deviceInfo.osVersion' },
         { header: 'TYPE', path: 'status.deviceInfo.deviceType' },
       ],
+      healthChecks: HEALTH_CHECK_COLUMNS,
     },
   });
 

@@ -80,7 +80,7 @@ export function registerLimitsCommands(program: Command, ctxFactory: ContextFact
     .description('accept a pending plan assignment request as its approver (planAssignmentRequests)')
     .addArgument(requestArgument())
     .argument('<name>', 'the request, e.g. projects/p/planAssignmentRequests/r')
-    .option('--approver <approver>', 'the approver you act as (default: the request\'s approver)')
+    .option('--approver <approver>', "the approver you act as (default: the request's approver)")
     .action(async (_plural: string, name: string, flags: { approver?: string }, command: Command) => {
       const ctx = ctxFactory(command);
       const answer = await ctx.client.request<{ acceptedPlan?: unknown }>('POST', `/v1/${name}:accept`, {
@@ -123,19 +123,32 @@ export function registerLimitsCommands(program: Command, ctxFactory: ContextFact
         command: Command,
       ) => {
         const ctx = ctxFactory(command);
-        const page = await ctx.client.request<Record<string, unknown>>('GET', '/v1/planAssignmentRequests:listApprover', {
-          query: { approver: flags.approver, filter: flags.filter, orderBy: flags.orderBy, pageSize: flags.pageSize, pageToken: flags.pageToken },
-        });
+        const page = await ctx.client.request<Record<string, unknown>>(
+          'GET',
+          '/v1/planAssignmentRequests:listApprover',
+          {
+            query: {
+              approver: flags.approver,
+              filter: flags.filter,
+              orderBy: flags.orderBy,
+              pageSize: flags.pageSize,
+              pageToken: flags.pageToken,
+            },
+          },
+        );
         const rows = Array.isArray(page[plural]) ? (page[plural] as unknown[]) : [];
         ctx.outputList(page, rows, COLUMNS['planAssignmentRequests']);
         const next = page['nextPageToken'];
-        if (ctx.format === 'table' && typeof next === 'string' && next !== '') ctx.note(`more results: add --page-token ${next}`);
+        if (ctx.format === 'table' && typeof next === 'string' && next !== '')
+          ctx.note(`more results: add --page-token ${next}`);
       },
     );
 
   group
     .command('migrate')
-    .description('re-derive a limit\'s or pool\'s source, or a plan assignment\'s accepted plan, from the current hierarchy')
+    .description(
+      "re-derive a limit's or pool's source, or a plan assignment's accepted plan, from the current hierarchy",
+    )
     .addArgument(group.createArgument('<plural>', 'the collection').choices(MIGRATABLE))
     .argument('<name>', 'the resource name')
     .action(async (plural: string, name: string, _flags: unknown, command: Command) => {

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { registerDeviceCommands } from './device-commands.js';
+import { registerHealthCommands } from './health-commands.js';
 import { registerIamCommands } from './iam-commands.js';
 import { registerLimitsCommands } from './limits-commands.js';
 import { registerOsCommands } from './os-commands.js';
@@ -9,7 +10,7 @@ import { createProgram, runProgram } from './program.js';
 const io = processIo();
 const { program, ctxFactory } = createProgram(io);
 registerIamCommands(program, ctxFactory);
-registerDeviceCommands(program, ctxFactory);
+registerHealthCommands(registerDeviceCommands(program, ctxFactory), ctxFactory);
 registerLimitsCommands(program, ctxFactory);
 registerOsCommands(program, ctxFactory);
 process.exitCode = await runProgram(program, process.argv.slice(2), io);

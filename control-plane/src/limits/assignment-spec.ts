@@ -19,7 +19,13 @@ import { planOf, specOf } from './records.js';
  * A plan may serve an assignee when it is for the same service and level, and belongs to the service or to
  * an organization above the assignee (an organization offers its plans to what lies under it).
  */
-export function usablePlan(ctx: LimitsContext, reader: HierarchyReader, planName: string, assignee: string, service: string): Plan {
+export function usablePlan(
+  ctx: LimitsContext,
+  reader: HierarchyReader,
+  planName: string,
+  assignee: string,
+  service: string,
+): Plan {
   const doc = ctx.h.plans.find(planName);
   if (!doc) throw failedPrecondition(`plan "${planName}" does not exist`);
   const plan = planOf(doc);

@@ -28,7 +28,9 @@ export interface SaveAssignment {
 export function saveAssignment(ctx: LimitsContext, save: SaveAssignment): AssignmentRef {
   const { acceptedPlans, planAssignments } = ctx.h;
   const fields = assignmentFields(save.next);
-  const id = save.current ? lastSegment(text(save.current['name'])) : (save.id ?? assignmentIdOf(save.assignee, save.next.service));
+  const id = save.current
+    ? lastSegment(text(save.current['name']))
+    : (save.id ?? assignmentIdOf(save.assignee, save.next.service));
   const planAssignment = save.current ? text(save.current['name']) : planAssignmentName(save.assignee, id);
   const previousAccepted = save.current ? text(save.current['source']) : '';
   const held = previousAccepted ? acceptedPlans.find(previousAccepted) : undefined;

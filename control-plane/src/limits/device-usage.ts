@@ -32,7 +32,9 @@ export function deviceLimitRules(ctx: LimitsContext): ResourceRules {
       const name = limitName(place.project, place.region, DEVICES_RESOURCE);
       const stored = ctx.h.limits.find(name);
       if (!stored) {
-        throw resourceExhausted(`${place.project} has no devices limit in region ${place.region}: it needs a plan for ${DEVICES_SERVICE}`);
+        throw resourceExhausted(
+          `${place.project} has no devices limit in region ${place.region}: it needs a plan for ${DEVICES_SERVICE}`,
+        );
       }
       const result = tryConsume(limitOf(stored), 1);
       if (!result.ok) throw resourceExhausted(result.reason);

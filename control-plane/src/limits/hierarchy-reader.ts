@@ -100,7 +100,10 @@ export class HierarchyReader {
 
   private childNames(handle: ResourceHandle, org: string): string[] {
     const sql = `SELECT name FROM ${handle.table.table} WHERE ${column(handle, 'parentOrganization')} = ? ORDER BY name`;
-    return this.ctx.statement<{ name: string }>(sql).all(org).map((row) => row.name);
+    return this.ctx
+      .statement<{ name: string }>(sql)
+      .all(org)
+      .map((row) => row.name);
   }
 
   private childRegions(handle: ResourceHandle, org: string): string[] {
@@ -108,7 +111,10 @@ export class HierarchyReader {
     const sql =
       `SELECT DISTINCT v.value AS region FROM ${t} e CROSS JOIN ${t}_values v ON v.row_id = e.id ` +
       `WHERE e.${column(handle, 'parentOrganization')} = ? AND +v.path = 'regions'`; // '+': look values up by row, not by path
-    return this.ctx.statement<{ region: string }>(sql).all(org).map((row) => row.region);
+    return this.ctx
+      .statement<{ region: string }>(sql)
+      .all(org)
+      .map((row) => row.region);
   }
 }
 

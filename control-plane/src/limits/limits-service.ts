@@ -64,7 +64,9 @@ export function createLimitsService(engine: ResourceEngine): LimitsService {
     deviceRules: deviceLimitRules(ctx),
     ancestorsOf: (name) => {
       const owner = ownerOf(name);
-      return /^(projects|organizations)\//.test(owner) && isEntityName(owner) ? new HierarchyReader(ctx).ancestors(owner) : [];
+      return /^(projects|organizations)\//.test(owner) && isEntityName(owner)
+        ? new HierarchyReader(ctx).ancestors(owner)
+        : [];
     },
     bootstrap: () => bootstrapLimits(ctx),
     settleAll: () => engine.transaction(() => void settle(ctx, loadWorld(ctx))),

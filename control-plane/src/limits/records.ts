@@ -26,7 +26,9 @@ export const allowancesOf = (value: unknown): Allowance[] => list(value).map(all
 
 /** JSON of an allowance: an empty region (every region) is left out, as proto3 JSON does. */
 export const allowanceJson = (a: Allowance): Doc =>
-  a.region === '' ? { resource: a.resource, value: a.value } : { resource: a.resource, value: a.value, region: a.region };
+  a.region === ''
+    ? { resource: a.resource, value: a.value }
+    : { resource: a.resource, value: a.value, region: a.region };
 
 export function planOf(doc: Doc): Plan {
   return {
@@ -133,7 +135,9 @@ export function requestTypeOf(value: unknown): RequestType | string {
   if (members.length !== 1) return 'request must set exactly one of assign, extend and unassign';
   const body = record(r[members[0]!]);
   if (members[0] === 'assign') {
-    return { assign: { plan: text(body['plan']), extensions: allowancesOf(body['extensions']), region: text(body['region']) } };
+    return {
+      assign: { plan: text(body['plan']), extensions: allowancesOf(body['extensions']), region: text(body['region']) },
+    };
   }
   if (members[0] === 'extend') {
     return { extend: { assignment: text(body['assignment']), additions: allowancesOf(body['additions']) } };

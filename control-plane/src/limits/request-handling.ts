@@ -51,17 +51,30 @@ export function prepareRequest(ctx: LimitsContext, doc: Doc): PreparedRequest {
     service = text(current['service']);
   }
   const given = text(doc['service']);
-  if (given !== '' && given !== service) throw invalidArgument(`service "${given}" does not match the request's ${service}`);
+  if (given !== '' && given !== service)
+    throw invalidArgument(`service "${given}" does not match the request's ${service}`);
 
   const scope = loadScope(ctx, [assignee], { plans });
   const snapshot = snapshotOf(scope);
-  return { assignee, service, approver: assignerOf(snapshot.index, assignee, service), request, current, scope, snapshot };
+  return {
+    assignee,
+    service,
+    approver: assignerOf(snapshot.index, assignee, service),
+    request,
+    current,
+    scope,
+    snapshot,
+  };
 }
 
 export const currentSpec = (prepared: PreparedRequest) => (prepared.current ? specOf(prepared.current) : undefined);
 
 /** Makes an approved request's assignment real (or removes it) and settles the tree; returns the AcceptedPlan. */
-export function carryOut(ctx: LimitsContext, prepared: PreparedRequest, next: Assignment | undefined): string | undefined {
+export function carryOut(
+  ctx: LimitsContext,
+  prepared: PreparedRequest,
+  next: Assignment | undefined,
+): string | undefined {
   const { assignee, service, approver, current } = prepared;
   if (!next) {
     if (current) removeAssignment(ctx, current);

@@ -105,7 +105,12 @@ export function loadWorld(ctx: LimitsContext): Scope {
     hierarchy: { organizations, projects, services },
     assignments,
     refs,
-    plans: new Map(everyDoc(h.plans).map((doc) => { const plan = planOf(doc); return [plan.name, plan] as const; })),
+    plans: new Map(
+      everyDoc(h.plans).map((doc) => {
+        const plan = planOf(doc);
+        return [plan.name, plan] as const;
+      }),
+    ),
     previous: { limitPools: everyDoc(h.pools).map(poolOf), limits: everyDoc(h.limits).map(limitOf) },
     external: [],
   };
@@ -122,7 +127,10 @@ function readAssignments(ctx: LimitsContext, entities: readonly string[]) {
   return assignmentsOfDocs(entities.flatMap((entity) => childrenOf(ctx.h.planAssignments, entity)));
 }
 
-function assignmentsOfDocs(docs: readonly Doc[]): { assignments: AssigneeAssignment[]; refs: Map<string, AssignmentRef> } {
+function assignmentsOfDocs(docs: readonly Doc[]): {
+  assignments: AssigneeAssignment[];
+  refs: Map<string, AssignmentRef>;
+} {
   const assignments: AssigneeAssignment[] = [];
   const refs = new Map<string, AssignmentRef>();
   for (const doc of docs) {
@@ -180,4 +188,3 @@ function externalDraws(ctx: LimitsContext, previous: TreeState): ExternalDraw[] 
     return { pool: { name: pool.name, resource: pool.resource, region: pool.region }, reserved, drawn };
   });
 }
-

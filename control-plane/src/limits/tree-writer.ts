@@ -18,7 +18,11 @@ export function writeTree(ctx: LimitsContext, diff: TreeDiff): void {
 }
 
 /** Brings both documents of an assignment to its computed state. */
-export function writeAssignmentDocs(ctx: LimitsContext, names: { planAssignment: string; acceptedPlan: string }, a: Assignment): void {
+export function writeAssignmentDocs(
+  ctx: LimitsContext,
+  names: { planAssignment: string; acceptedPlan: string },
+  a: Assignment,
+): void {
   const fields = assignmentFields(a);
   const merge = (doc: Doc): Doc => ({ ...doc, ...fields });
   ctx.h.planAssignments.patch(names.planAssignment, merge);

@@ -27,7 +27,8 @@ export function createPrometheusMetrics(devices: ResourceHandle, server: ServerF
   collectDefaultMetrics({ register: registry });
 
   const tally = new FleetTally();
-  for (const row of devices.table.query({ where: [], keys: [{ sql: 'name', desc: false }] })) tally.change(null, row.doc);
+  for (const row of devices.table.query({ where: [], keys: [{ sql: 'name', desc: false }] }))
+    tally.change(null, row.doc);
   const unsubscribe = devices.subscribe((change) => tally.change(change.before, change.after));
 
   const registers = [registry];
@@ -83,7 +84,11 @@ export function createPrometheusMetrics(devices: ResourceHandle, server: ServerF
       this.set(server.gatewaySessions());
     },
   });
-  counterOf('outpost_status_write_batches_total', 'Status write transactions of the gateway', server.statusWriteBatches);
+  counterOf(
+    'outpost_status_write_batches_total',
+    'Status write transactions of the gateway',
+    server.statusWriteBatches,
+  );
   counterOf('outpost_artifact_downloads_total', 'OS artifact downloads served', server.artifactDownloads);
 
   function counterOf(name: string, help: string, read: () => number): void {

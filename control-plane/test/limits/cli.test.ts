@@ -15,7 +15,8 @@ describe('outpost limits', () => {
     if (result.code !== 0) throw new Error(`outpost ${argv.join(' ')} exited ${result.code}: ${result.stderr}`);
     return result;
   };
-  const json = async <T>(...argv: string[]): Promise<T> => JSON.parse((await outpost('-o', 'json', ...argv)).stdout) as T;
+  const json = async <T>(...argv: string[]): Promise<T> =>
+    JSON.parse((await outpost('-o', 'json', ...argv)).stdout) as T;
 
   beforeAll(async () => {
     server = await startTestServer();
@@ -26,53 +27,132 @@ describe('outpost limits', () => {
 
   it('creates, lists, gets, updates and deletes through the standard verbs', async () => {
     await outpost('limits', 'create', 'organizations', '--id', 'cli-org', '--json', '{"regions":["r1"]}');
-    await outpost('limits', 'create', 'projects', '--id', 'cli-proj', '--json', '{"regions":["r1"],"parentOrganization":"organizations/cli-org"}');
+    await outpost(
+      'limits',
+      'create',
+      'projects',
+      '--id',
+      'cli-proj',
+      '--json',
+      '{"regions":["r1"],"parentOrganization":"organizations/cli-org"}',
+    );
     const table = await outpost('limits', 'list', 'limits', '--parent', 'projects/cli-proj');
     expect(table.stdout).toMatch(/NAME\s+CONFIGURED\s+ACTIVE\s+USAGE/);
     const row = table.stdout.split('\n').find((line) => line.startsWith(limitName('projects/cli-proj', 'r1')));
     expect(row?.split(/\s+/).slice(1)).toEqual(['1000', '1000', '0']);
 
-    const limit = await json<{ configuredLimit: number }>('limits', 'get', 'limits', limitName('projects/cli-proj', 'r1'));
+    const limit = await json<{ configuredLimit: number }>(
+      'limits',
+      'get',
+      'limits',
+      limitName('projects/cli-proj', 'r1'),
+    );
     expect(limit.configuredLimit).toBe(1000);
     const batch = await json<{ limitPools: unknown[]; missing: string[] }>(
-      'limits', 'batch-get', 'limitPools', poolName('organizations/cli-org', 'r1'), poolName('organizations/cli-none', 'r1'),
+      'limits',
+      'batch-get',
+      'limitPools',
+      poolName('organizations/cli-org', 'r1'),
+      poolName('organizations/cli-none', 'r1'),
     );
     expect(batch.limitPools).toHaveLength(1);
     expect(batch.missing).toEqual([poolName('organizations/cli-none', 'r1')]);
 
-    await outpost('limits', 'create', 'plans', '--parent', 'organizations/cli-org', '--id', 'p9', '--json',
-      JSON.stringify({ planLevel: 'PROJECT', resourceLimits: [{ resource: DEVICES, value: 9 }] }));
-    const updated = await json<{ generation: number }>('limits', 'update', 'plans', 'organizations/cli-org/plans/p9',
-      '--update-mask', 'resourceLimits', '--json', JSON.stringify({ resourceLimits: [{ resource: DEVICES, value: 8 }] }));
+    await outpost(
+      'limits',
+      'create',
+      'plans',
+      '--parent',
+      'organizations/cli-org',
+      '--id',
+      'p9',
+      '--json',
+      JSON.stringify({ planLevel: 'PROJECT', resourceLimits: [{ resource: DEVICES, value: 9 }] }),
+    );
+    const updated = await json<{ generation: number }>(
+      'limits',
+      'update',
+      'plans',
+      'organizations/cli-org/plans/p9',
+      '--update-mask',
+      'resourceLimits',
+      '--json',
+      JSON.stringify({ resourceLimits: [{ resource: DEVICES, value: 8 }] }),
+    );
     expect(updated.generation).toBe(2);
     expect((await outpost('limits', 'delete', 'plans', 'organizations/cli-org/plans/p9')).stdout).toContain('deleted');
   });
 
   it('accepts, declines and lists requests as their approver, and migrates', async () => {
-    await outpost('limits', 'create', 'plans', '--parent', 'organizations/cli-org', '--id', 'p2000', '--json',
-      JSON.stringify({ planLevel: 'PROJECT', resourceLimits: [{ resource: DEVICES, value: 2000 }] }));
+    await outpost(
+      'limits',
+      'create',
+      'plans',
+      '--parent',
+      'organizations/cli-org',
+      '--id',
+      'p2000',
+      '--json',
+      JSON.stringify({ planLevel: 'PROJECT', resourceLimits: [{ resource: DEVICES, value: 2000 }] }),
+    );
     const request = (id: string) =>
-      json<{ name: string; status: { conclusion: string } }>('limits', 'create', 'planAssignmentRequests', '--parent', 'projects/cli-proj',
-        '--id', id, '--json', JSON.stringify({ request: { assign: { plan: 'organizations/cli-org/plans/p2000' } } }));
+      json<{ name: string; status: { conclusion: string } }>(
+        'limits',
+        'create',
+        'planAssignmentRequests',
+        '--parent',
+        'projects/cli-proj',
+        '--id',
+        id,
+        '--json',
+        JSON.stringify({ request: { assign: { plan: 'organizations/cli-org/plans/p2000' } } }),
+      );
     const first = await request('first');
     const second = await request('second');
     expect([first.status.conclusion, second.status.conclusion]).toEqual(['PENDING', 'PENDING']);
 
-    const listed = await outpost('limits', 'list-approver', 'planAssignmentRequests', '--approver', 'organizations/cli-org');
+    const listed = await outpost(
+      'limits',
+      'list-approver',
+      'planAssignmentRequests',
+      '--approver',
+      'organizations/cli-org',
+    );
     expect(listed.stdout).toMatch(/NAME\s+APPROVER\s+CONCLUSION\s+REASON/);
     expect(listed.stdout).toContain(first.name);
 
-    expect((await outpost('limits', 'decline', 'planAssignmentRequests', first.name, '--reason', 'no')).stdout).toBe(`declined ${first.name}\n`);
-    const accepted = await json<{ acceptedPlan: { defaultRegionalPlan: string } }>('limits', 'accept', 'planAssignmentRequests', second.name);
+    expect((await outpost('limits', 'decline', 'planAssignmentRequests', first.name, '--reason', 'no')).stdout).toBe(
+      `declined ${first.name}\n`,
+    );
+    const accepted = await json<{ acceptedPlan: { defaultRegionalPlan: string } }>(
+      'limits',
+      'accept',
+      'planAssignmentRequests',
+      second.name,
+    );
     expect(accepted.acceptedPlan.defaultRegionalPlan).toBe('organizations/cli-org/plans/p2000');
     const statuses = await json<{ planAssignmentRequests: { status: { conclusion: string } }[] }>(
-      'limits', 'list-approver', 'planAssignmentRequests', '--approver', 'organizations/cli-org',
+      'limits',
+      'list-approver',
+      'planAssignmentRequests',
+      '--approver',
+      'organizations/cli-org',
     );
     expect(statuses.planAssignmentRequests.map((r) => r.status.conclusion)).toEqual(['REJECTED', 'APPROVED']);
 
-    const migratedLimit = await json<{ sources: string[] }>('limits', 'migrate', 'limits', limitName('projects/cli-proj', 'r1'));
+    const migratedLimit = await json<{ sources: string[] }>(
+      'limits',
+      'migrate',
+      'limits',
+      limitName('projects/cli-proj', 'r1'),
+    );
     expect(migratedLimit.sources).toEqual([poolName('organizations/cli-org', 'r1')]);
-    const migratedPool = await json<{ source: string }>('limits', 'migrate', 'limitPools', poolName('organizations/cli-org', 'r1'));
+    const migratedPool = await json<{ source: string }>(
+      'limits',
+      'migrate',
+      'limitPools',
+      poolName('organizations/cli-org', 'r1'),
+    );
     expect(migratedPool.source).toBe(poolName(SERVICE, 'r1'));
     const assignment = 'projects/cli-proj/planAssignments/project-cli-proj.devices.outpost';
     const migrated = await json<{ source: string }>('limits', 'migrate', 'planAssignments', assignment);
@@ -80,7 +160,10 @@ describe('outpost limits', () => {
   });
 
   it('refuses unknown collections for the custom verbs', async () => {
-    const result = await runCli(['limits', 'migrate', 'plans', 'x'], { env: { OUTPOST_SERVER: server.url }, register: registerLimitsCommands });
+    const result = await runCli(['limits', 'migrate', 'plans', 'x'], {
+      env: { OUTPOST_SERVER: server.url },
+      register: registerLimitsCommands,
+    });
     expect(result.code).toBe(2);
   });
 });

@@ -21,7 +21,9 @@ describe('devices consume their project limit', () => {
 
   const withPlan = async (project: string, regions: string[], plan: string) => {
     await api.project(project, regions, { parentOrganization: 'organizations/fleet' });
-    const request = await api.request(`projects/${project}`, 'sized', { assign: { plan: `organizations/fleet/plans/${plan}` } });
+    const request = await api.request(`projects/${project}`, 'sized', {
+      assign: { plan: `organizations/fleet/plans/${plan}` },
+    });
     expect(request.status.conclusion).toBe('APPROVED');
   };
 
@@ -62,9 +64,13 @@ describe('devices consume their project limit', () => {
 
   it('meters devices that register themselves with a provisioning token', async () => {
     await withPlan('tokens', ['r1'], 'two');
-    const { token } = await server.admin.request<{ token: string }>('POST', '/v1/projects/tokens/regions/r1/devices:createProvisioningToken', {
-      body: {},
-    });
+    const { token } = await server.admin.request<{ token: string }>(
+      'POST',
+      '/v1/projects/tokens/regions/r1/devices:createProvisioningToken',
+      {
+        body: {},
+      },
+    );
     const device = new OutpostClient({ server: server.url, apiKey: token });
     const register = (deviceId: string) =>
       device.request('POST', '/v1/projects/tokens/regions/r1/devices:register', { body: { deviceId } });
@@ -85,10 +91,17 @@ describe('devices consume their project limit', () => {
     ).length;
     expect({ succeeded, exhausted }).toEqual({ succeeded: 100, exhausted: 100 });
     expect((await api.limit('projects/rush', 'r1')).usage).toBe(100);
-    const page = await server.admin.list('projects/rush/regions/r1', 'devices', { pageSize: 1, includePagingInfo: true });
+    const page = await server.admin.list('projects/rush/regions/r1', 'devices', {
+      pageSize: 1,
+      includePagingInfo: true,
+    });
     expect(page.totalResultsCount).toBe(100);
 
-    await Promise.all(Array.from({ length: 200 }, (_, i) => server.admin.delete(`projects/rush/regions/r1/devices/dev-${i}`, { allowMissing: true })));
+    await Promise.all(
+      Array.from({ length: 200 }, (_, i) =>
+        server.admin.delete(`projects/rush/regions/r1/devices/dev-${i}`, { allowMissing: true }),
+      ),
+    );
     expect((await api.limit('projects/rush', 'r1')).usage).toBe(0);
   });
 });

@@ -1,6 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
-import { DEVICES, limitName, limitsApi, poolName, refused, SERVICE, type LimitsApi, type RequestJson } from './limits-fixture.js';
+import {
+  DEVICES,
+  limitName,
+  limitsApi,
+  poolName,
+  refused,
+  SERVICE,
+  type LimitsApi,
+  type RequestJson,
+} from './limits-fixture.js';
 
 /** One scenario per rule of spec 001 "Errors". */
 describe('spec 001 Errors', () => {
@@ -60,7 +69,11 @@ describe('spec 001 Errors', () => {
 
   it('3: update with allow_missing creates a missing AcceptedPlan, Plan, PlanAssignment or PlanAssignmentRequest', async () => {
     const plan = await server.admin.update<Record<string, unknown>>(
-      { name: 'organizations/org/plans/upserted', planLevel: 'PROJECT', resourceLimits: [{ resource: DEVICES, value: 3 }] },
+      {
+        name: 'organizations/org/plans/upserted',
+        planLevel: 'PROJECT',
+        resourceLimits: [{ resource: DEVICES, value: 3 }],
+      },
       { allowMissing: true },
     );
     expect(plan).toMatchObject({ service: SERVICE, generation: 1 });
@@ -70,14 +83,21 @@ describe('spec 001 Errors', () => {
     await server.admin.delete(accepted);
     expect((await refused(api.limit('projects/upsert', 'r1'))).status).toBe('NOT_FOUND');
     const created = await server.admin.update<Record<string, unknown>>(
-      { name: accepted, defaultRegionalPlan: 'organizations/org/plans/upserted', assignee: { projectAssignee: 'projects/upsert' } },
+      {
+        name: accepted,
+        defaultRegionalPlan: 'organizations/org/plans/upserted',
+        assignee: { projectAssignee: 'projects/upsert' },
+      },
       { allowMissing: true },
     );
     expect(created['allowances']).toEqual([{ resource: DEVICES, value: 3, region: 'r1' }]);
     expect((await api.limit('projects/upsert', 'r1')).configuredLimit).toBe(3);
 
     const request = await server.admin.update<RequestJson>(
-      { name: 'projects/upsert/planAssignmentRequests/upserted', request: { assign: { plan: 'organizations/org/plans/cas' } } },
+      {
+        name: 'projects/upsert/planAssignmentRequests/upserted',
+        request: { assign: { plan: 'organizations/org/plans/cas' } },
+      },
       { allowMissing: true },
     );
     expect(request.status.conclusion).toBe('PENDING');
@@ -90,22 +110,31 @@ describe('spec 001 Errors', () => {
       resourceLimits: [{ resource: 'services/things.outpost/resources/things', value: 9 }],
     });
     const own = await server.admin.update<Record<string, unknown>>(
-      { name: 'services/things.outpost/planAssignments/mine', defaultRegionalPlan: 'services/things.outpost/plans/own' },
+      {
+        name: 'services/things.outpost/planAssignments/mine',
+        defaultRegionalPlan: 'services/things.outpost/plans/own',
+      },
       { allowMissing: true },
     );
     expect(own['source']).toBe('services/things.outpost/acceptedPlans/mine');
-    expect((await server.admin.get<Record<string, unknown>>('services/things.outpost/acceptedPlans/mine'))['assignee']).toEqual({
+    expect(
+      (await server.admin.get<Record<string, unknown>>('services/things.outpost/acceptedPlans/mine'))['assignee'],
+    ).toEqual({
       serviceAssignee: 'services/things.outpost',
     });
   });
 
   it('3: allow_missing does not exist for Limit and LimitPool: nothing is created', async () => {
     for (const name of [limitName('projects/proj', 'r9'), poolName('organizations/org', 'r9')]) {
-      const err = await refused(server.admin.update({ name, metadata: { labels: { x: 'y' } } }, { allowMissing: true }));
+      const err = await refused(
+        server.admin.update({ name, metadata: { labels: { x: 'y' } } }, { allowMissing: true }),
+      );
       expect(err.status).toBe('INVALID_ARGUMENT');
       expect((await refused(server.admin.get(name))).status).toBe('NOT_FOUND');
     }
-    const create = await refused(server.admin.create('projects/proj', 'limits', { name: limitName('projects/proj', 'r9') }));
+    const create = await refused(
+      server.admin.create('projects/proj', 'limits', { name: limitName('projects/proj', 'r9') }),
+    );
     expect(create.status).toBe('UNIMPLEMENTED');
   });
 
@@ -115,7 +144,10 @@ describe('spec 001 Errors', () => {
     const answer = await server.admin.batchGet<{ name: string }>('limits', [present, absent]);
     expect(answer['limits']?.map((l) => l.name)).toEqual([present]);
     expect(answer.missing).toEqual([absent]);
-    const pools = await server.admin.batchGet<{ name: string }>('limitPools', [poolName('organizations/org', 'r1'), poolName('organizations/xx', 'r1')]);
+    const pools = await server.admin.batchGet<{ name: string }>('limitPools', [
+      poolName('organizations/org', 'r1'),
+      poolName('organizations/xx', 'r1'),
+    ]);
     expect(pools['limitPools']).toHaveLength(1);
     expect(pools.missing).toEqual([poolName('organizations/xx', 'r1')]);
   });
@@ -125,7 +157,10 @@ describe('spec 001 Errors', () => {
     const accepted = 'organizations/org/acceptedPlans/project-proj.devices.outpost';
     const before = await api.pool('organizations/org', 'r1');
     const err = await refused(
-      server.admin.update({ name: accepted, defaultRegionalPlan: 'organizations/org/plans/huge' }, { updateMask: 'defaultRegionalPlan' }),
+      server.admin.update(
+        { name: accepted, defaultRegionalPlan: 'organizations/org/plans/huge' },
+        { updateMask: 'defaultRegionalPlan' },
+      ),
     );
     expect(err.status).toBe('FAILED_PRECONDITION');
     expect(err.message).toContain(poolName('organizations/org', 'r1'));
@@ -140,12 +175,19 @@ describe('spec 001 Errors', () => {
 
   it('5: a limit pool cannot be sized beyond its parent pool', async () => {
     await api.plan(SERVICE, 'org-medium', 'ORGANIZATION', 5000, { businessTier: 'MEDIUM' });
-    await api.organization('child', { parentOrganization: 'organizations/org', regions: ['r1'], businessTier: 'MEDIUM' });
+    await api.organization('child', {
+      parentOrganization: 'organizations/org',
+      regions: ['r1'],
+      businessTier: 'MEDIUM',
+    });
     expect((await api.pool('organizations/child', 'r1')).configuredSize).toBe(5000);
     await api.plan(SERVICE, 'org-huge', 'ORGANIZATION', 150_000);
     const err = await refused(
       server.admin.update(
-        { name: 'organizations/org/acceptedPlans/organization-child.devices.outpost', defaultRegionalPlan: `${SERVICE}/plans/org-huge` },
+        {
+          name: 'organizations/org/acceptedPlans/organization-child.devices.outpost',
+          defaultRegionalPlan: `${SERVICE}/plans/org-huge`,
+        },
         { updateMask: 'defaultRegionalPlan' },
       ),
     );

@@ -25,7 +25,10 @@ describe('the limits hierarchy', () => {
       [`${SERVICE}/plans/service`, 'SERVICE', 'UNDEFINED'],
     ]);
     const own = await api.assignment(SERVICE);
-    expect(own).toMatchObject({ name: `${SERVICE}/planAssignments/devices.outpost`, source: `${SERVICE}/acceptedPlans/devices.outpost` });
+    expect(own).toMatchObject({
+      name: `${SERVICE}/planAssignments/devices.outpost`,
+      source: `${SERVICE}/acceptedPlans/devices.outpost`,
+    });
   });
 
   it('validates names, regions and parents', async () => {
@@ -53,13 +56,17 @@ describe('the limits hierarchy', () => {
     await api.project('top', ['r1']);
     const top = await api.limit('projects/top', 'r1');
     expect(top).toMatchObject({ configuredLimit: 1000, sources: [poolName(SERVICE, 'r1')] });
-    expect((await api.assignment('projects/top'))['source']).toBe(`${SERVICE}/acceptedPlans/project-top.devices.outpost`);
+    expect((await api.assignment('projects/top'))['source']).toBe(
+      `${SERVICE}/acceptedPlans/project-top.devices.outpost`,
+    );
   });
 
   it('keeps plans to their owners: an organization offers its plans to what lies under it', async () => {
     await api.organization('other', { regions: ['r1'] });
     await api.project('outsider', ['r1'], { parentOrganization: 'organizations/other' });
-    const err = await refused(api.request('projects/outsider', 'steal', { assign: { plan: 'organizations/tiers/plans/house' } }));
+    const err = await refused(
+      api.request('projects/outsider', 'steal', { assign: { plan: 'organizations/tiers/plans/house' } }),
+    );
     expect(err.status).toBe('FAILED_PRECONDITION');
     expect((await refused(server.admin.delete('organizations/tiers/plans/house'))).status).toBe('FAILED_PRECONDITION');
   });
@@ -69,26 +76,43 @@ describe('the limits hierarchy', () => {
     await api.organization('to', { regions: ['r1'] });
     await api.project('mover', ['r1'], { parentOrganization: 'organizations/from' });
     await api.plan('organizations/from', 'pending-plan', 'PROJECT', 3000);
-    const pending = await api.request('projects/mover', 'later', { assign: { plan: `${SERVICE}/plans/project-large` } });
+    const pending = await api.request('projects/mover', 'later', {
+      assign: { plan: `${SERVICE}/plans/project-large` },
+    });
     expect(pending.approver).toBe('organizations/from');
 
-    await server.admin.update({ name: 'projects/mover', parentOrganization: 'organizations/to' }, { updateMask: 'parentOrganization' });
+    await server.admin.update(
+      { name: 'projects/mover', parentOrganization: 'organizations/to' },
+      { updateMask: 'parentOrganization' },
+    );
     const assignment = await api.assignment('projects/mover');
     expect(assignment['source']).toBe('organizations/to/acceptedPlans/project-mover.devices.outpost');
-    expect((await refused(server.admin.get('organizations/from/acceptedPlans/project-mover.devices.outpost'))).status).toBe('NOT_FOUND');
+    expect(
+      (await refused(server.admin.get('organizations/from/acceptedPlans/project-mover.devices.outpost'))).status,
+    ).toBe('NOT_FOUND');
     expect((await api.limit('projects/mover', 'r1')).sources).toEqual([poolName('organizations/to', 'r1')]);
     expect((await api.pool('organizations/from', 'r1')).reserved).toBe(0);
     expect((await api.pool('organizations/to', 'r1')).reserved).toBe(1000);
     expect((await server.admin.get<{ approver: string }>(pending.name)).approver).toBe('organizations/to');
 
     // the migrate methods find nothing left to do, and answer the resource
-    const limit = await server.admin.request<LimitJson>('POST', `/v1/${limitName('projects/mover', 'r1')}:migrate`, { body: {} });
-    expect(limit.sources).toEqual([poolName('organizations/to', 'r1')]);
-    const migrated = await server.admin.request<Record<string, unknown>>('PUT', `/v1/${String(assignment['name'])}:migrate`, {
-      body: { name: assignment['name'] },
+    const limit = await server.admin.request<LimitJson>('POST', `/v1/${limitName('projects/mover', 'r1')}:migrate`, {
+      body: {},
     });
+    expect(limit.sources).toEqual([poolName('organizations/to', 'r1')]);
+    const migrated = await server.admin.request<Record<string, unknown>>(
+      'PUT',
+      `/v1/${String(assignment['name'])}:migrate`,
+      {
+        body: { name: assignment['name'] },
+      },
+    );
     expect(migrated['source']).toBe(assignment['source']);
-    const pool = await server.admin.request<{ source: string }>('POST', `/v1/${poolName('organizations/to', 'r1')}:migrate`, { body: {} });
+    const pool = await server.admin.request<{ source: string }>(
+      'POST',
+      `/v1/${poolName('organizations/to', 'r1')}:migrate`,
+      { body: {} },
+    );
     expect(pool.source).toBe(poolName(SERVICE, 'r1'));
   });
 
@@ -96,14 +120,20 @@ describe('the limits hierarchy', () => {
     await api.plan(SERVICE, 'org-tiny', 'ORGANIZATION', 10, { businessTier: 'MEDIUM' });
     await api.organization('tiny', { regions: ['r1'], businessTier: 'MEDIUM' });
     const err = await refused(
-      server.admin.update({ name: 'projects/mover', parentOrganization: 'organizations/tiny' }, { updateMask: 'parentOrganization' }),
+      server.admin.update(
+        { name: 'projects/mover', parentOrganization: 'organizations/tiny' },
+        { updateMask: 'parentOrganization' },
+      ),
     );
     expect(err.status).toBe('FAILED_PRECONDITION');
     expect((await api.limit('projects/mover', 'r1')).sources).toEqual([poolName('organizations/to', 'r1')]);
 
     await api.organization('inner', { parentOrganization: 'organizations/to' });
     const cycle = await refused(
-      server.admin.update({ name: 'organizations/to', parentOrganization: 'organizations/inner' }, { updateMask: 'parentOrganization' }),
+      server.admin.update(
+        { name: 'organizations/to', parentOrganization: 'organizations/inner' },
+        { updateMask: 'parentOrganization' },
+      ),
     );
     expect(cycle.status).toBe('FAILED_PRECONDITION');
     expect((await refused(server.admin.delete('organizations/to'))).status).toBe('FAILED_PRECONDITION');
@@ -113,10 +143,16 @@ describe('the limits hierarchy', () => {
     await api.organization('holding', { regions: ['r1'] });
     await api.plan(SERVICE, 'org-big', 'ORGANIZATION', 500_000);
     await server.admin.update(
-      { name: `${SERVICE}/acceptedPlans/organization-holding.devices.outpost`, defaultRegionalPlan: `${SERVICE}/plans/org-big` },
+      {
+        name: `${SERVICE}/acceptedPlans/organization-holding.devices.outpost`,
+        defaultRegionalPlan: `${SERVICE}/plans/org-big`,
+      },
       { updateMask: 'defaultRegionalPlan' },
     );
-    await server.admin.update({ name: 'organizations/from', parentOrganization: 'organizations/holding' }, { updateMask: 'parentOrganization' });
+    await server.admin.update(
+      { name: 'organizations/from', parentOrganization: 'organizations/holding' },
+      { updateMask: 'parentOrganization' },
+    );
     expect((await api.pool('organizations/from', 'r1')).source).toBe(poolName('organizations/holding', 'r1'));
     expect((await api.pool('organizations/holding', 'r1')).reserved).toBe(100_000);
     expect((await api.assignment('organizations/from'))['source']).toBe(

@@ -6,8 +6,10 @@ export const PROJECT_PLAN = `${SERVICE}/plans/project-small`;
 export const ORGANIZATION_PLAN = `${SERVICE}/plans/organization-small`;
 export const SERVICE_PLAN = `${SERVICE}/plans/service`;
 
-export const limitName = (project: string, region: string): string => `${project}/limits/${region}/devices.outpost/devices`;
-export const poolName = (owner: string, region: string): string => `${owner}/limitPools/${region}/devices.outpost/devices`;
+export const limitName = (project: string, region: string): string =>
+  `${project}/limits/${region}/devices.outpost/devices`;
+export const poolName = (owner: string, region: string): string =>
+  `${owner}/limitPools/${region}/devices.outpost/devices`;
 
 export interface LimitJson {
   name: string;
@@ -65,7 +67,10 @@ export function limitsApi(client: OutpostClient) {
     limit: (project: string, region: string) => client.get<LimitJson>(limitName(project, region)),
     pool: (owner: string, region: string) => client.get<PoolJson>(poolName(owner, region)),
     request: (parent: string, id: string, request: Record<string, unknown>) =>
-      client.create<RequestJson>(parent, 'planAssignmentRequests', { name: `${parent}/planAssignmentRequests/${id}`, request }),
+      client.create<RequestJson>(parent, 'planAssignmentRequests', {
+        name: `${parent}/planAssignmentRequests/${id}`,
+        request,
+      }),
     accept: (name: string, body: Record<string, unknown> = {}) =>
       client.request<{ acceptedPlan?: Record<string, unknown> }>('POST', `/v1/${name}:accept`, { body }),
     decline: (name: string, body: Record<string, unknown> = {}) =>

@@ -23,7 +23,11 @@ describe('plan assignment requests', () => {
     server = await startTestServer();
     api = limitsApi(server.admin);
     await api.organization('acme');
-    for (const [id, value] of [['p5', 5], ['p10', 10], ['p20', 20]] as const) {
+    for (const [id, value] of [
+      ['p5', 5],
+      ['p10', 10],
+      ['p20', 20],
+    ] as const) {
       await api.plan('organizations/acme', id, 'PROJECT', value);
     }
   });
@@ -41,20 +45,26 @@ describe('plan assignment requests', () => {
     expect(await allowances(pa)).toEqual({ r1: 1000, r2: 5 });
 
     // assign without a region: the default plan; the r2 override stays; extensions without region apply everywhere
-    expect(await settled(pa, 'rb', { assign: { plan: plan('p10'), extensions: [{ resource: DEVICES, value: 2 }] } })).toBe('PENDING');
+    expect(
+      await settled(pa, 'rb', { assign: { plan: plan('p10'), extensions: [{ resource: DEVICES, value: 2 }] } }),
+    ).toBe('PENDING');
     expect(await allowances(pa)).toEqual({ r1: 12, r2: 7 });
-    expect((await api.assignment(pa))['regionalPlanOverrides']).toEqual([{ plan: plan('p5'), region: 'r2', planGeneration: 1 }]);
+    expect((await api.assignment(pa))['regionalPlanOverrides']).toEqual([
+      { plan: plan('p5'), region: 'r2', planGeneration: 1 },
+    ]);
 
     // assign with a region replaces that region's extensions; the given ones apply to it only
     expect(
-      await settled(pa, 'rc', { assign: { plan: plan('p10'), region: 'r2', extensions: [{ resource: DEVICES, value: 1 }] } }),
+      await settled(pa, 'rc', {
+        assign: { plan: plan('p10'), region: 'r2', extensions: [{ resource: DEVICES, value: 1 }] },
+      }),
     ).toBe('PENDING');
     expect(await allowances(pa)).toEqual({ r1: 12, r2: 13 });
 
     // extend merges additions; a negative one lowers the limit and needs no approver
-    expect(await settled(pa, 'rd', { extend: { assignment, additions: [{ resource: DEVICES, value: -4, region: 'r1' }] } })).toBe(
-      'APPROVED',
-    );
+    expect(
+      await settled(pa, 'rd', { extend: { assignment, additions: [{ resource: DEVICES, value: -4, region: 'r1' }] } }),
+    ).toBe('APPROVED');
     expect(await allowances(pa)).toEqual({ r1: 8, r2: 13 });
     expect((await api.assignment(pa))['extensions']).toEqual([
       { resource: DEVICES, value: 2 },
@@ -72,7 +82,9 @@ describe('plan assignment requests', () => {
     expect(raise.status.reason).toContain('raises');
     await api.decline(raise.name, { reason: 'keep r2 small' });
     expect(await allowances(pa)).toEqual({ r1: 8, r2: 7 });
-    expect((await refused(api.request(pa, 'rg', { unassign: { assignment, region: 'r9' } }))).status).toBe('FAILED_PRECONDITION');
+    expect((await refused(api.request(pa, 'rg', { unassign: { assignment, region: 'r9' } }))).status).toBe(
+      'FAILED_PRECONDITION',
+    );
 
     // unassigning everything waits while the limits are in use; accepted, the used limit stays with configured 0
     await api.device(pa, 'r1', 'd1');
@@ -88,7 +100,9 @@ describe('plan assignment requests', () => {
     // without usage, unassign is approved at once and the limits go
     await api.project('pb', ['r1'], { parentOrganization: 'organizations/acme' });
     const other = String((await api.assignment('projects/pb'))['name']);
-    expect((await api.request('projects/pb', 'bye', { unassign: { assignment: other } })).status.conclusion).toBe('APPROVED');
+    expect((await api.request('projects/pb', 'bye', { unassign: { assignment: other } })).status.conclusion).toBe(
+      'APPROVED',
+    );
     expect((await refused(api.limit('projects/pb', 'r1'))).status).toBe('NOT_FOUND');
 
     // and a new assign brings the assignment back (approval needed: it raises)
@@ -139,7 +153,10 @@ describe('plan assignment requests', () => {
     );
     expect(labelled.metadata.labels).toEqual({ ticket: 't-1' });
     const err = await refused(
-      server.admin.update({ name: pending.name, request: { assign: { plan: plan('p20') } } }, { updateMask: 'request' }),
+      server.admin.update(
+        { name: pending.name, request: { assign: { plan: plan('p20') } } },
+        { updateMask: 'request' },
+      ),
     );
     expect(err.status).toBe('FAILED_PRECONDITION');
     const status = await refused(
@@ -150,7 +167,9 @@ describe('plan assignment requests', () => {
 
   it('organizations request from the service; approvers list what waits for them', async () => {
     await api.plan(SERVICE, 'org-large', 'ORGANIZATION', 300_000);
-    const orgRequest = await api.request('organizations/acme', 'grow', { assign: { plan: `${SERVICE}/plans/org-large` } });
+    const orgRequest = await api.request('organizations/acme', 'grow', {
+      assign: { plan: `${SERVICE}/plans/org-large` },
+    });
     expect(orgRequest).toMatchObject({ approver: SERVICE, status: { conclusion: 'PENDING' } });
     await api.project('pe', ['r1'], { parentOrganization: 'organizations/acme' });
     await api.plan('organizations/acme', 'p2000', 'PROJECT', 2000);
@@ -164,11 +183,18 @@ describe('plan assignment requests', () => {
     );
     expect(forService.planAssignmentRequests.map((r) => r.name)).toEqual([orgRequest.name]);
 
-    const forOrg = await server.admin.request<{ planAssignmentRequests: RequestJson[]; nextPageToken: string; totalResultsCount: number }>(
-      'GET',
-      '/v1/planAssignmentRequests:listApprover',
-      { query: { approver: 'organizations/acme', filter: 'status.conclusion = "PENDING"', pageSize: 1, includePagingInfo: true } },
-    );
+    const forOrg = await server.admin.request<{
+      planAssignmentRequests: RequestJson[];
+      nextPageToken: string;
+      totalResultsCount: number;
+    }>('GET', '/v1/planAssignmentRequests:listApprover', {
+      query: {
+        approver: 'organizations/acme',
+        filter: 'status.conclusion = "PENDING"',
+        pageSize: 1,
+        includePagingInfo: true,
+      },
+    });
     expect(forOrg.planAssignmentRequests.map((r) => r.name)).toEqual([projectRequest.name]);
     expect(forOrg.totalResultsCount).toBe(1);
 

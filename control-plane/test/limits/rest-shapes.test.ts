@@ -8,8 +8,12 @@ const PERMISSION = (coll: string, verb: string): string => `services/limits.outp
 describe('limits REST shapes and permissions', () => {
   let server: TestServer;
   let api: LimitsApi;
-  const keyWith = async (grants: { permission: string; scope: string }[]): Promise<LimitsApi & { client: ReturnType<TestServer['clientWith']> }> => {
-    const { secret } = await server.admin.request<{ secret: string }>('POST', '/v1/apiKeys', { body: { displayName: 'k', grants } });
+  const keyWith = async (
+    grants: { permission: string; scope: string }[],
+  ): Promise<LimitsApi & { client: ReturnType<TestServer['clientWith']> }> => {
+    const { secret } = await server.admin.request<{ secret: string }>('POST', '/v1/apiKeys', {
+      body: { displayName: 'k', grants },
+    });
     const client = server.clientWith(secret);
     return { ...limitsApi(client), client };
   };
@@ -46,7 +50,9 @@ describe('limits REST shapes and permissions', () => {
       const batch = await server.admin.batchGet<{ name: string }>(plural, list);
       expect(batch[plural]?.map((r) => r.name)).toEqual(list);
     }
-    const everyLimit = await server.admin.list<{ name: string }>('projects/-', 'limits', { filter: 'usage = 0 AND configuredLimit = 7' });
+    const everyLimit = await server.admin.list<{ name: string }>('projects/-', 'limits', {
+      filter: 'usage = 0 AND configuredLimit = 7',
+    });
     expect(everyLimit['limits']?.map((l) => l.name)).toEqual([limitName('projects/web', 'r1')]);
     const basic = await server.admin.get<Record<string, unknown>>(limitName('projects/web', 'r1'), { view: 'BASIC' });
     expect(Object.keys(basic).sort()).toEqual(['configuredLimit', 'name', 'region', 'resource', 'usage']);
@@ -54,7 +60,11 @@ describe('limits REST shapes and permissions', () => {
 
   it('streams a collection watch of limits', async () => {
     const controller = new AbortController();
-    const stream = server.admin.watch<Record<string, unknown>>('/v1/projects/web/limits:watch', { type: 'STATELESS' }, controller.signal);
+    const stream = server.admin.watch<Record<string, unknown>>(
+      '/v1/projects/web/limits:watch',
+      { type: 'STATELESS' },
+      controller.signal,
+    );
     const snapshot = await stream.next();
     expect(JSON.stringify(snapshot.value?.['limitChanges'])).toContain(limitName('projects/web', 'r1'));
     await api.device('projects/web', 'r1', 'watched');
@@ -69,13 +79,21 @@ describe('limits REST shapes and permissions', () => {
     const limit = limitName('projects/web', 'r1');
     expect((await refused(server.admin.create('projects/web', 'limits', {}))).status).toBe('UNIMPLEMENTED');
     expect((await refused(server.admin.create('organizations/shop', 'limitPools', {}))).status).toBe('UNIMPLEMENTED');
-    expect((await refused(server.admin.update({ name: limit, configuredLimit: 9999 }, { updateMask: 'configuredLimit' }))).status).toBe(
-      'INVALID_ARGUMENT',
-    );
-    const replaced = await server.admin.update<Record<string, unknown>>({ name: limit, configuredLimit: 9999, usage: 0, metadata: { labels: { team: 'a' } } });
+    expect(
+      (await refused(server.admin.update({ name: limit, configuredLimit: 9999 }, { updateMask: 'configuredLimit' })))
+        .status,
+    ).toBe('INVALID_ARGUMENT');
+    const replaced = await server.admin.update<Record<string, unknown>>({
+      name: limit,
+      configuredLimit: 9999,
+      usage: 0,
+      metadata: { labels: { team: 'a' } },
+    });
     expect(replaced).toMatchObject({ configuredLimit: 7, usage: 1, metadata: { labels: { team: 'a' } } });
     expect((await refused(server.admin.delete(limit))).status).toBe('FAILED_PRECONDITION');
-    expect((await refused(server.admin.delete(poolName('organizations/shop', 'r1')))).status).toBe('FAILED_PRECONDITION');
+    expect((await refused(server.admin.delete(poolName('organizations/shop', 'r1')))).status).toBe(
+      'FAILED_PRECONDITION',
+    );
     const pool = await server.admin.update<Record<string, unknown>>(
       { name: poolName('organizations/shop', 'r1'), metadata: { labels: { tier: 'gold' } } },
       { updateMask: 'metadata.labels' },
@@ -83,7 +101,10 @@ describe('limits REST shapes and permissions', () => {
     expect(pool['configuredSize']).toBe(100_000);
     const assignment = String((await api.assignment('projects/web'))['name']);
     const readOnly = await refused(
-      server.admin.update({ name: assignment, defaultRegionalPlan: `${SERVICE}/plans/project-small` }, { updateMask: 'defaultRegionalPlan' }),
+      server.admin.update(
+        { name: assignment, defaultRegionalPlan: `${SERVICE}/plans/project-small` },
+        { updateMask: 'defaultRegionalPlan' },
+      ),
     );
     expect(readOnly.status).toBe('FAILED_PRECONDITION');
   });
@@ -94,10 +115,14 @@ describe('limits REST shapes and permissions', () => {
     expect((await reader.limit('projects/web', 'r1')).name).toBe(limit);
     expect((await refused(reader.client.list('projects/web', 'limits'))).status).toBe('PERMISSION_DENIED');
     expect((await refused(reader.client.batchGet('limits', [limit]))).status).toBe('PERMISSION_DENIED');
-    expect((await refused(reader.client.request('POST', `/v1/${limit}:migrate`, { body: {} }))).status).toBe('PERMISSION_DENIED');
+    expect((await refused(reader.client.request('POST', `/v1/${limit}:migrate`, { body: {} }))).status).toBe(
+      'PERMISSION_DENIED',
+    );
 
     const migrator = await keyWith([{ permission: PERMISSION('limits', 'migrate'), scope: 'projects/web' }]);
-    expect((await migrator.client.request<{ name: string }>('POST', `/v1/${limit}:migrate`, { body: {} })).name).toBe(limit);
+    expect((await migrator.client.request<{ name: string }>('POST', `/v1/${limit}:migrate`, { body: {} })).name).toBe(
+      limit,
+    );
 
     const watcher = await keyWith([{ permission: PERMISSION('limits', 'watch'), scope: 'projects/web' }]);
     const controller = new AbortController();
@@ -108,27 +133,43 @@ describe('limits REST shapes and permissions', () => {
 
     await api.plan('organizations/shop', 'p50', 'PROJECT', 50);
     const pending = await api.request('projects/web', 'up', { assign: { plan: 'organizations/shop/plans/p50' } });
-    const decliner = await keyWith([{ permission: PERMISSION('planAssignmentRequests', 'decline'), scope: 'organizations/shop' }]);
+    const decliner = await keyWith([
+      { permission: PERMISSION('planAssignmentRequests', 'decline'), scope: 'organizations/shop' },
+    ]);
     expect((await refused(decliner.accept(pending.name))).status).toBe('PERMISSION_DENIED');
-    const accepter = await keyWith([{ permission: PERMISSION('planAssignmentRequests', 'accept'), scope: 'organizations/shop' }]);
+    const accepter = await keyWith([
+      { permission: PERMISSION('planAssignmentRequests', 'accept'), scope: 'organizations/shop' },
+    ]);
     await accepter.accept(pending.name);
 
     const approverList = PERMISSION('approverPlanAssignmentRequests', 'list');
     const lister = await keyWith([{ permission: approverList, scope: '*' }]);
-    const listed = await lister.client.request<{ planAssignmentRequests: unknown[] }>('GET', '/v1/planAssignmentRequests:listApprover', {
-      query: { approver: 'organizations/shop' },
-    });
+    const listed = await lister.client.request<{ planAssignmentRequests: unknown[] }>(
+      'GET',
+      '/v1/planAssignmentRequests:listApprover',
+      {
+        query: { approver: 'organizations/shop' },
+      },
+    );
     expect(listed.planAssignmentRequests).toHaveLength(2);
     const notLister = await keyWith([{ permission: PERMISSION('planAssignmentRequests', 'list'), scope: '*' }]);
-    expect((await refused(notLister.client.request('GET', '/v1/planAssignmentRequests:listApprover'))).status).toBe('PERMISSION_DENIED');
+    expect((await refused(notLister.client.request('GET', '/v1/planAssignmentRequests:listApprover'))).status).toBe(
+      'PERMISSION_DENIED',
+    );
   });
 
   it('answers planAssignments:migrate with PUT and a plan_assignment body only', async () => {
     const assignment = String((await api.assignment('projects/web'))['name']);
-    expect((await refused(server.admin.request('POST', `/v1/${assignment}:migrate`, { body: {} }))).status).toBe('NOT_FOUND');
-    const other = await refused(server.admin.request('PUT', `/v1/${assignment}:migrate`, { body: { name: 'projects/web/planAssignments/x' } }));
+    expect((await refused(server.admin.request('POST', `/v1/${assignment}:migrate`, { body: {} }))).status).toBe(
+      'NOT_FOUND',
+    );
+    const other = await refused(
+      server.admin.request('PUT', `/v1/${assignment}:migrate`, { body: { name: 'projects/web/planAssignments/x' } }),
+    );
     expect(other.status).toBe('INVALID_ARGUMENT');
-    const migrated = await server.admin.request<{ allowances: unknown[] }>('PUT', `/v1/${assignment}:migrate`, { body: { name: assignment } });
+    const migrated = await server.admin.request<{ allowances: unknown[] }>('PUT', `/v1/${assignment}:migrate`, {
+      body: { name: assignment },
+    });
     expect(migrated.allowances).toEqual([{ resource: DEVICES, value: 50, region: 'r1' }]);
   });
 });

@@ -48,8 +48,14 @@ function startWorld(): World {
   const h = limits.handles;
   h.organizations.create({ parent: '', resource: { name: ORGS[0], regions: ['r1'] } });
   h.organizations.create({ parent: '', resource: { name: ORGS[1], parentOrganization: ORGS[0] } });
-  h.plans.create({ parent: 'organizations/oa', resource: { name: PLANS[0], planLevel: 'PROJECT', resourceLimits: [{ resource: DEVICES, value: 3 }] } });
-  h.plans.create({ parent: SERVICE, resource: { name: PLANS[1], planLevel: 'PROJECT', resourceLimits: [{ resource: DEVICES, value: 5 }] } });
+  h.plans.create({
+    parent: 'organizations/oa',
+    resource: { name: PLANS[0], planLevel: 'PROJECT', resourceLimits: [{ resource: DEVICES, value: 3 }] },
+  });
+  h.plans.create({
+    parent: SERVICE,
+    resource: { name: PLANS[1], planLevel: 'PROJECT', resourceLimits: [{ resource: DEVICES, value: 5 }] },
+  });
   return { engine, limits, devices, dir };
 }
 
@@ -61,7 +67,8 @@ let requestIds = 0;
 const op: fc.Arbitrary<Op> = fc.oneof(
   fc.tuple(project, regionList, parent).map(([p, regions, org]) => ({
     label: `create ${p} in ${regions.join('+')} under ${org || 'the service'}`,
-    run: (w: World) => w.limits.handles.projects.create({ parent: '', resource: { name: p, regions, parentOrganization: org } }),
+    run: (w: World) =>
+      w.limits.handles.projects.create({ parent: '', resource: { name: p, regions, parentOrganization: org } }),
   })),
   fc.tuple(project, regionList).map(([p, regions]) => ({
     label: `regions of ${p} := ${regions.join('+')}`,
@@ -69,35 +76,62 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   })),
   fc.tuple(project, parent).map(([p, org]) => ({
     label: `move ${p} under ${org || 'the service'}`,
-    run: (w: World) => w.limits.handles.projects.update({ resource: { name: p, parentOrganization: org }, updateMask: 'parentOrganization' }),
+    run: (w: World) =>
+      w.limits.handles.projects.update({
+        resource: { name: p, parentOrganization: org },
+        updateMask: 'parentOrganization',
+      }),
   })),
   project.map((p) => ({ label: `delete ${p}`, run: (w: World) => w.limits.handles.projects.delete({ name: p }) })),
-  fc.tuple(project, fc.constantFrom(...REGIONS), fc.integer({ min: 0, max: 5 }), fc.boolean()).map(([p, r, n, remove]) => ({
-    label: `${remove ? 'delete' : 'create'} device ${n} of ${p}/${r}`,
-    run: (w: World) => {
-      const name = `${p}/regions/${r}/devices/d${n}`;
-      if (remove) return w.devices.delete({ name });
-      return w.devices.create({ parent: `${p}/regions/${r}`, resource: { name } });
-    },
-  })),
-  fc.tuple(project, fc.constantFrom(...PLANS), fc.constantFrom('', ...REGIONS), fc.integer({ min: -3, max: 3 }), fc.boolean()).map(
-    ([p, plan, region, extra, accept]) => ({
+  fc
+    .tuple(project, fc.constantFrom(...REGIONS), fc.integer({ min: 0, max: 5 }), fc.boolean())
+    .map(([p, r, n, remove]) => ({
+      label: `${remove ? 'delete' : 'create'} device ${n} of ${p}/${r}`,
+      run: (w: World) => {
+        const name = `${p}/regions/${r}/devices/d${n}`;
+        if (remove) return w.devices.delete({ name });
+        return w.devices.create({ parent: `${p}/regions/${r}`, resource: { name } });
+      },
+    })),
+  fc
+    .tuple(
+      project,
+      fc.constantFrom(...PLANS),
+      fc.constantFrom('', ...REGIONS),
+      fc.integer({ min: -3, max: 3 }),
+      fc.boolean(),
+    )
+    .map(([p, plan, region, extra, accept]) => ({
       label: `request ${plan} for ${p} in ${region || 'every region'} (+${extra}), ${accept ? 'accepted' : 'declined'}`,
       run: (w: World) => {
         const created = w.limits.handles.requests.create({
           parent: p,
-          resource: { name: `${p}/planAssignmentRequests/q${++requestIds}`, request: { assign: { plan, region, extensions: [{ resource: DEVICES, value: extra }] } } },
+          resource: {
+            name: `${p}/planAssignmentRequests/q${++requestIds}`,
+            request: { assign: { plan, region, extensions: [{ resource: DEVICES, value: extra }] } },
+          },
         });
         const method = w.limits.customMethods.find((m) => m.verb === (accept ? 'accept' : 'decline'));
         const status = (created['status'] as { conclusion: string }).conclusion;
         if (status !== 'PENDING' || !method) return created;
-        return method.handle({ target: String(created['name']), body: {}, query: {}, principal: undefined, authorization: undefined, authorize: () => {}, signal: new AbortController().signal });
+        return method.handle({
+          target: String(created['name']),
+          body: {},
+          query: {},
+          principal: undefined,
+          authorization: undefined,
+          authorize: () => {},
+          signal: new AbortController().signal,
+        });
       },
-    }),
-  ),
+    })),
   fc.tuple(fc.constantFrom(PLANS[0], PLANS[1]), fc.integer({ min: 0, max: 8 })).map(([plan, value]) => ({
     label: `plan ${plan} := ${value}`,
-    run: (w: World) => w.limits.handles.plans.update({ resource: { name: plan, resourceLimits: [{ resource: DEVICES, value }] }, updateMask: 'resourceLimits' }),
+    run: (w: World) =>
+      w.limits.handles.plans.update({
+        resource: { name: plan, resourceLimits: [{ resource: DEVICES, value }] },
+        updateMask: 'resourceLimits',
+      }),
   })),
 );
 
@@ -108,7 +142,8 @@ function problems(w: World): string[] {
   const world = loadWorld(ctx);
   const again = recomputeTree(world.hierarchy, world.assignments, world.plans, world.previous);
   if (!isEmptyDiff(again.diff)) found.push(`a whole-tree recompute still changes ${JSON.stringify(again.diff)}`);
-  if (again.changedAssignments.length > 0) found.push(`stale assignments ${again.changedAssignments.map((a) => a.assignee).join()}`);
+  if (again.changedAssignments.length > 0)
+    found.push(`stale assignments ${again.changedAssignments.map((a) => a.assignee).join()}`);
   for (const limit of world.previous.limits) {
     const [, p, , region] = limit.name.split('/');
     const devices = w.devices.table.count([{ sql: 'parent = ?', params: [`projects/${p}/regions/${region}`] }]);
@@ -130,7 +165,10 @@ describe('limits service invariants under random writes', () => {
               run(w);
             } catch (err) {
               if (!(err instanceof ApiError)) throw err;
-              expect({ label, refusedWriteChangedLog: w.engine.log.head() !== head }).toEqual({ label, refusedWriteChangedLog: false });
+              expect({ label, refusedWriteChangedLog: w.engine.log.head() !== head }).toEqual({
+                label,
+                refusedWriteChangedLog: false,
+              });
             }
             expect({ label, problems: problems(w) }).toEqual({ label, problems: [] });
           }

@@ -38,13 +38,20 @@ describe('spec 001 States and transitions', () => {
   it('row 1: when configured_limit changes, active_limit equals it once the change is committed', async () => {
     await api.organization('o1');
     await api.project('p1', ['r1']);
-    await server.admin.update({ name: 'projects/p1', parentOrganization: 'organizations/o1' }, { updateMask: 'parentOrganization' });
+    await server.admin.update(
+      { name: 'projects/p1', parentOrganization: 'organizations/o1' },
+      { updateMask: 'parentOrganization' },
+    );
     await api.plan('organizations/o1', 'tiny', 'PROJECT', 50);
     const limit = limitName('projects/p1', 'r1');
     expect(await api.limit('projects/p1', 'r1')).toMatchObject({ configuredLimit: 1000, activeLimit: 1000 });
 
     const controller = new AbortController();
-    const changes = server.admin.watch<{ change: Record<string, { limit?: LimitJson }> }>(`/v1/${limit}:watch`, {}, controller.signal);
+    const changes = server.admin.watch<{ change: Record<string, { limit?: LimitJson }> }>(
+      `/v1/${limit}:watch`,
+      {},
+      controller.signal,
+    );
     const first = await changes.next();
     expect(JSON.stringify(first.value)).toContain('"configuredLimit":1000');
 
@@ -91,7 +98,11 @@ describe('spec 001 States and transitions', () => {
       { name: serviceAcceptedPlan('organizations/o3'), defaultRegionalPlan: `${SERVICE}/plans/org-500` },
       { updateMask: 'defaultRegionalPlan' },
     );
-    expect(await api.pool('organizations/o3', 'r1')).toMatchObject({ configuredSize: 500, reserved: 1000, activeSize: 1000 });
+    expect(await api.pool('organizations/o3', 'r1')).toMatchObject({
+      configuredSize: 500,
+      reserved: 1000,
+      activeSize: 1000,
+    });
     const servicePool = await api.pool(SERVICE, 'r1');
     expect(servicePool.reserved).toBe(servicePoolBefore.reserved - 100_000 + 1000);
 
@@ -134,8 +145,14 @@ describe('spec 001 States and transitions', () => {
     await refused(api.limit('projects/p5', 'east'));
 
     await server.admin.update({ name: 'projects/p5', regions: ['r1', 'east'] }, { updateMask: 'regions' });
-    expect(await api.limit('projects/p5', 'east')).toMatchObject({ configuredLimit: 1000, activeLimit: 1000, usage: 0 });
-    const projectPlan = await server.admin.get<Record<string, unknown>>(orgAcceptedPlan('organizations/o5', 'projects/p5'));
+    expect(await api.limit('projects/p5', 'east')).toMatchObject({
+      configuredLimit: 1000,
+      activeLimit: 1000,
+      usage: 0,
+    });
+    const projectPlan = await server.admin.get<Record<string, unknown>>(
+      orgAcceptedPlan('organizations/o5', 'projects/p5'),
+    );
     expect(projectPlan['appliedRegions']).toEqual(['east', 'r1']);
     const orgPlan = await server.admin.get<Record<string, unknown>>(serviceAcceptedPlan('organizations/o5'));
     expect(orgPlan['appliedRegions']).toEqual(['east', 'r1']);
@@ -155,7 +172,9 @@ describe('spec 001 States and transitions', () => {
     expect((await api.pool('organizations/o6', 'r1')).reserved).toBe(1000);
 
     await server.admin.delete('projects/p6');
-    expect((await refused(server.admin.get(orgAcceptedPlan('organizations/o6', 'projects/p6')))).status).toBe('NOT_FOUND');
+    expect((await refused(server.admin.get(orgAcceptedPlan('organizations/o6', 'projects/p6')))).status).toBe(
+      'NOT_FOUND',
+    );
     expect((await refused(api.limit('projects/p6', 'r1'))).status).toBe('NOT_FOUND');
     expect((await server.admin.list('projects/p6', 'planAssignments'))['planAssignments']).toEqual([]);
     expect((await api.pool('organizations/o6', 'r1')).reserved).toBe(0);

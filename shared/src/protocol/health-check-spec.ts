@@ -100,7 +100,8 @@ interface ProbeSpecView {
 /** Cross-member rules: exactly the type's own member is set, timeout ≤ interval, a sane status range. */
 export function checkProbeSpec(spec: ProbeSpecView & Record<string, unknown>, ctx: z.RefinementCtx): void {
   const own = TYPE_MEMBER[spec.type];
-  if (spec[own] === undefined) ctx.addIssue({ code: 'custom', path: [own], message: `a ${spec.type} check needs ${own}` });
+  if (spec[own] === undefined)
+    ctx.addIssue({ code: 'custom', path: [own], message: `a ${spec.type} check needs ${own}` });
   for (const member of Object.values(TYPE_MEMBER)) {
     if (member !== own && spec[member] !== undefined) {
       ctx.addIssue({ code: 'custom', path: [member], message: `a ${spec.type} check takes no ${member}` });

@@ -72,7 +72,12 @@ async function isPublished(admin: OutpostClient, deviceType: string, version: st
 }
 
 /** What `outpost os publish` does, with the bundle's own signature: upload the artifact, create the version. */
-async function publishThroughRest(url: string, admin: OutpostClient, bundle: OsBundle, deviceType: string): Promise<void> {
+async function publishThroughRest(
+  url: string,
+  admin: OutpostClient,
+  bundle: OsBundle,
+  deviceType: string,
+): Promise<void> {
   const { sha256, size, signature } = bundle.manifest;
   const upload = await fetch(`${url}/v1/artifacts`, {
     method: 'PUT',

@@ -32,7 +32,11 @@ export function parseGrubenv(text: string): Record<string, string> {
 }
 
 /** The grubenv variables as GRUB will see them at the next boot (/EFI/ab/grubenv on the ESP). */
-export async function readGrubenvFromDisk(overlay: string, esp: Partition, scratchDir: string): Promise<Record<string, string>> {
+export async function readGrubenvFromDisk(
+  overlay: string,
+  esp: Partition,
+  scratchDir: string,
+): Promise<Record<string, string>> {
   return withScratch(scratchDir, async (dir) => {
     const image = join(dir, 'esp.img');
     await extractPartition(overlay, esp, image);
@@ -55,7 +59,8 @@ export async function readDataPartitionFiles(
     const image = join(dir, 'data.img');
     await extractPartition(overlay, data, image);
     const fsck = await run('e2fsck', ['-fy', image], { allowFailure: true });
-    if (fsck.code === null || fsck.code > 2) throw new Error(`e2fsck of the data partition failed:\n${fsck.stdout}${fsck.stderr}`);
+    if (fsck.code === null || fsck.code > 2)
+      throw new Error(`e2fsck of the data partition failed:\n${fsck.stdout}${fsck.stderr}`);
     const files: Record<string, string | undefined> = {};
     for (const path of paths) {
       const { stdout, stderr } = await run('debugfs', ['-R', `cat ${path}`, image]);

@@ -133,10 +133,13 @@ export class Vm {
       child.once('exit', () => {
         clearInterval(watchdog);
         this.process = undefined;
-        this.onExit(boot).then(resolve, (err: unknown) => {
-          this.fail(err instanceof Error ? err : new Error(String(err)));
-          resolve(boot);
-        });
+        this.onExit(boot).then(
+          () => resolve(boot),
+          (err: unknown) => {
+            this.fail(err instanceof Error ? err : new Error(String(err)));
+            resolve(boot);
+          },
+        );
       });
     });
     for (const listener of this.bootListeners) listener(boot);

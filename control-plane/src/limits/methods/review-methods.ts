@@ -1,4 +1,10 @@
-import { failedPrecondition, invalidArgument, notFound, permissionOf, planAssignmentRequestDefinition } from '@outpost/shared';
+import {
+  failedPrecondition,
+  invalidArgument,
+  notFound,
+  permissionOf,
+  planAssignmentRequestDefinition,
+} from '@outpost/shared';
 import type { CustomCall, CustomMethod } from '../../resources/http/custom-method.js';
 import type { Doc } from '../../resources/resource-table.js';
 import type { LimitsContext } from '../context.js';
@@ -27,7 +33,14 @@ export function reviewMethods(ctx: LimitsContext): CustomMethod[] {
     }
     call.authorize(permission, approver);
     const status = record(doc['status']);
-    return { doc, body, status: { conclusion: (text(status['conclusion']) || 'UNDEFINED') as RequestStatus['conclusion'], reason: text(status['reason']) } };
+    return {
+      doc,
+      body,
+      status: {
+        conclusion: (text(status['conclusion']) || 'UNDEFINED') as RequestStatus['conclusion'],
+        reason: text(status['reason']),
+      },
+    };
   };
 
   return [

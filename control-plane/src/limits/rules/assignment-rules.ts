@@ -87,10 +87,12 @@ export function planAssignmentRules(ctx: LimitsContext): ResourceRules {
     }
     if (!reader.entity(assignee)) throw failedPrecondition(`${assignee} does not exist`);
     const service = text(doc['service']) || assignee;
-    if (service !== assignee) throw invalidArgument(`a service assigns plans to itself only: service must be ${assignee}`);
+    if (service !== assignee)
+      throw invalidArgument(`a service assigns plans to itself only: service must be ${assignee}`);
     const source = stored ? text(stored['source']) : acceptedPlanName(assignee, lastSegment(name));
     if (!stored) {
-      if (findAssignment(ctx, assignee, service)) throw alreadyExists(`${assignee} already has a plan assignment for ${service}`);
+      if (findAssignment(ctx, assignee, service))
+        throw alreadyExists(`${assignee} already has a plan assignment for ${service}`);
       if (ctx.h.acceptedPlans.find(source)) throw alreadyExists(`accepted plan "${source}" already exists`);
     }
     const { spec, plans } = checkedSpec(ctx, reader, doc, assignee, service);

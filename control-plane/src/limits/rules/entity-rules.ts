@@ -26,7 +26,9 @@ export function entityRules(ctx: LimitsContext, kind: 'service' | 'organization'
     const regions = regionsOf(doc);
     regions.forEach((region, i) => {
       if (!isValidId(ID_RULES.device, region)) {
-        throw invalidArgument(`regions[${i}]: invalid region id "${region}": must match ${ID_RULES.device.pattern.source}`);
+        throw invalidArgument(
+          `regions[${i}]: invalid region id "${region}": must match ${ID_RULES.device.pattern.source}`,
+        );
       }
     });
     if (new Set(regions).size !== regions.length) throw invalidArgument('regions lists a region twice');
@@ -76,14 +78,20 @@ export function entityRules(ctx: LimitsContext, kind: 'service' | 'organization'
         if (child) throw failedPrecondition(`${name} still has ${child} under it`);
       }
       if (kind === 'project') {
-        const used = childrenOf(ctx.h.limits, name).map(limitOf).find((limit) => limit.usage > 0);
-        if (used) throw failedPrecondition(`${name} still has ${used.usage} of ${used.resource} in region ${used.region}`);
+        const used = childrenOf(ctx.h.limits, name)
+          .map(limitOf)
+          .find((limit) => limit.usage > 0);
+        if (used)
+          throw failedPrecondition(`${name} still has ${used.usage} of ${used.resource} in region ${used.region}`);
       }
       if (kind === 'service') {
         const plans = countBy(ctx.h.plans, 'service', name);
-        const assigned = countBy(ctx.h.planAssignments, 'service', name) - childrenOf(ctx.h.planAssignments, name).length;
+        const assigned =
+          countBy(ctx.h.planAssignments, 'service', name) - childrenOf(ctx.h.planAssignments, name).length;
         if (plans > 0 || assigned > 0) {
-          throw failedPrecondition(`${name} still has ${plans} plan(s) and ${assigned} assignment(s) of other entities`);
+          throw failedPrecondition(
+            `${name} still has ${plans} plan(s) and ${assigned} assignment(s) of other entities`,
+          );
         }
       }
     },

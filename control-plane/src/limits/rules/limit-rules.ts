@@ -10,7 +10,9 @@ export function systemOwnedRules(plural: 'limits' | 'limitPools'): ResourceRules
   return {
     beforeCreate: (_doc, op) => {
       if (op.system !== true) {
-        throw invalidArgument(`${plural} cannot be created (allow_missing does not exist for ${plural}): assign a plan instead`);
+        throw invalidArgument(
+          `${plural} cannot be created (allow_missing does not exist for ${plural}): assign a plan instead`,
+        );
       }
     },
     beforeDelete: (doc, op) => {

@@ -19,15 +19,18 @@ export function planRules(ctx: LimitsContext): ResourceRules {
     const owner = ownerOf(text(doc['name']));
     const ownerIsService = entityKind(owner) === 'service';
     const service = text(doc['service']) || (ownerIsService ? owner : serviceOfLimits(doc));
-    if (!/^services\/[^/]+$/.test(service)) throw invalidArgument('service is required: services/{service} (or resourceLimits of one service)');
-    if (ownerIsService && service !== owner) throw invalidArgument(`a plan of ${owner} is for ${owner}, not ${service}`);
+    if (!/^services\/[^/]+$/.test(service))
+      throw invalidArgument('service is required: services/{service} (or resourceLimits of one service)');
+    if (ownerIsService && service !== owner)
+      throw invalidArgument(`a plan of ${owner} is for ${owner}, not ${service}`);
     if (!reader.entity(owner)) throw failedPrecondition(`${owner} does not exist`);
     if (!ctx.h.services.find(service)) throw failedPrecondition(`service ${service} does not exist`);
     const seen = new Set<string>();
     list(doc['resourceLimits']).forEach((value, i) => {
       const resource = text(record(value)['resource']);
       const ref = parseResourceRef(resource);
-      if (ref.service !== service) throw invalidArgument(`resourceLimits[${i}]: ${resource} is not a resource of ${service}`);
+      if (ref.service !== service)
+        throw invalidArgument(`resourceLimits[${i}]: ${resource} is not a resource of ${service}`);
       if (seen.has(resource)) throw invalidArgument(`resourceLimits names ${resource} twice`);
       seen.add(resource);
     });
@@ -57,7 +60,9 @@ export function planRules(ctx: LimitsContext): ResourceRules {
       const users = assignmentsUsingPlan(ctx, text(doc['name']));
       const first = users[0];
       if (first) {
-        throw failedPrecondition(`plan ${text(doc['name'])} is in use by ${users.length} assignment(s), e.g. ${text(first['name'])}`);
+        throw failedPrecondition(
+          `plan ${text(doc['name'])} is in use by ${users.length} assignment(s), e.g. ${text(first['name'])}`,
+        );
       }
     },
   };

@@ -11,7 +11,17 @@ import {
   type TreeState,
 } from '../../../src/limits/core/index.js';
 import { DEVICES, PODS, SERVICE, plan, spec } from './fixtures.js';
-import { accept, addRegion, changePlan, consume, deleteEntity, startWorld, submit, type StepResult, type World } from './limits-simulator.js';
+import {
+  accept,
+  addRegion,
+  changePlan,
+  consume,
+  deleteEntity,
+  startWorld,
+  submit,
+  type StepResult,
+  type World,
+} from './limits-simulator.js';
 
 /**
  * The control plane recomputes only the part of the tree a write touches: the touched entities, their
@@ -53,9 +63,12 @@ const projectRequest: fc.Arbitrary<RequestType> = fc.oneof(
   fc.record({
     assign: fc.record({
       plan: fc.constantFrom(PLANS[2]!.name, PLANS[3]!.name, PLANS[4]!.name),
-      extensions: fc.array(fc.record({ resource: fc.constantFrom(DEVICES, PODS), value: fc.integer({ min: -10, max: 30 }), region }), {
-        maxLength: 2,
-      }),
+      extensions: fc.array(
+        fc.record({ resource: fc.constantFrom(DEVICES, PODS), value: fc.integer({ min: -10, max: 30 }), region }),
+        {
+          maxLength: 2,
+        },
+      ),
       region,
     }),
   }),
@@ -66,17 +79,29 @@ const move: fc.Arbitrary<Move> = fc.oneof(
     const request: RequestType =
       'unassign' in raw ? { unassign: { ...raw.unassign, assignment: `${entity}/planAssignments/devices` } } : raw;
     const fixed: RequestType =
-      'assign' in request && entityKind(entity) === 'organization' ? { assign: { ...request.assign, plan: PLANS[1]!.name } } : request;
-    return { label: `submit ${entity} ${JSON.stringify(fixed)}`, run: (w: World) => submit(w, entity, fixed, system), touched: [entity] };
+      'assign' in request && entityKind(entity) === 'organization'
+        ? { assign: { ...request.assign, plan: PLANS[1]!.name } }
+        : request;
+    return {
+      label: `submit ${entity} ${JSON.stringify(fixed)}`,
+      run: (w: World) => submit(w, entity, fixed, system),
+      touched: [entity],
+    };
   }),
   fc.nat().map((i) => ({ label: `accept ${i}`, run: (w: World) => accept(w, i), touched: [] as string[] })),
-  fc.constantFrom(...PROJECTS, ORGS[1]).map((e) => ({ label: `delete ${e}`, run: (w: World) => deleteEntity(w, e), touched: [], removed: e })),
+  fc
+    .constantFrom(...PROJECTS, ORGS[1])
+    .map((e) => ({ label: `delete ${e}`, run: (w: World) => deleteEntity(w, e), touched: [], removed: e })),
   fc
     .tuple(fc.constantFrom(...PROJECTS), fc.constantFrom(...REGIONS))
     .map(([p, r]) => ({ label: `region ${r} → ${p}`, run: (w: World) => addRegion(w, p, r), touched: [p] })),
   fc
     .tuple(fc.constantFrom(PLANS[2]!.name, PLANS[1]!.name), fc.integer({ min: 0, max: 120 }))
-    .map(([p, v]) => ({ label: `plan ${p}=${v}`, run: (w: World) => changePlan(w, p, DEVICES, v), touched: [] as string[] })),
+    .map(([p, v]) => ({
+      label: `plan ${p}=${v}`,
+      run: (w: World) => changePlan(w, p, DEVICES, v),
+      touched: [] as string[],
+    })),
   fc
     .tuple(fc.constantFrom(...PROJECTS), fc.constantFrom(...REGIONS), fc.integer({ min: 1, max: 6 }), fc.boolean())
     .map(([p, r, n, give]) => ({
@@ -89,7 +114,13 @@ const move: fc.Arbitrary<Move> = fc.oneof(
 const ownerOf = (name: string): string => name.split('/').slice(0, 2).join('/');
 
 /** What the control plane's scope loader builds, from a world: the part of `entities` (closed upwards). */
-function partialRecompute(world: World, previousTree: TreeState, oldHierarchy: Hierarchy, touched: readonly string[], removed?: string) {
+function partialRecompute(
+  world: World,
+  previousTree: TreeState,
+  oldHierarchy: Hierarchy,
+  touched: readonly string[],
+  removed?: string,
+) {
   const full = indexHierarchy(world.hierarchy);
   const old = indexHierarchy(oldHierarchy);
   const scope = new Set<string>([SERVICE]);
@@ -111,8 +142,10 @@ function partialRecompute(world: World, previousTree: TreeState, oldHierarchy: H
     limits: previousTree.limits.filter((l) => owners.has(ownerOf(l.name))),
   };
   const held = new Map<string, number>();
-  for (const l of previous.limits) for (const s of l.sources) held.set(s, (held.get(s) ?? 0) + reservation(l.configuredLimit, l.activeLimit));
-  for (const p of previous.limitPools) if (p.source) held.set(p.source, (held.get(p.source) ?? 0) + reservation(p.configuredSize, p.activeSize));
+  for (const l of previous.limits)
+    for (const s of l.sources) held.set(s, (held.get(s) ?? 0) + reservation(l.configuredLimit, l.activeLimit));
+  for (const p of previous.limitPools)
+    if (p.source) held.set(p.source, (held.get(p.source) ?? 0) + reservation(p.configuredSize, p.activeSize));
   const outside = [
     ...previousTree.limits.filter((l) => !owners.has(ownerOf(l.name))).flatMap((l) => l.sources),
     ...previousTree.limitPools.filter((p) => !owners.has(ownerOf(p.name))).map((p) => p.source),
@@ -145,8 +178,15 @@ describe('recomputeTree over a part of the tree', () => {
             const old = before.assignments.find((b) => b.assignee === a.assignee);
             if (JSON.stringify(old) !== JSON.stringify(a)) changed.add(a.assignee);
           }
-          for (const b of before.assignments) if (!world.assignments.some((a) => a.assignee === b.assignee)) changed.add(b.assignee);
-          const { owners, result: partial } = partialRecompute(world, result.previous, before.hierarchy, [...changed], m.removed);
+          for (const b of before.assignments)
+            if (!world.assignments.some((a) => a.assignee === b.assignee)) changed.add(b.assignee);
+          const { owners, result: partial } = partialRecompute(
+            world,
+            result.previous,
+            before.hierarchy,
+            [...changed],
+            m.removed,
+          );
           const inside = {
             limitPools: world.tree.limitPools.filter((p) => owners.has(ownerOf(p.name))),
             limits: world.tree.limits.filter((l) => owners.has(ownerOf(l.name))),

@@ -14,7 +14,10 @@ describe('tryConsume', () => {
   });
 
   it('refuses while the configured limit is below usage, even though the active one keeps its old value', () => {
-    expect(tryConsume(limit({ configuredLimit: 2, activeLimit: 5, usage: 4 }), 1)).toMatchObject({ ok: false, available: 0 });
+    expect(tryConsume(limit({ configuredLimit: 2, activeLimit: 5, usage: 4 }), 1)).toMatchObject({
+      ok: false,
+      available: 0,
+    });
     expect(tryConsume(limit({ configuredLimit: 2, activeLimit: 5, usage: 1 }), 1).ok).toBe(true);
   });
 

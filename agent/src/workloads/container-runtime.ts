@@ -1,0 +1,76 @@
+import { execa } from 'execa';
+import type { RunningService, ServiceExit, ServiceLaunch, WorkloadRuntime } from './runtime.js';
+
+export type ContainerEngine = 'docker' | 'podman';
+
+/** `outpost-<pod id>-<service>`: one container per service, found again by name after a restart of the agent. */
+export function containerName(pod: string, service: string): string {
+  const podId = pod.split('/').at(-1) ?? pod;
+  return `outpost-${podId}-${service}`;
+}
+
+/** The `run` arguments of one service: foreground (its exit code is the container's), removed when it ends. */
+export function containerRunArgs(launch: ServiceLaunch, name: string): string[] {
+  const { service } = launch;
+  if (service.image === undefined) throw new Error(`service ${service.name} has no image`);
+  const args = [
+    'run',
+    '--rm',
+    '--name',
+    name,
+    '--label',
+    `outpost.pod=${launch.pod}`,
+    '--label',
+    `outpost.service=${service.name}`,
+  ];
+  for (const variable of launch.env) args.push('--env', `${variable.name}=${variable.value}`);
+  if (service.workingDir !== undefined) args.push('--workdir', service.workingDir);
+  const [entrypoint, ...commandArgs] = service.command ?? [];
+  if (entrypoint !== undefined) args.push('--entrypoint', entrypoint);
+  args.push(service.image, ...commandArgs, ...(service.args ?? []));
+  return args;
+}
+
+/** Whether `engine` is installed and its daemon (or podman itself) answers. */
+export async function containerEngineAvailable(engine: ContainerEngine): Promise<boolean> {
+  const result = await execa(engine, ['info', '--format', '{{json .}}'], { reject: false, timeout: 10_000 });
+  return !result.failed && result.exitCode === 0;
+}
+
+/** Services as containers through the docker or podman command line. */
+export function containerRuntime(engine: ContainerEngine): WorkloadRuntime {
+  return {
+    kind: engine,
+    async start(launch: ServiceLaunch): Promise<RunningService> {
+      const name = containerName(launch.pod, launch.service.name);
+      // a container left over from an agent that died is replaced, never run twice
+      await execa(engine, ['rm', '--force', name], { reject: false, timeout: 30_000 });
+      const log = { file: launch.logFile, append: true } as const;
+      const subprocess = execa(engine, containerRunArgs(launch, name), {
+        stdin: 'ignore',
+        stdout: log,
+        stderr: log,
+        reject: false,
+        forceKillAfterDelay: false,
+      });
+      const exited: Promise<ServiceExit> = subprocess.then(
+        (result) => {
+          if (result.exitCode === undefined) return { error: result.originalMessage || result.shortMessage };
+          // 125: the engine could not create or start the container (unknown image, bad option, ...)
+          if (result.exitCode === 125) return { exitCode: 125, error: `${engine} could not run the container` };
+          return { exitCode: result.exitCode };
+        },
+        (err: unknown) => ({ error: err instanceof Error ? err.message : String(err) }),
+      );
+      return {
+        containerId: name,
+        exited,
+        async stop(graceMs: number) {
+          const seconds = String(Math.max(1, Math.ceil(graceMs / 1000)));
+          await execa(engine, ['stop', '--time', seconds, name], { reject: false, timeout: graceMs + 30_000 });
+          await exited;
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,47 @@
+import type { EnvVar, PodService } from '@outpost/shared';
+
+/** Everything a runtime needs to start one service of one pod. */
+export interface ServiceLaunch {
+  /** projects/{p}/regions/{r}/pods/{pod} */
+  pod: string;
+  service: PodService;
+  /** the pod's folder under {device_root}/data/workloads: the default working directory */
+  workDir: string;
+  /** stdout and stderr are appended here */
+  logFile: string;
+  /** the environment the service sees (besides what the runtime adds) */
+  env: EnvVar[];
+}
+
+/** How a service ended. */
+export interface ServiceExit {
+  exitCode?: number;
+  signal?: string;
+  /** it could not be started, or its runtime failed */
+  error?: string;
+}
+
+export interface RunningService {
+  pid?: number;
+  containerId?: string;
+  /** settles when the service has ended, however it ended; never rejects */
+  exited: Promise<ServiceExit>;
+  /** Asks it to end (SIGTERM or `docker stop`), forcing it after `graceMs`; resolves once it has ended. */
+  stop(graceMs: number): Promise<void>;
+}
+
+export type RuntimeKind = 'process' | 'docker' | 'podman';
+
+/** Starts services: processes (always available) or containers (docker or podman, when installed). */
+export interface WorkloadRuntime {
+  kind: RuntimeKind;
+  /** Starts the service; rejects only when the runtime itself cannot be used. */
+  start(launch: ServiceLaunch): Promise<RunningService>;
+}
+
+/** The runtimes of one device: processes always, a container runtime when one answers. */
+export interface RuntimeSet {
+  process: WorkloadRuntime;
+  /** resolved lazily: the first service with an image asks for it */
+  container(): Promise<WorkloadRuntime | undefined>;
+}

@@ -1,0 +1,155 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { MetricsSample } from '@outpost/shared';
+import { openDatabase } from '../../src/db/open-database.js';
+import type { Db } from '../../src/db/open-database.js';
+import { metricsTiers, parseDuration, tierFor } from '../../src/metrics/downsampling.js';
+import { MetricsHistory } from '../../src/metrics/metrics-history.js';
+
+const dbs: { db: Db; dir: string }[] = [];
+afterEach(() => {
+  for (const { db, dir } of dbs.splice(0)) {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+function history(retentionDays = 30): MetricsHistory {
+  const dir = mkdtempSync(join(tmpdir(), 'outpost-metrics-'));
+  const db = openDatabase(join(dir, 'outpost.db'));
+  dbs.push({ db, dir });
+  return new MetricsHistory(db, { retentionDays });
+}
+
+const T0 = Date.parse('2025-03-01T00:00:00Z');
+const MIN = 60_000;
+const HOUR = 60 * MIN;
+const DAY = 24 * HOUR;
+
+const sample = (cpu: number, extra: Partial<MetricsSample> = {}): MetricsSample => ({
+  time: new Date(T0).toISOString(),
+  cpu: { usagePercent: cpu },
+  memory: { totalBytes: 1000, usedBytes: cpu * 10 },
+  storage: [
+    { mount: '/', totalBytes: 500, usedBytes: 100 },
+    { mount: '/outpost', totalBytes: 300, usedBytes: 50 },
+  ],
+  uptimeSeconds: cpu,
+  ...extra,
+});
+
+describe('downsampling plan', () => {
+  it('raw for an hour, minutes for a day, hours for the retention; each capped by the retention', () => {
+    expect(metricsTiers(30).map((t) => [t.resolution, t.retentionMs])).toEqual([
+      ['raw', HOUR],
+      ['60s', DAY],
+      ['3600s', 30 * DAY],
+    ]);
+    const now = T0 + 100 * DAY;
+    expect(tierFor(metricsTiers(30), now - 30 * MIN, now).resolution).toBe('raw');
+    expect(tierFor(metricsTiers(30), now - 2 * HOUR, now).resolution).toBe('60s');
+    expect(tierFor(metricsTiers(30), now - 3 * DAY, now).resolution).toBe('3600s');
+    expect(tierFor(metricsTiers(30), now - 90 * DAY, now).resolution).toBe('3600s');
+  });
+
+  it('parses steps', () => {
+    expect([
+      parseDuration('60s'),
+      parseDuration('5m'),
+      parseDuration('1h'),
+      parseDuration('90'),
+      parseDuration('1d'),
+    ]).toEqual([60_000, 300_000, HOUR, 90_000, DAY]);
+    expect(parseDuration('soon')).toBeUndefined();
+  });
+});
+
+describe('MetricsHistory (real SQLite file)', () => {
+  it('serves raw samples aggregated per step: averages, maxima, sums over filesystems', () => {
+    const store = history();
+    store.record([
+      { device: 'd1', timeMs: T0 + 5_000, sample: sample(10, { temperatureCelsius: 40, load1: 0.5 }) },
+      { device: 'd1', timeMs: T0 + 35_000, sample: sample(30, { temperatureCelsius: 50 }) },
+      { device: 'd1', timeMs: T0 + 65_000, sample: sample(20) },
+      { device: 'd2', timeMs: T0 + 5_000, sample: sample(99) },
+    ]);
+    const series = store.query({ device: 'd1', fromMs: T0, toMs: T0 + 2 * MIN, stepMs: MIN, nowMs: T0 + 10 * MIN });
+    expect(series.resolution).toBe('raw');
+    expect(series.points).toEqual([
+      {
+        time: '2025-03-01T00:00:00.000Z',
+        samples: 2,
+        cpuPercent: 20,
+        cpuPercentMax: 30,
+        memoryUsedBytes: 200,
+        memoryTotalBytes: 1000,
+        storageUsedBytes: 150,
+        storageTotalBytes: 800,
+        temperatureCelsius: 45,
+        load1: 0.5,
+        uptimeSeconds: 30,
+      },
+      {
+        time: '2025-03-01T00:01:00.000Z',
+        samples: 1,
+        cpuPercent: 20,
+        cpuPercentMax: 20,
+        memoryUsedBytes: 200,
+        memoryTotalBytes: 1000,
+        storageUsedBytes: 150,
+        storageTotalBytes: 800,
+        uptimeSeconds: 20,
+      },
+    ]);
+    const wide = store.query({ device: 'd1', fromMs: T0, toMs: T0 + HOUR, stepMs: HOUR, nowMs: T0 + 10 * MIN });
+    expect(wide.points).toHaveLength(1);
+    expect(wide.points[0]).toMatchObject({ samples: 3, cpuPercent: 20, cpuPercentMax: 30 });
+  });
+
+  it('answers older ranges from the minute and hour buckets, and prunes each tier after its retention', () => {
+    const store = history(7);
+    const entries = [];
+    // one sample a minute for three hours, cpu = minute of the hour
+    for (let m = 0; m < 180; m++) entries.push({ device: 'd1', timeMs: T0 + m * MIN + 1_000, sample: sample(m % 60) });
+    store.record(entries);
+
+    const later = T0 + 5 * HOUR;
+    const minutes = store.query({ device: 'd1', fromMs: T0, toMs: T0 + 3 * HOUR, stepMs: 30 * MIN, nowMs: later });
+    expect(minutes.resolution).toBe('60s');
+    expect(minutes.points.map((p) => [p.samples, p.cpuPercent])).toEqual([
+      [30, 14.5],
+      [30, 44.5],
+      [30, 14.5],
+      [30, 44.5],
+      [30, 14.5],
+      [30, 44.5],
+    ]);
+
+    const twoDaysLater = T0 + 2 * DAY;
+    const hours = store.query({ device: 'd1', fromMs: T0, toMs: T0 + 3 * HOUR, stepMs: HOUR, nowMs: twoDaysLater });
+    expect(hours.resolution).toBe('3600s');
+    expect(hours.points.map((p) => [p.time, p.samples, p.cpuPercent, p.cpuPercentMax])).toEqual([
+      ['2025-03-01T00:00:00.000Z', 60, 29.5, 59],
+      ['2025-03-01T01:00:00.000Z', 60, 29.5, 59],
+      ['2025-03-01T02:00:00.000Z', 60, 29.5, 59],
+    ]);
+
+    expect(store.prune(twoDaysLater)).toBe(180 + 180); // every raw sample and minute bucket
+    expect(
+      store.query({ device: 'd1', fromMs: T0, toMs: T0 + HOUR, stepMs: MIN, nowMs: T0 + 10 * MIN }).points,
+    ).toEqual([]);
+    expect(
+      store.query({ device: 'd1', fromMs: T0, toMs: T0 + 3 * HOUR, stepMs: HOUR, nowMs: twoDaysLater }).points,
+    ).toHaveLength(3);
+    expect(store.prune(T0 + 8 * DAY)).toBe(3); // the hours, after the 7-day retention
+  });
+
+  it('forgets a deleted device', () => {
+    const store = history();
+    store.record([{ device: 'd1', timeMs: T0, sample: sample(1) }]);
+    store.forget('d1');
+    expect(store.query({ device: 'd1', fromMs: T0 - 1, toMs: T0 + 1, stepMs: 1000, nowMs: T0 }).points).toEqual([]);
+  });
+});
