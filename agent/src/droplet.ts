@@ -25,6 +25,11 @@ import type { AgentHooks } from './hooks/agent-hooks.js';
 import type { HookTimeouts } from './hooks/hook-timeouts.js';
 import { HealthMonitor } from './health/health-monitor.js';
 import { systemctlPower } from './power/systemctl-power.js';
+import { registerPowerCommands } from './power/power-commands.js';
+import { startWorkloads } from './workloads/start-workloads.js';
+import type { WorkloadOptions, Workloads } from './workloads/start-workloads.js';
+import { startChannelServices } from './transfer/channel-services.js';
+import { deviceChannelServices } from './transfer/device-channel-services.js';
 
 export interface DropletOptions {
   paths: AgentPaths;
@@ -43,6 +48,10 @@ export interface DropletOptions {
   hooks?: { timeoutsMs?: Partial<HookTimeouts>; killGraceMs?: number };
   /** OS management (A/B upgrades); absent with the `none` boot backend: OSReady=True/Unsupported */
   os?: DropletOsOptions;
+  /** pod runtimes and restart timers (tests shorten them) */
+  workloads?: WorkloadOptions;
+  /** the agent's log file, for the debug bundle */
+  logFile?: string;
 }
 
 export interface DropletOsOptions {
@@ -71,6 +80,7 @@ export interface Droplet {
   health: HealthMonitor;
   /** absent with the `none` boot backend */
   osUpdater: OsUpdater | undefined;
+  workloads: Workloads;
   stop(): Promise<void>;
 }
 
@@ -145,8 +155,29 @@ export async function startDroplet(options: DropletOptions): Promise<Droplet> {
     reporter.setCondition({ type: 'OSReady', ...UNSUPPORTED });
   }
 
+  const workloads = startWorkloads(link, paths.dataDir, lastDesired?.pods, logger, options.workloads);
+  registerPowerCommands(link, { power, runShutdownHooks, logger });
+  const channels = startChannelServices({
+    link,
+    logger,
+    services: deviceChannelServices({
+      paths,
+      agentVersion: options.agentVersion,
+      bootId: options.bootId,
+      deviceName: config.deviceName,
+      facts: options.facts,
+      workloads: workloads.manager,
+      logger,
+      journalUnit: 'droplet.service',
+      ...(options.logFile === undefined ? {} : { logFile: options.logFile }),
+    }),
+  });
+
   link.addSpecConsumer(async (device: DesiredDevice) => {
     osUpdater?.setDesired(device);
+    workloads.manager
+      .setDesired(device.pods)
+      .catch((err: unknown) => logger.error({ err }, 'cannot converge the pods'));
     health.apply(device.healthChecks);
     await writeJsonFileAtomic(paths.desiredDeviceFile, device);
     logger.info(
@@ -184,7 +215,10 @@ export async function startDroplet(options: DropletOptions): Promise<Droplet> {
     hooks,
     health,
     osUpdater,
+    workloads,
     async stop() {
+      channels.stop();
+      await workloads.stop();
       await osUpdater?.stop();
       reporting.stop();
       health.stop();

@@ -105,6 +105,7 @@ async function main(): Promise<void> {
       logger,
       power: device.power,
       hooks: { timeoutsMs: hookTimeouts(cli) },
+      ...(cli.logFile === undefined ? {} : { logFile: cli.logFile }),
       ...(device.backend === undefined
         ? {}
         : { os: osOptions(cli, device.backend, device.volatileDir, bootBackend, testHooks) }),

@@ -13,11 +13,15 @@ import { ArtifactStore } from './os/artifact-store.js';
 import { artifactRoutes } from './os/artifact-routes.js';
 import { createOsCatalog } from './os/os-catalog-service.js';
 import { createHealthCheckService } from './healthchecks/health-check-service.js';
+import { DEFAULT_METRICS_RETENTION_DAYS } from './metrics/downsampling.js';
 import { MetricsHistory } from './metrics/metrics-history.js';
 import { recordDeviceMetrics } from './metrics/metrics-recorder.js';
 import { metricsRoutes } from './metrics/metrics-routes.js';
 import { createPrometheusMetrics } from './metrics/prometheus.js';
 import { createResourceRouter } from './resources/http/resource-router.js';
+import { createApplicationsService } from './applications/applications-service.js';
+import { powerMethods } from './devices/power-methods.js';
+import { transferRoutes } from './transfer/transfer-routes.js';
 import { apiErrorHandler, unknownRouteHandler } from './server/http-errors.js';
 import type { ServerConfig } from './server/config.js';
 import type { Logger } from './server/logger.js';
@@ -55,7 +59,13 @@ export async function startServer(
   const devices = createDeviceService(engine, db, { extraRules: [catalog.deviceRules, limits.deviceRules] });
   limits.bootstrap();
   const healthChecks = createHealthCheckService(engine);
-  const metricsHistory = new MetricsHistory(db, { retentionDays: config.metricsRetentionDays ?? 30 });
+  // remote operations go over the gateway, which is created below
+  const sendCommand = (device: string, command: string, args: unknown, timeoutMs: number): Promise<unknown> =>
+    gateway.sendCommand(device, command, args, timeoutMs);
+  const applications = createApplicationsService(engine, devices.devices, sendCommand);
+  const metricsHistory = new MetricsHistory(db, {
+    retentionDays: config.metricsRetentionDays ?? DEFAULT_METRICS_RETENTION_DAYS,
+  });
   const metricsRecorder = recordDeviceMetrics(devices.devices, metricsHistory);
   const keys = new ApiKeyStore(db);
   const authorizer = new Authorizer({ ancestorsOf: limits.ancestorsOf });
@@ -70,7 +80,12 @@ export async function startServer(
       if (!principal) throw unauthenticated('request is not authenticated');
       authorizer.authorize(principal as Principal, permission, name);
     },
-    customMethods: [...devices.customMethods, ...limits.customMethods],
+    customMethods: [
+      ...devices.customMethods,
+      ...limits.customMethods,
+      ...applications.customMethods,
+      ...powerMethods(devices.devices, sendCommand),
+    ],
     onStreamError: (err) => logger.error({ err }, 'watch stream failed'),
   });
   const requireApiKey = authenticateRequest(keys);
@@ -120,6 +135,14 @@ export async function startServer(
     }),
   );
   app.use(
+    transferRoutes({
+      devices: devices.devices,
+      channels: () => gateway.channels,
+      authenticate: requireApiKey,
+      authorize,
+    }),
+  );
+  app.use(
     '/v1',
     (req, res, next) => (resources.isPublic(req.method, req.path) ? next() : requireApiKey(req, res, next)),
     resources.router,
@@ -128,6 +151,7 @@ export async function startServer(
   app.use(apiErrorHandler(logger));
 
   const server = createServer(app);
+  server.requestTimeout = 0; // a large upload may take longer than any fixed limit; headers still time out
   const gateway = new AgentGateway({
     engine,
     devices: devices.devices,
@@ -135,7 +159,9 @@ export async function startServer(
     resolveOsImage: catalog.resolveOsImage,
     osVersions: catalog.osVersions,
     resolveHealthChecks: healthChecks.resolveHealthChecks,
-    specDependencies: [healthChecks.specDependency],
+    specDependencies: [healthChecks.specDependency, applications.specDependency],
+    resolvePods: applications.resolvePods,
+    onPodStatus: applications.recordPodStatus,
     logger: logger.child({ component: 'gateway' }),
     heartbeatSeconds: config.heartbeatSeconds,
   });
@@ -156,6 +182,7 @@ export async function startServer(
       resources.closeStreams();
       gateway.close();
       metricsRecorder.stop();
+      applications.stop();
       prometheus.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

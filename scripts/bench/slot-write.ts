@@ -16,7 +16,7 @@
  *   agent_vs_dd_ratio. Progress on stderr. Exits 0 when it ran (a missed goal shows as "met": false).
  *
  * Run from the repository root:  npx tsx scripts/bench/slot-write.ts
- * (IMAGE_MIB=512 RUNS=3 by default; CHECKPOINT_MS overrides the agent's fsync checkpoint interval)
+ * (IMAGE_MIB=512 RUNS=5 by default; CHECKPOINT_MS overrides the agent's fsync checkpoint interval)
  */
 import { createHash, generateKeyPairSync, randomFillSync, sign } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
@@ -37,7 +37,7 @@ import { exitAfter } from './lib/time.js';
 
 const MiB = 1024 * 1024;
 const IMAGE_BYTES = Number(process.env['IMAGE_MIB'] ?? 512) * MiB;
-const RUNS = Number(process.env['RUNS'] ?? 3);
+const RUNS = Number(process.env['RUNS'] ?? 5);
 /** the agent's fsync checkpoint interval (its default unless set) */
 const CHECKPOINT_MS = process.env['CHECKPOINT_MS'] === undefined ? undefined : Number(process.env['CHECKPOINT_MS']);
 const TIME_LIMIT_MS = 15 * 60_000;

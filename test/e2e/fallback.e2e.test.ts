@@ -18,8 +18,8 @@ describe('automatic fallback to the retained slot', () => {
     await device.setOsVersion(version);
     const rolledBack = await device.waitForOsReady('RolledBack', 'False', 20 * 60_000);
     scenario.timings.since(`fallback from ${version}: PUT → RolledBack`, start);
-    expect(osReadyOf(rolledBack)?.message).toBe(
-      `${version} did not boot or was not committed in slot B; running 1.0.0; not retried until spec.osVersion changes`,
+    expect(osReadyOf(rolledBack)?.message).toContain(
+      `${version} did not boot or was not committed in slot B; running 1.0.0`,
     );
     expect(rolledBack.status?.deviceInfo?.osVersion).toBe('1.0.0');
     expect(rolledBack.status?.osUpdate).toMatchObject({ runningSlot: 'A', activeSlot: 'A', lastFailed: 'B' });
@@ -43,7 +43,11 @@ describe('automatic fallback to the retained slot', () => {
     expect(device.vm.running).toBe(true);
     expect(device.vm.boots).toHaveLength(boots);
     expect(scenario.controlPlane.artifactDownloads()).toBe(downloads);
-    expect(osReadyOf(device.history.latest)).toMatchObject({ status: 'False', reason: 'RolledBack' });
+    expect(osReadyOf(device.history.latest)).toMatchObject({
+      status: 'False',
+      reason: 'RolledBack',
+      message: expect.stringMatching(/; not retried until spec\.osVersion changes$/),
+    });
   }
 
   it('returns to slot A when the new image boots but its agent never commits (1.2.0)', async () => {

@@ -1,3 +1,5 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Condition } from '@outpost/shared';
 import { capturedLogger } from '../helpers/captured-logger.js';
@@ -69,6 +71,10 @@ describe('droplet runs the health checks of its desired device (in-process agent
       expect(devices[0]!.droplet.reporter.current.conditions).toContainEqual(
         expect.objectContaining({ type: 'Healthy/port', status: 'True' }),
       ),
+    );
+    // (the last spec is on disk once its write, fsync included, is done)
+    await eventually(async () =>
+      expect(await readFile(join(root, 'data', 'desired-device.json'), 'utf8')).toContain('"generation": 4'),
     );
     await devices.splice(0)[0]!.stop();
     await gateway.close();

@@ -6,6 +6,8 @@ import { connectionOf } from './connection.js';
 import type { ContextFactory } from './context.js';
 import { HEALTH_CHECK_COLUMNS } from './health-commands.js';
 import { registerResourceCommands } from './resource-commands.js';
+import { registerPowerCommands } from './power-commands.js';
+import { registerTransferCommands } from './transfer-commands.js';
 import { UsageError } from './usage-error.js';
 
 interface ProvisionOptions {
@@ -132,6 +134,8 @@ export function registerDeviceCommands(program: Command, ctxFactory: ContextFact
         { header: 'DONE', path: 'done' },
       ]);
     });
+  registerPowerCommands(group, ctxFactory);
+  registerTransferCommands(group, ctxFactory);
   return group;
 }
 

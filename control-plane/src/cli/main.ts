@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { registerApplicationCommands } from './application-commands.js';
 import { registerDeviceCommands } from './device-commands.js';
 import { registerHealthCommands } from './health-commands.js';
 import { registerIamCommands } from './iam-commands.js';
@@ -13,4 +14,5 @@ registerIamCommands(program, ctxFactory);
 registerHealthCommands(registerDeviceCommands(program, ctxFactory), ctxFactory);
 registerLimitsCommands(program, ctxFactory);
 registerOsCommands(program, ctxFactory);
+registerApplicationCommands(program, ctxFactory);
 process.exitCode = await runProgram(program, process.argv.slice(2), io);

@@ -11,7 +11,14 @@ import {
   refusalOf,
   unauthenticated,
 } from '@outpost/shared';
-import type { AgentMessage, AppliedHealthCheck, OsImage, ServerMessage } from '@outpost/shared';
+import type {
+  AgentMessage,
+  AppliedHealthCheck,
+  DesiredPod,
+  OsImage,
+  PodStatusMessage,
+  ServerMessage,
+} from '@outpost/shared';
 import type { Logger } from '../server/logger.js';
 import type { DeviceCredentials } from '../devices/device-credentials.js';
 import type { ResourceEngine } from '../resources/resource-engine.js';
@@ -21,6 +28,7 @@ import { buildCollectionQuery } from '../resources/collection-query.js';
 import { AgentSession } from './agent-session.js';
 import { CommandDispatcher } from './command-dispatcher.js';
 import { StatusWriter } from './status-writer.js';
+import { ChannelHub } from './channels/channel-hub.js';
 
 export interface AgentGatewayOptions {
   engine: ResourceEngine;
@@ -36,6 +44,10 @@ export interface AgentGatewayOptions {
   resolveHealthChecks?: (device: Doc) => AppliedHealthCheck[];
   /** other records a spec message is made of (health checks): a change re-pushes the specs of the devices it concerns */
   specDependencies?: readonly SpecDependency[];
+  /** the pods a device runs (spec.node), sent along with its spec */
+  resolvePods?: (device: Doc) => DesiredPod[];
+  /** what an agent reports of its pods */
+  onPodStatus?: (deviceName: string, pods: PodStatusMessage['pods']) => void;
 }
 
 /** Something besides the device record its spec message is made of. */
@@ -51,6 +63,10 @@ export interface SpecDependency {
  */
 export class AgentGateway {
   readonly commands = new CommandDispatcher();
+  /** byte channels over the devices' links (file transfer, debug bundles) */
+  readonly channels = new ChannelHub((device, command, args, timeoutMs) =>
+    this.sendCommand(device, command, args, timeoutMs),
+  );
   private readonly sessions = new Map<string, AgentSession>();
   private readonly wss = new WebSocketServer({
     noServer: true,
@@ -64,7 +80,7 @@ export class AgentGateway {
   private readonly unsubscribeDependencies: (() => void)[];
 
   constructor(private readonly options: AgentGatewayOptions) {
-    this.status = new StatusWriter(options.engine, options.devices);
+    this.status = new StatusWriter(options.devices);
     this.markAllOffline();
     this.heartbeat = setInterval(() => this.beat(), options.heartbeatSeconds * 1000);
     this.heartbeat.unref();
@@ -141,6 +157,7 @@ export class AgentGateway {
     this.unsubscribe();
     this.unsubscribeVersions();
     for (const unsubscribe of this.unsubscribeDependencies) unsubscribe();
+    this.channels.closeAll();
     const now = new Date().toISOString();
     for (const session of this.sessions.values()) {
       session.replaced = true; // this close must not write again
@@ -160,7 +177,7 @@ export class AgentGateway {
     const secret = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1];
     if (!secret) throw unauthenticated('missing device credential: send "Authorization: Bearer <credential>"');
     const deviceName = this.options.credentials.deviceOf(secret);
-    if (!deviceName || !this.options.devices.find(deviceName)) {
+    if (!deviceName || !this.options.devices.exists(deviceName)) {
       throw unauthenticated('invalid or revoked device credential');
     }
     return deviceName;
@@ -176,6 +193,7 @@ export class AgentGateway {
     }
     const session = new AgentSession(deviceName, ws);
     this.sessions.set(deviceName, session);
+    this.channels.attach(deviceName, (frame) => ws.readyState === ws.OPEN && (ws.send(frame), true));
     this.status.connection(deviceName, 'CONNECTED', new Date().toISOString());
     log.info('agent connected');
     session.send({
@@ -188,7 +206,7 @@ export class AgentGateway {
     ws.on('message', (data: RawData, isBinary: boolean) => {
       session.lastSeen = Date.now();
       if (isBinary) {
-        session.send({ type: 'error', status: 'UNIMPLEMENTED', message: 'no channel is open for binary frames' });
+        if (!session.replaced) this.channels.route(deviceName, rawBytes(data));
         return;
       }
       const parsed = parseAgentMessage(rawText(data));
@@ -203,6 +221,7 @@ export class AgentGateway {
       if (session.replaced || this.sessions.get(deviceName) !== session) return;
       this.sessions.delete(deviceName);
       this.commands.onDisconnected(deviceName);
+      this.channels.detach(deviceName);
       this.status.connection(deviceName, 'DISCONNECTED', new Date().toISOString());
       log.info({ code }, 'agent disconnected');
     });
@@ -213,11 +232,11 @@ export class AgentGateway {
     const name = session.deviceName;
     switch (message.type) {
       case 'hello':
+        // the agent asks for its spec (getSpec) after every welcome; no need to send it twice
         this.status.connection(name, 'CONNECTED', new Date().toISOString(), {
           version: message.agentVersion,
           bootId: message.bootId,
         });
-        this.sendSpec(session);
         return;
       case 'getSpec':
         this.sendSpec(session);
@@ -234,6 +253,9 @@ export class AgentGateway {
       }
       case 'result':
         this.commands.onResult(name, message);
+        return;
+      case 'podStatus':
+        this.options.onPodStatus?.(name, message.pods);
         return;
       case 'pong':
         return;
@@ -252,6 +274,7 @@ export class AgentGateway {
     const meta = (doc['metadata'] ?? {}) as Doc;
     const osImage = this.options.resolveOsImage?.(doc);
     const healthChecks = this.options.resolveHealthChecks?.(doc) ?? [];
+    const pods = this.options.resolvePods?.(doc) ?? [];
     return {
       type: 'spec',
       device: {
@@ -263,6 +286,7 @@ export class AgentGateway {
         },
         ...(osImage ? { osImage } : {}),
         ...(healthChecks.length > 0 ? { healthChecks } : {}),
+        ...(pods.length > 0 ? { pods } : {}),
       },
     };
   }
@@ -306,6 +330,11 @@ function desiredChanged(before: Doc | null, after: Doc): boolean {
     JSON.stringify(meta(before)['labels'] ?? {}) !== JSON.stringify(meta(after)['labels'] ?? {}) ||
     type(before) !== type(after)
   );
+}
+
+function rawBytes(data: RawData): Uint8Array {
+  if (Array.isArray(data)) return Buffer.concat(data);
+  return data instanceof ArrayBuffer ? new Uint8Array(data) : data;
 }
 
 function rawText(data: RawData): string {

@@ -1,6 +1,5 @@
 import { mergeReportedStatus, usageFromMetrics } from '@outpost/shared';
 import type { MetricsSample, ReportedStatus } from '@outpost/shared';
-import type { ResourceEngine } from '../resources/resource-engine.js';
 import type { ResourceHandle } from '../resources/resource-handle.js';
 import type { Doc } from '../resources/resource-table.js';
 
@@ -17,7 +16,6 @@ export class StatusWriter {
   batches = 0;
 
   constructor(
-    private readonly engine: ResourceEngine,
     private readonly devices: ResourceHandle,
     private readonly flushDelayMs = 25,
   ) {}
@@ -61,13 +59,11 @@ export class StatusWriter {
     const batch = this.pending;
     this.pending = new Map();
     this.batches++;
-    this.engine.transaction(() => {
-      for (const [name, edits] of batch) {
-        this.devices.patch(name, (doc) => {
-          const status = edits.reduce((s, edit) => edit(s), (doc['status'] ?? {}) as Doc);
-          return { ...doc, status };
-        });
-      }
-    });
+    this.devices.patchAll(
+      [...batch].map(([name, edits]) => [
+        name,
+        (doc: Doc): Doc => ({ ...doc, status: edits.reduce((s, edit) => edit(s), (doc['status'] ?? {}) as Doc) }),
+      ]),
+    );
   }
 }

@@ -2,6 +2,8 @@ const MINUTE_MS = 60_000;
 const HOUR_MS = 60 * MINUTE_MS;
 const DAY_MS = 24 * HOUR_MS;
 
+export const DEFAULT_METRICS_RETENTION_DAYS = 30;
+
 /** One resolution the history is kept in, and for how long. */
 export interface Tier {
   /** 'raw' (every sample), '60s', '3600s' */

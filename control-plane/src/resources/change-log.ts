@@ -36,6 +36,8 @@ export class ChangeLog {
   private readonly previousOf;
   private readonly bounds;
   private appendsSincePrune = 0;
+  /** the newest sequence number, kept in memory; undefined after a rollback until read again */
+  private knownHead: number | undefined;
 
   constructor(
     private readonly db: Db,
@@ -70,8 +72,16 @@ export class ChangeLog {
   }
 
   /** Appends inside the caller's transaction; returns the new sequence number. */
-  append(plural: string, name: string, op: ChangeOp, doc: Record<string, unknown> | null, time: string): number {
-    const info = this.insert.run(plural, name, op, doc === null ? null : JSON.stringify(doc), time);
+  append(
+    plural: string,
+    name: string,
+    op: ChangeOp,
+    doc: Record<string, unknown> | null,
+    time: string,
+    text?: string,
+  ): number {
+    const info = this.insert.run(plural, name, op, doc === null ? null : (text ?? JSON.stringify(doc)), time);
+    this.knownHead = Number(info.lastInsertRowid);
     if (++this.appendsSincePrune >= 1000) {
       this.appendsSincePrune = 0;
       const newest = Number(info.lastInsertRowid);
@@ -82,7 +92,13 @@ export class ChangeLog {
 
   /** The newest sequence number written so far (0 when empty). */
   head(): number {
-    return this.bounds.get()?.newest ?? 0;
+    this.knownHead ??= this.bounds.get()?.newest ?? 0;
+    return this.knownHead;
+  }
+
+  /** After a rolled-back transaction the sequence numbers it used are free again: forget the cached head. */
+  forgetHead(): void {
+    this.knownHead = undefined;
   }
 
   /** True when every change after `seq` is still in the log. */

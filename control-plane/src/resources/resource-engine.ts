@@ -41,7 +41,7 @@ export class ResourceEngine {
     const table = new ResourceTable(this.db, def.plural, def.filterSchema);
     const handle = new ResourceHandle(def, table, rules, {
       transaction: (fn) => this.transaction(fn),
-      record: (plural, name, before, after) => this.record(plural, name, before, after),
+      record: (plural, name, before, after, text) => this.record(plural, name, before, after, text),
       log: this.log,
       bus: this.bus,
       now: this.now,
@@ -70,6 +70,7 @@ export class ResourceEngine {
         return this.db.transaction(fn)();
       } catch (err) {
         this.pending.length = mark;
+        this.log.forgetHead();
         throw err;
       } finally {
         this.depth--;
@@ -81,6 +82,7 @@ export class ResourceEngine {
       result = this.db.transaction(fn).immediate();
     } catch (err) {
       this.pending = [];
+      this.log.forgetHead();
       throw err;
     } finally {
       this.depth = 0;
@@ -91,10 +93,10 @@ export class ResourceEngine {
     return result;
   }
 
-  private record(plural: string, name: string, before: Doc | null, after: Doc | null): number {
+  private record(plural: string, name: string, before: Doc | null, after: Doc | null, text?: string): number {
     const time = this.now().toISOString();
     const op = after === null ? 'delete' : 'put';
-    const seq = this.log.append(plural, name, op, after ?? before, time);
+    const seq = this.log.append(plural, name, op, after ?? before, time, after === null ? undefined : text);
     this.pending.push({ seq, plural, name, op, before, after, time });
     return seq;
   }

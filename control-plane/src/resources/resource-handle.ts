@@ -36,7 +36,8 @@ import { present, selectedPaths } from './views.js';
 /** What a handle needs from its engine: one transaction at a time, and a way to record committed changes. */
 export interface EngineServices {
   transaction<R>(fn: () => R): R;
-  record(plural: string, name: string, before: Doc | null, after: Doc | null): number;
+  /** `text`: the document already serialised, when the caller has it */
+  record(plural: string, name: string, before: Doc | null, after: Doc | null, text?: string): number;
   log: ChangeLog;
   bus: ChangeBus;
   now(): Date;
@@ -210,6 +211,24 @@ export class ResourceHandle {
     });
   }
 
+  /**
+   * Applies many pure edits as the system in one transaction (no savepoint per document): the status path of
+   * thousands of agents. Each edit returns the new document (it must not change its argument).
+   */
+  patchAll(edits: Iterable<readonly [string, (doc: Doc) => Doc]>): void {
+    this.engine.transaction(() => {
+      for (const [name, edit] of edits) {
+        const row = this.table.find(name);
+        if (row) this.write(row.doc, this.keepSystemMeta(row.doc, edit(row.doc)), row.id);
+      }
+    });
+  }
+
+  /** Whether a resource of this name is stored (without reading it). */
+  exists(name: string): boolean {
+    return this.table.exists(name);
+  }
+
   /** Removes a document as the system; false when it was absent. */
   remove(name: string): boolean {
     return this.engine.transaction(() => {
@@ -245,14 +264,15 @@ export class ResourceHandle {
   }
 
   /** Writes `next` over `stored` unless nothing changed; returns what is stored. */
-  private write(stored: Doc, next: Doc): Doc {
+  private write(stored: Doc, next: Doc, rowId?: number): Doc {
     if (sameDocument(stored, next)) return stored;
     const now = this.engine.now().toISOString();
     const stamped = stampMetadata(stored, next, now, this.engine.log.head() + 1, this.outputOnly);
-    const row = this.table.find(stored['name'] as string);
-    if (!row) throw notFound(`${this.def.singular} "${String(stored['name'])}" not found`);
-    this.table.update(row.id, stamped);
-    this.engine.record(this.def.plural, stamped['name'] as string, stored, stamped);
+    const id = rowId ?? this.table.find(stored['name'] as string)?.id;
+    if (id === undefined) throw notFound(`${this.def.singular} "${String(stored['name'])}" not found`);
+    const text = JSON.stringify(stamped);
+    this.table.update(id, stamped, text);
+    this.engine.record(this.def.plural, stamped['name'] as string, stored, stamped, text);
     return stamped;
   }
 

@@ -42,6 +42,7 @@ export class ResourceTable {
   private readonly statements = new Map<string, Statement<unknown[]>>();
   private readonly multiFields: FilterField[];
   private readonly byName;
+  private readonly byNameExists;
   private readonly insertRow;
   private readonly updateRow;
   private readonly deleteRow;
@@ -58,6 +59,7 @@ export class ResourceTable {
     this.multiFields = filterSchema.fields.filter(isMultiValued);
     this.createSchema(filterSchema);
     this.byName = db.prepare<[string], { id: number; doc: string }>(`SELECT id, doc FROM ${this.table} WHERE name = ?`);
+    this.byNameExists = db.prepare<[string], { id: number }>(`SELECT id FROM ${this.table} WHERE name = ?`);
     this.insertRow = db.prepare<[string, string, string]>(
       `INSERT INTO ${this.table}(name, parent, doc) VALUES (?, ?, ?)`,
     );
@@ -126,8 +128,12 @@ export class ResourceTable {
     return id;
   }
 
-  update(id: number, doc: Doc): void {
-    this.updateRow.run(JSON.stringify(doc), id);
+  exists(name: string): boolean {
+    return this.byNameExists.get(name) !== undefined;
+  }
+
+  update(id: number, doc: Doc, text = JSON.stringify(doc)): void {
+    this.updateRow.run(text, id);
     if (this.multiFields.length > 0) {
       this.deleteMulti.run(id);
       this.writeMultiValues(id, doc);

@@ -12,7 +12,7 @@ export interface ServerConfig {
   adminKey?: string;
   logLevel: LogLevel;
   heartbeatSeconds: number;
-  /** how long device metrics history is kept (hourly buckets); default 30 */
+  /** how long device metrics history is kept (hourly buckets); default DEFAULT_METRICS_RETENTION_DAYS (30) */
   metricsRetentionDays?: number;
 }
 
@@ -22,7 +22,6 @@ export const DEFAULT_SERVER_CONFIG: Readonly<ServerConfig> = {
   dataDir: './var',
   logLevel: 'info',
   heartbeatSeconds: 15,
-  metricsRetentionDays: 30,
 };
 
 export const MIN_ADMIN_KEY_LENGTH = 16;

@@ -128,6 +128,9 @@ export class Channel implements AsyncIterable<Uint8Array> {
         continue;
       }
       if (this.remoteEnded) return;
+      const caughtUp = this.receiveWindow.idle();
+      if (caughtUp !== undefined) this.send(ackFrame(this.id, caughtUp));
+      if (this.failure) throw this.failure;
       await new Promise<void>((resolve) => (this.wakeReader = resolve));
       this.wakeReader = undefined;
     }

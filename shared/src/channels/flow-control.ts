@@ -76,6 +76,16 @@ export class ReceiveWindow {
     return 'ok';
   }
 
+  /**
+   * The offset to acknowledge when the consumer has caught up and waits for more, if anything is unacknowledged:
+   * a sender whose window is smaller than `ackEveryBytes` is never left waiting for an acknowledgement.
+   */
+  idle(): number | undefined {
+    if (this.consumedBytes === this.ackedBytes) return undefined;
+    this.ackedBytes = this.consumedBytes;
+    return this.ackedBytes;
+  }
+
   /** Records `n` bytes handed to the consumer; returns the offset to acknowledge now, if one is due. */
   consume(n: number): number | undefined {
     this.consumedBytes += n;

@@ -2,7 +2,14 @@ import { createHash } from 'node:crypto';
 import { lstat, open, readdir, stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import { join } from 'node:path';
-import { ApiError, failedPrecondition, invalidArgument, notFound, permissionDenied } from '../../errors/api-error.js';
+import {
+  ApiError,
+  failedPrecondition,
+  invalidArgument,
+  notFound,
+  permissionDenied,
+  unavailable,
+} from '../../errors/api-error.js';
 import { lastSegment } from './entry-path.js';
 import {
   encodeChunkPrefix,
@@ -166,6 +173,11 @@ export function fsError(err: unknown, path: string): ApiError {
       return failedPrecondition(`${path} is a directory`);
     case 'ENOSPC':
       return new ApiError('RESOURCE_EXHAUSTED', `${path}: no space left on the device`);
+    case 'ECONNRESET':
+    case 'EPIPE':
+    case 'ERR_STREAM_PREMATURE_CLOSE':
+    case 'ABORT_ERR':
+      return unavailable(`the transfer was interrupted (${String(code)})`);
     case 'ENAMETOOLONG':
       return invalidArgument(`${path}: name too long`);
     default:

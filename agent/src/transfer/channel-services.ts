@@ -1,0 +1,89 @@
+import {
+  ApiError,
+  CHANNEL_OPEN_COMMAND,
+  ChannelTable,
+  alreadyExists,
+  channelOpenArgsSchema,
+  invalidArgument,
+  unavailable,
+} from '@outpost/shared';
+import type { Channel, ChannelErrorDetail, ChannelService, FlowSettings } from '@outpost/shared';
+import type { AgentLink } from '../link/agent-link.js';
+import type { Logger } from '../logging/logger.js';
+
+/** What a channel service does once its arguments are accepted: `run` moves the bytes, `info` answers the open. */
+export interface OpenedChannelService {
+  info?: unknown;
+  run(): Promise<void>;
+}
+
+/**
+ * One service reachable through `channel.open`: checks its arguments (a throw refuses the open, before any byte
+ * flows) and returns what to run on the channel.
+ */
+export type ChannelServiceHandler = (args: unknown, channel: Channel) => Promise<OpenedChannelService>;
+
+export interface ChannelServicesOptions {
+  link: AgentLink;
+  logger: Logger;
+  services: Partial<Record<ChannelService, ChannelServiceHandler>>;
+  flow?: FlowSettings;
+}
+
+/**
+ * The agent's side of channels: routes the link's binary frames, opens a channel for each `channel.open`
+ * command and runs its service; a failing service aborts its channel with the error, and a lost link fails
+ * every open channel.
+ */
+export function startChannelServices(options: ChannelServicesOptions): { stop(): void; readonly open: number } {
+  const { link, logger } = options;
+  const table = new ChannelTable((frame) => link.sendBinary(frame), options.flow);
+  const offBinary = link.onBinary((frame) => {
+    if (table.route(frame) === 'malformed') logger.warn('ignored a malformed channel frame');
+  });
+  const offDisconnected = link.onDisconnected(() => table.failAll(unavailable('the link to the control plane closed')));
+  const offCommand = link.setCommandHandler(CHANNEL_OPEN_COMMAND, async (raw) => {
+    const parsed = channelOpenArgsSchema.safeParse(raw);
+    if (!parsed.success) throw invalidArgument(`invalid ${CHANNEL_OPEN_COMMAND} arguments: ${parsed.error.message}`);
+    const { channelId, service, args } = parsed.data;
+    const handler = options.services[service];
+    if (handler === undefined) throw new ApiError('UNIMPLEMENTED', `this agent has no channel service "${service}"`);
+    if (table.get(channelId) !== undefined) throw alreadyExists(`channel ${channelId} is already open`);
+    const channel = table.open(channelId);
+    let opened: OpenedChannelService;
+    try {
+      opened = await handler(args, channel);
+    } catch (err) {
+      table.release(channelId);
+      throw err;
+    }
+    // after the result of the open is on its way
+    setImmediate(() => {
+      opened
+        .run()
+        .catch((err: unknown) => {
+          const detail = detailOf(err);
+          if (channel.error === undefined) logger.warn({ service, channelId, ...detail }, 'channel service failed');
+          channel.abort(detail);
+        })
+        .finally(() => table.release(channelId));
+    });
+    return opened.info ?? {};
+  });
+  return {
+    stop() {
+      offCommand();
+      offBinary();
+      offDisconnected();
+      table.failAll(unavailable('the agent is stopping'));
+    },
+    get open() {
+      return table.size;
+    },
+  };
+}
+
+function detailOf(err: unknown): ChannelErrorDetail {
+  if (err instanceof ApiError) return { status: err.status, message: err.message };
+  return { status: 'INTERNAL', message: err instanceof Error ? err.message : String(err) };
+}

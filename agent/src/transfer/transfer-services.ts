@@ -1,0 +1,64 @@
+import {
+  TreeWriter,
+  downloadArgsSchema,
+  encodeTree,
+  invalidArgument,
+  prepareTreeSource,
+  uploadArgsSchema,
+  writeTree,
+} from '@outpost/shared';
+import type { UploadSummary } from '@outpost/shared';
+import type { z } from 'zod';
+import type { Logger } from '../logging/logger.js';
+import type { ChannelServiceHandler } from './channel-services.js';
+import { downloadSource, placeUploadRoot, uploadDestination } from './remote-paths.js';
+
+/**
+ * `transfer.upload`: writes the transfer stream the channel carries at the requested path (each file through a
+ * temporary file, renamed into place once its SHA-256 matches) and answers with an upload summary.
+ */
+export function uploadService(logger: Logger): ChannelServiceHandler {
+  return async (raw, channel) => {
+    const destination = uploadDestination(parseArgs(uploadArgsSchema, raw, 'transfer.upload').path);
+    return {
+      run: async () => {
+        const writer = new TreeWriter({ placeRoot: (root) => placeUploadRoot(destination, root) });
+        const summary = await writeTree(channel, writer);
+        logger.info(
+          { destination: summary.destination, files: summary.files, bytes: summary.bytes },
+          'upload received',
+        );
+        const answer: UploadSummary = {
+          files: summary.files,
+          bytes: summary.bytes,
+          destination: summary.destination,
+          ...(summary.skipped.length > 0 ? { skipped: summary.skipped } : {}),
+        };
+        await channel.write(new TextEncoder().encode(JSON.stringify(answer)));
+        await channel.end();
+      },
+    };
+  };
+}
+
+/** `transfer.download`: sends a file (or, recursively, a directory) as a transfer stream. */
+export function downloadService(deviceRoot: string, logger: Logger): ChannelServiceHandler {
+  return async (raw, channel) => {
+    const args = parseArgs(downloadArgsSchema, raw, 'transfer.download');
+    const source = await prepareTreeSource(downloadSource(args.path, deviceRoot), args.recursive ?? false);
+    return {
+      info: { kind: source.kind, name: source.rootName, size: source.size },
+      run: async () => {
+        for await (const piece of encodeTree(source)) await channel.write(piece);
+        await channel.end();
+        logger.info({ path: source.path }, 'download sent');
+      },
+    };
+  };
+}
+
+function parseArgs<T>(schema: z.ZodType<T>, raw: unknown, service: string): T {
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) throw invalidArgument(`invalid ${service} arguments: ${parsed.error.issues[0]?.message}`);
+  return parsed.data;
+}

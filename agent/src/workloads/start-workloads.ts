@@ -1,0 +1,49 @@
+import type { AgentLink } from '../link/agent-link.js';
+import type { Logger } from '../logging/logger.js';
+import { deviceRuntimes } from './device-runtimes.js';
+import { registerPodCommands } from './pod-commands.js';
+import { startPodStatusReports } from './pod-status-reports.js';
+import type { RuntimeSet } from './runtime.js';
+import type { SupervisorTuning } from './service-supervisor.js';
+import { WorkloadManager } from './workload-manager.js';
+
+export interface WorkloadOptions {
+  runtimes?: RuntimeSet;
+  tuning?: Partial<SupervisorTuning>;
+}
+
+export interface Workloads {
+  manager: WorkloadManager;
+  /** stops reporting and every pod */
+  stop(): Promise<void>;
+}
+
+/**
+ * The device's pods: starts the last desired ones at once (connected or not: spec 000 rule 5), takes pod
+ * commands, and reports pod status over the link.
+ */
+export function startWorkloads(
+  link: AgentLink,
+  dataDir: string,
+  initialPods: readonly unknown[] | undefined,
+  logger: Logger,
+  options: WorkloadOptions = {},
+): Workloads {
+  const manager = new WorkloadManager({
+    dataDir,
+    runtimes: options.runtimes ?? deviceRuntimes(logger),
+    logger,
+    ...(options.tuning === undefined ? {} : { tuning: options.tuning }),
+  });
+  const stopReports = startPodStatusReports(link, manager);
+  const stopCommands = registerPodCommands(link, manager);
+  manager.setDesired(initialPods).catch((err: unknown) => logger.error({ err }, 'cannot start the pods'));
+  return {
+    manager,
+    async stop() {
+      stopCommands();
+      stopReports();
+      await manager.stop();
+    },
+  };
+}

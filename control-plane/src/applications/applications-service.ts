@@ -1,0 +1,160 @@
+import {
+  ApiError,
+  POD_CONTROL_COMMAND,
+  failedPrecondition,
+  invalidArgument,
+  notFound,
+  podDefinition,
+  podStatusSchema,
+  permissionOf,
+  unavailable,
+} from '@outpost/shared';
+import type { DesiredPod, PodAction, PodStatus, PodStatusMessage } from '@outpost/shared';
+import type { SpecDependency } from '../gateway/agent-gateway.js';
+import { buildCollectionQuery } from '../resources/collection-query.js';
+import type { CustomMethod } from '../resources/http/custom-method.js';
+import type { ResourceEngine } from '../resources/resource-engine.js';
+import type { ResourceHandle } from '../resources/resource-handle.js';
+import type { Doc } from '../resources/resource-table.js';
+import { nodeOf, podRules } from './pod-rules.js';
+
+/** How the service reaches a device (the gateway's `sendCommand`, bound late: the gateway is built after it). */
+export type SendCommand = (deviceName: string, command: string, args: unknown, timeoutMs: number) => Promise<unknown>;
+
+export interface ApplicationsService {
+  pods: ResourceHandle;
+  customMethods: CustomMethod[];
+  /** the pods a device runs, sent along with its spec */
+  resolvePods(device: Doc): DesiredPod[];
+  /** re-pushes the specs of the devices a pod change concerns */
+  specDependency: SpecDependency;
+  /** writes what a device reported of its pods (only pods whose spec.node is that device) */
+  recordPodStatus(deviceName: string, reports: PodStatusMessage['pods']): void;
+  stop(): void;
+}
+
+const POD_COMMAND_TIMEOUT_MS = 60_000;
+const VERBS: Record<string, PodAction> = { start: 'START', stop: 'STOP', restart: 'RESTART' };
+
+/**
+ * The applications API (design.md "Workloads"): the Pod resource on the generic engine, its start, stop and
+ * restart methods carried over the device's live link, the pods each device is sent with its spec, and the
+ * status the devices report (UNKNOWN while a device is offline).
+ */
+export function createApplicationsService(
+  engine: ResourceEngine,
+  devices: ResourceHandle,
+  sendCommand: SendCommand,
+): ApplicationsService {
+  const pods = engine.register(podDefinition, podRules(devices));
+
+  const podsOn = (deviceName: string): Doc[] => {
+    const region = deviceName.split('/').slice(0, 4).join('/');
+    const query = buildCollectionQuery(pods, region, `spec.node = ${JSON.stringify(deviceName)}`, undefined);
+    return pods.table.query({ where: query.where, keys: query.keys }).map((row) => row.doc);
+  };
+
+  const resolvePods = (device: Doc): DesiredPod[] =>
+    podsOn(device['name'] as string).map((pod) => ({
+      name: pod['name'] as string,
+      generation: ((pod['metadata'] ?? {}) as Doc)['generation'] as number,
+      spec: pod['spec'] as DesiredPod['spec'],
+    }));
+
+  const specDependency: SpecDependency = {
+    subscribe: (listener) =>
+      pods.subscribe((change) => {
+        const before = change.before && nodeOf(change.before);
+        const after = change.after && nodeOf(change.after);
+        if (before === after && JSON.stringify(change.before?.['spec']) === JSON.stringify(change.after?.['spec'])) {
+          return; // a status write: nothing the device needs
+        }
+        listener((device) => device['name'] === before || device['name'] === after);
+      }),
+  };
+
+  const writeStatus = (name: string, status: PodStatus): Doc | undefined =>
+    pods.patch(name, (doc) => ({ ...doc, status }));
+
+  const recordPodStatus = (deviceName: string, reports: PodStatusMessage['pods']): void => {
+    engine.transaction(() => {
+      for (const report of reports) {
+        const pod = pods.find(report.name);
+        if (pod !== undefined && nodeOf(pod) === deviceName) writeStatus(report.name, report.status);
+      }
+    });
+  };
+
+  // a device that goes offline cannot vouch for its pods any more
+  const unsubscribeDevices = devices.subscribe((change) => {
+    const was = ((change.before?.['status'] ?? {}) as Doc)['connectionStatus'];
+    const is = ((change.after?.['status'] ?? {}) as Doc)['connectionStatus'];
+    if (was !== 'CONNECTED' || is !== 'DISCONNECTED') return;
+    setImmediate(() => {
+      engine.transaction(() => {
+        for (const pod of podsOn(change.name)) {
+          pods.patch(pod['name'] as string, (doc) => ({
+            ...doc,
+            status: { ...((doc['status'] ?? {}) as Doc), phase: 'UNKNOWN' },
+          }));
+        }
+      });
+    });
+  });
+
+  const control = (verb: string): CustomMethod => ({
+    plural: 'pods',
+    verb,
+    scope: 'resource',
+    httpMethod: 'POST',
+    permission: permissionOf(podDefinition, verb),
+    handle: async ({ target, body }) => {
+      const pod = pods.find(target);
+      if (pod === undefined) throw notFound(`pod "${target}" not found`);
+      const service = serviceOf(body);
+      const services = ((pod['spec'] as Doc)['services'] as Doc[]).map((s) => s['name'] as string);
+      if (service !== undefined && !services.includes(service)) {
+        throw notFound(`pod "${target}" has no service "${service}" (it has ${services.join(', ')})`);
+      }
+      const node = nodeOf(pod);
+      if (node === undefined) throw failedPrecondition(`pod "${target}" runs on no device: set spec.node`);
+      let status: unknown;
+      try {
+        status = await sendCommand(
+          node,
+          POD_CONTROL_COMMAND,
+          { pod: target, action: VERBS[verb], ...(service === undefined ? {} : { service }) },
+          POD_COMMAND_TIMEOUT_MS,
+        );
+      } catch (err) {
+        if (err instanceof ApiError && err.status === 'UNAVAILABLE') {
+          throw unavailable(`cannot ${verb} ${service ? `service "${service}" of ` : ''}${target}: ${err.message}`);
+        }
+        throw err;
+      }
+      const reported = podStatusSchema.safeParse(status);
+      return (reported.success ? writeStatus(target, reported.data) : undefined) ?? pods.get({ name: target });
+    },
+  });
+
+  return {
+    pods,
+    customMethods: [control('start'), control('stop'), control('restart')],
+    resolvePods,
+    specDependency,
+    recordPodStatus,
+    stop: unsubscribeDevices,
+  };
+}
+
+function serviceOf(body: unknown): string | undefined {
+  if (body === undefined || body === null) return undefined;
+  if (typeof body !== 'object' || Array.isArray(body))
+    throw invalidArgument('the body must be an object: {"service"?}');
+  const { service, ...rest } = body as Record<string, unknown>;
+  const unknown = Object.keys(rest);
+  if (unknown.length > 0) throw invalidArgument(`unknown field "${unknown[0]}": the body is {"service"?}`);
+  if (service === undefined || service === '') return undefined;
+  if (typeof service !== 'string') throw invalidArgument('service must be a string');
+  return service;
+}

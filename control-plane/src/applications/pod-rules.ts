@@ -1,0 +1,35 @@
+import { DEVICE_PATTERN, POD_PATTERN, failedPrecondition, invalidArgument } from '@outpost/shared';
+import type { ResourceHandle } from '../resources/resource-handle.js';
+import type { ResourceRules } from '../resources/resource-rules.js';
+import type { Doc } from '../resources/resource-table.js';
+
+export const nodeOf = (pod: Doc): string | undefined => {
+  const node = ((pod['spec'] ?? {}) as Doc)['node'];
+  return typeof node === 'string' && node !== '' ? node : undefined;
+};
+
+/**
+ * A pod's spec.node names a device of the pod's own project and region that exists (checked when the node is
+ * set or changed: a pod whose device was deleted since stays editable).
+ */
+export function podRules(devices: ResourceHandle): ResourceRules {
+  const check = (before: Doc | undefined, after: Doc): void => {
+    const node = nodeOf(after);
+    if (node === undefined || (before !== undefined && nodeOf(before) === node)) return;
+    const device = DEVICE_PATTERN.parse(node);
+    if (device === null) {
+      throw invalidArgument(
+        `spec.node "${node}" is not a device name (projects/{project}/regions/{region}/devices/{device})`,
+      );
+    }
+    const pod = POD_PATTERN.parse(after['name'] as string);
+    if (pod !== null && (pod['project'] !== device['project'] || pod['region'] !== device['region'])) {
+      throw invalidArgument(`spec.node "${node}" must be a device of the pod's project and region`);
+    }
+    if (devices.find(node) === undefined) throw failedPrecondition(`spec.node: device "${node}" does not exist`);
+  };
+  return {
+    beforeCreate: (doc) => check(undefined, doc),
+    beforeUpdate: (before, after) => check(before, after),
+  };
+}

@@ -1,0 +1,180 @@
+import { createWriteStream } from 'node:fs';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import {
+  ApiError,
+  TreeWriter,
+  encodeTree,
+  failedPrecondition,
+  placeEntry,
+  prepareTreeSource,
+  writeTree,
+} from '@outpost/shared';
+import type { FileProgress, TreeRoot } from '@outpost/shared';
+import type { Command } from 'commander';
+import { connectionOf } from './connection.js';
+import type { ContextFactory } from './context.js';
+import { progressBar } from './progress.js';
+import type { Progress } from './progress.js';
+import { UsageError } from './usage-error.js';
+import {
+  debugBundleDownload,
+  downloadTransfer,
+  suggestedFileName,
+  uploadTransfer,
+} from '../transfer/transfer-client.js';
+
+/** `<device_name>:<path>`, the remote side of a copy. */
+export interface RemoteEndpoint {
+  device: string;
+  path: string;
+}
+
+const REMOTE = /^(projects\/[^/:]+\/regions\/[^/:]+\/devices\/[^/:]+):(.*)$/s;
+
+/** The remote endpoint an argument names, or undefined for a local path. */
+export function parseRemote(argument: string): RemoteEndpoint | undefined {
+  const match = REMOTE.exec(argument);
+  if (match === null) return undefined;
+  return { device: match[1]!, path: match[2]! };
+}
+
+interface ScpOptions {
+  recursive?: boolean;
+  verbose?: boolean;
+}
+
+/** `outpost devices scp` and `outpost devices collect-debug-bundle`. */
+export function registerTransferCommands(group: Command, ctxFactory: ContextFactory): void {
+  group
+    .command('scp <source> <destination>')
+    .description(
+      'copy files to or from a device over its own connection; exactly one side is <device_name>:<path> (an upload needs an absolute path)',
+    )
+    .option('-r, --recursive', 'copy directories and their contents')
+    .option('-v, --verbose', 'show a progress bar for every file')
+    .action(async (source: string, destination: string, opts: ScpOptions, command: Command) => {
+      const ctx = ctxFactory(command);
+      const from = parseRemote(source);
+      const to = parseRemote(destination);
+      if (from !== undefined && to !== undefined) {
+        throw new UsageError('copying between two devices is impossible: one side must be a local path');
+      }
+      if (from === undefined && to === undefined) {
+        throw new UsageError('one of <source> and <destination> must be <device_name>:<path>');
+      }
+      const progress = opts.verbose === true ? fileProgress() : undefined;
+      const connection = connectionOf(command);
+      const interrupt = new AbortController();
+      const onSignal = (): void => interrupt.abort();
+      process.once('SIGINT', onSignal);
+      try {
+        if (to !== undefined) {
+          if (!to.path.startsWith('/')) {
+            throw new UsageError(`the device path "${to.path}" must be absolute (start with /) for an upload`);
+          }
+          const tree = await prepareTreeSource(source, opts.recursive === true);
+          const summary = await uploadTransfer(
+            connection,
+            to.device,
+            to.path,
+            encodeTree(tree, progress),
+            interrupt.signal,
+          );
+          for (const skipped of summary.skipped ?? []) ctx.note(`skipped ${skipped.path}: ${skipped.reason}`);
+          if (ctx.format !== 'table') ctx.output(summary);
+          else if (opts.verbose === true)
+            ctx.note(`copied ${summary.files} file(s), ${summary.bytes} bytes, to ${to.device}:${summary.destination}`);
+        } else if (from !== undefined) {
+          if (from.path === '') throw new UsageError('the device path is empty');
+          const response = await downloadTransfer(
+            connection,
+            from.device,
+            from.path,
+            opts.recursive === true,
+            interrupt.signal,
+          );
+          const writer = new TreeWriter({
+            placeRoot: (root) => placeDownloadRoot(destination, root),
+            ...(progress === undefined ? {} : { onProgress: progress }),
+          });
+          const summary = await writeTree(response, writer);
+          for (const skipped of summary.skipped) ctx.note(`skipped ${skipped.path}: ${skipped.reason}`);
+          if (ctx.format !== 'table') ctx.output(summary);
+          else if (opts.verbose === true)
+            ctx.note(`copied ${summary.files} file(s), ${summary.bytes} bytes, to ${summary.destination}`);
+        }
+      } catch (err) {
+        if (interrupt.signal.aborted) throw new Error('interrupted: nothing partial was left behind');
+        throw err;
+      } finally {
+        process.off('SIGINT', onSignal);
+        progress?.stopAll();
+      }
+    });
+
+  group
+    .command('collect-debug-bundle <device_name>')
+    .description(
+      "gather the device's agent log, journal, state, system information, pod states and configuration (secrets redacted) into a tar.gz",
+    )
+    .option('-f, --file <path>', 'where to write it (default: the name the server suggests, in this folder)')
+    .action(async (deviceName: string, opts: { file?: string }, command: Command) => {
+      const ctx = ctxFactory(command);
+      const response = await debugBundleDownload(connectionOf(command), deviceName);
+      const file = resolve(opts.file ?? suggestedFileName(response) ?? `outpost-debug-${basename(deviceName)}.tar.gz`);
+      const temp = join(dirname(file), `.${basename(file)}.part`);
+      try {
+        await pipeline(response, createWriteStream(temp, { mode: 0o600 }));
+        await rename(temp, file);
+      } catch (err) {
+        await rm(temp, { force: true });
+        throw err instanceof ApiError
+          ? err
+          : new ApiError('UNAVAILABLE', `the bundle did not arrive whole: ${String(err)}`);
+      }
+      const { size } = await stat(file);
+      if (ctx.format === 'table') ctx.print(`wrote ${file} (${size} bytes)`);
+      else ctx.output({ file, bytes: size });
+    });
+}
+
+/**
+ * Where a downloaded root lands (spec 000 "File transfer path rules" 2): into an existing local directory under
+ * its remote name; otherwise the local path is the file's name, or the root of the downloaded tree (created).
+ * A local path ending in "/" is a directory, created when missing.
+ */
+export async function placeDownloadRoot(local: string, root: TreeRoot): Promise<string> {
+  const existing = await stat(local).catch(() => undefined);
+  if (existing?.isDirectory()) return placeEntry(local, root.name, true);
+  if (local.endsWith('/')) {
+    await mkdir(local, { recursive: true });
+    return placeEntry(local, root.name, true);
+  }
+  if (existing !== undefined && root.kind === 'dir') throw failedPrecondition(`${local} exists and is not a directory`);
+  return local;
+}
+
+/** One progress bar per file, on stderr. */
+function fileProgress(): ((progress: FileProgress) => void) & { stopAll(): void } {
+  const bars = new Map<string, Progress>();
+  const update = (progress: FileProgress): void => {
+    let bar = bars.get(progress.path);
+    if (bar === undefined) {
+      bar = progressBar(progress.path, progress.size);
+      bars.set(progress.path, bar);
+    }
+    bar.update(progress.done);
+    if (progress.finished) {
+      bar.stop();
+      bars.delete(progress.path);
+    }
+  };
+  return Object.assign(update, {
+    stopAll: () => {
+      for (const bar of bars.values()) bar.stop();
+      bars.clear();
+    },
+  });
+}

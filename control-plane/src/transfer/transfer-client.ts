@@ -1,0 +1,141 @@
+import { request as httpRequest } from 'node:http';
+import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { ApiError, TRANSFER_CONTENT_TYPE, unavailable, uploadSummarySchema } from '@outpost/shared';
+import type { UploadSummary } from '@outpost/shared';
+
+/** Where the command line sends transfers, and as whom. */
+export interface TransferConnection {
+  server: string;
+  apiKey?: string;
+}
+
+/** Keeps '/' (the device name is a path) and escapes the rest of each segment. */
+const devicePath = (device: string, verb: string): string =>
+  `/v1/${device
+    .split('/')
+    .map((s) => encodeURIComponent(s))
+    .join('/')}:${verb}`;
+
+/** POSTs a transfer stream to `{device}:upload`; answers the device's summary. */
+export async function uploadTransfer(
+  connection: TransferConnection,
+  device: string,
+  remotePath: string,
+  body: AsyncIterable<Uint8Array>,
+  signal?: AbortSignal,
+): Promise<UploadSummary> {
+  const response = await send(
+    connection,
+    'POST',
+    `${devicePath(device, 'upload')}?${new URLSearchParams({ path: remotePath })}`,
+    { 'content-type': TRANSFER_CONTENT_TYPE },
+    body,
+    signal,
+  );
+  return uploadSummarySchema.parse(JSON.parse(await text(response)));
+}
+
+/** GETs `{device}:download` as a transfer stream. */
+export function downloadTransfer(
+  connection: TransferConnection,
+  device: string,
+  remotePath: string,
+  recursive: boolean,
+  signal?: AbortSignal,
+): Promise<IncomingMessage> {
+  const query = new URLSearchParams({ path: remotePath, ...(recursive ? { recursive: 'true' } : {}) });
+  return send(
+    connection,
+    'GET',
+    `${devicePath(device, 'download')}?${query}`,
+    { accept: TRANSFER_CONTENT_TYPE },
+    undefined,
+    signal,
+  );
+}
+
+/** GETs `{device}:collectDebugBundle`: a tar.gz stream. */
+export function debugBundleDownload(
+  connection: TransferConnection,
+  device: string,
+  signal?: AbortSignal,
+): Promise<IncomingMessage> {
+  return send(
+    connection,
+    'GET',
+    devicePath(device, 'collectDebugBundle'),
+    { accept: 'application/gzip' },
+    undefined,
+    signal,
+  );
+}
+
+/** The file name a response suggests (content-disposition), if any. */
+export function suggestedFileName(response: IncomingMessage): string | undefined {
+  const match = /filename="([^"/\\]+)"/.exec(response.headers['content-disposition'] ?? '');
+  return match?.[1];
+}
+
+/**
+ * One HTTP request through node:http (no buffering of the body: it is piped with backpressure); a non-2xx
+ * answer throws its ApiError, a network failure UNAVAILABLE.
+ */
+async function send(
+  connection: TransferConnection,
+  method: string,
+  path: string,
+  headers: OutgoingHttpHeaders,
+  body: AsyncIterable<Uint8Array> | undefined,
+  signal: AbortSignal | undefined,
+): Promise<IncomingMessage> {
+  const url = new URL(connection.server.replace(/\/+$/, '') + path);
+  const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, {
+    method,
+    headers: {
+      ...headers,
+      'user-agent': 'outpost-cli',
+      ...(connection.apiKey === undefined ? {} : { authorization: `Bearer ${connection.apiKey}` }),
+    },
+    ...(signal === undefined ? {} : { signal }),
+  });
+  const responded = new Promise<IncomingMessage>((resolve, reject) => {
+    request.once('response', resolve);
+    request.once('error', reject);
+  });
+  try {
+    if (body === undefined) request.end();
+    else await pipeline(Readable.from(body), request);
+    const response = await responded;
+    const status = response.statusCode ?? 0;
+    if (status < 200 || status >= 300) throw errorOf(await text(response), status);
+    return response;
+  } catch (err) {
+    request.destroy();
+    if (err instanceof ApiError || signal?.aborted) throw err;
+    // the server may have answered (and closed) before it took the whole body: prefer its answer
+    const early = await Promise.race([
+      responded.catch(() => undefined),
+      new Promise<undefined>((r) => setTimeout(() => r(undefined), 50)),
+    ]);
+    if (early !== undefined && (early.statusCode ?? 0) >= 400)
+      throw errorOf(await text(early), early.statusCode ?? 500);
+    throw unavailable(`cannot reach ${connection.server}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+async function text(response: IncomingMessage): Promise<string> {
+  const parts: Buffer[] = [];
+  for await (const chunk of response) parts.push(chunk as Buffer);
+  return Buffer.concat(parts).toString('utf8');
+}
+
+function errorOf(body: string, status: number): ApiError {
+  try {
+    return ApiError.fromBody(JSON.parse(body), status);
+  } catch {
+    return ApiError.fromBody({ error: { message: `HTTP ${status}: ${body.slice(0, 200)}` } }, status);
+  }
+}

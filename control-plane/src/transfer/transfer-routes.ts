@@ -1,0 +1,273 @@
+import { createHash } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import express from 'express';
+import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
+import {
+  ApiError,
+  DEVICE_PATTERN,
+  TRANSFER_CONTENT_TYPE,
+  TransferDecoder,
+  deviceDefinition,
+  encodeChunkPrefix,
+  encodeEnd,
+  encodeFileEnd,
+  encodeFileStart,
+  errorOfRecord,
+  invalidArgument,
+  notFound,
+  permissionOf,
+  uploadSummarySchema,
+} from '@outpost/shared';
+import type { Channel } from '@outpost/shared';
+import type { ChannelHub, OpenChannel } from '../gateway/channels/channel-hub.js';
+import type { ResourceHandle } from '../resources/resource-handle.js';
+import { abortWhenClientLeaves, drained, relayChannelToResponse } from './channel-relay.js';
+
+/** Spec 000 Authentication rule 2: file transfer needs this permission on the device's project. */
+export const CONNECT_PERMISSION = 'services/proxies.outpost/permissions/projects.connect';
+export const DEBUG_BUNDLE_PERMISSION = permissionOf(deviceDefinition, 'collectDebugBundle');
+
+export interface TransferRoutesOptions {
+  devices: ResourceHandle;
+  /** the gateway's channels (bound late: the gateway is built after the routes) */
+  channels: () => ChannelHub;
+  authenticate: RequestHandler;
+  authorize(principal: unknown, permission: string, resourceName: string): void;
+}
+
+const ROUTE = /^\/v1\/(projects\/[^/]+\/regions\/[^/]+\/devices\/[^/:]+):(upload|download|collectDebugBundle)$/;
+
+/**
+ * The byte endpoints of a device, relayed over a channel of its own connection (never buffered whole):
+ *
+ * - `POST /v1/{device}:upload?path=P` with a transfer stream (`application/x-outpost-transfer`, what the command
+ *   line sends) or the raw bytes of one file (any other non-JSON type; `name=N` keeps it under that name in the
+ *   directory P, `mode=0644` sets its mode), answering `{files, bytes, destination, skipped?}`.
+ * - `GET /v1/{device}:download?path=P[&recursive=true]`: a transfer stream when the client accepts one, else the
+ *   raw bytes of one file.
+ * - `GET|POST /v1/{device}:collectDebugBundle`: a tar.gz of the device's logs and state.
+ */
+export function transferRoutes(options: TransferRoutesOptions): Router {
+  const router = express.Router();
+  router.use((req: Request, res: Response, next: NextFunction) => {
+    const match = ROUTE.exec(req.path);
+    if (match === null) return next();
+    const [, encoded = '', verb = ''] = match;
+    options.authenticate(req, res, (err?: unknown) => {
+      if (err !== undefined) return next(err);
+      const device = decodeURIComponent(encoded);
+      handle(options, verb, device, req, res).catch((failure: unknown) => {
+        if (res.headersSent) {
+          res.destroy();
+          return;
+        }
+        next(failure);
+      });
+    });
+  });
+  return router;
+}
+
+async function handle(options: TransferRoutesOptions, verb: string, device: string, req: Request, res: Response) {
+  const ids = DEVICE_PATTERN.parse(device);
+  if (ids === null) throw invalidArgument(`"${device}" is not a device name`);
+  const principal: unknown = res.locals['principal'];
+  if (verb === 'collectDebugBundle') {
+    if (req.method !== 'GET' && req.method !== 'POST') throw methodNotAllowed(req.method, verb);
+    options.authorize(principal, DEBUG_BUNDLE_PERMISSION, device);
+    existing(options.devices, device);
+    return debugBundle(options.channels(), device, res);
+  }
+  options.authorize(principal, CONNECT_PERMISSION, `projects/${ids['project']}`);
+  if (verb === 'upload') {
+    if (req.method !== 'POST' && req.method !== 'PUT') throw methodNotAllowed(req.method, verb);
+    return upload(options, device, req, res);
+  }
+  if (req.method !== 'GET') throw methodNotAllowed(req.method, verb);
+  return download(options, device, req, res);
+}
+
+async function upload(options: TransferRoutesOptions, device: string, req: Request, res: Response): Promise<void> {
+  const query = req.query as Record<string, unknown>;
+  const path = requiredString(query['path'], 'path');
+  if (!path.startsWith('/')) throw invalidArgument(`the device path "${path}" must be absolute (start with /)`);
+  if (req.is('application/json') || (req.body !== undefined && Object.keys(req.body as object).length > 0)) {
+    throw invalidArgument(`upload the bytes as ${TRANSFER_CONTENT_TYPE} or application/octet-stream, not JSON`);
+  }
+  const raw = !req.is(TRANSFER_CONTENT_TYPE);
+  const name = optionalString(query['name'], 'name');
+  if (name !== undefined && (name === '' || name.includes('/') || name === '.' || name === '..')) {
+    throw invalidArgument(`name "${name}" must be a plain file name`);
+  }
+  const destination = raw && name !== undefined ? `${path.replace(/\/*$/, '')}/` : path;
+  existing(options.devices, device);
+  const opened = await options.channels().open(device, 'transfer.upload', { path: destination });
+  const stopWatching = abortWhenClientLeaves(res, opened.channel);
+  try {
+    const rawName = name ?? (path.replace(/\/+$/, '').split('/').at(-1) || 'upload');
+    const pieces = raw ? rawFileStream(req, rawName, fileMode(query['mode']), contentLength(req)) : req;
+    await pump(pieces, opened.channel);
+    await opened.channel.end();
+    const answer = JSON.parse(Buffer.from(await opened.channel.readAll()).toString('utf8')) as unknown;
+    stopWatching();
+    res.json(uploadSummarySchema.parse(answer));
+  } catch (err) {
+    stopWatching();
+    opened.channel.abort(errorDetail(err));
+    // the client sends its whole body before it reads an answer: take the rest, then answer
+    await discard(req);
+    throw opened.channel.error ?? err;
+  } finally {
+    opened.release();
+  }
+}
+
+async function download(options: TransferRoutesOptions, device: string, req: Request, res: Response): Promise<void> {
+  const query = req.query as Record<string, unknown>;
+  const path = requiredString(query['path'], 'path');
+  const recursive = booleanOf(query['recursive'], 'recursive');
+  const stream = (req.get('accept') ?? '').includes(TRANSFER_CONTENT_TYPE);
+  if (recursive && !stream) {
+    throw invalidArgument(`a directory downloads only as ${TRANSFER_CONTENT_TYPE} (outpost devices scp -r)`);
+  }
+  existing(options.devices, device);
+  const opened = await options.channels().open(device, 'transfer.download', { path, recursive });
+  const stopWatching = abortWhenClientLeaves(res, opened.channel);
+  try {
+    if (stream) {
+      res.status(200).type(TRANSFER_CONTENT_TYPE);
+      await relayChannelToResponse(opened.channel, res);
+    } else {
+      await relayRawFile(opened, res);
+    }
+  } finally {
+    stopWatching();
+    opened.release();
+  }
+}
+
+async function debugBundle(channels: ChannelHub, device: string, res: Response): Promise<void> {
+  const opened = await channels.open(device, 'debug.bundle', {}, 120_000);
+  const stopWatching = abortWhenClientLeaves(res, opened.channel);
+  try {
+    const id = device.split('/').at(-1) ?? 'device';
+    const stamp = new Date()
+      .toISOString()
+      .replace(/[-:]/g, '')
+      .replace(/\.\d+Z$/, 'Z');
+    res.status(200).type('application/gzip');
+    res.setHeader('content-disposition', `attachment; filename="outpost-debug-${id}-${stamp}.tar.gz"`);
+    await relayChannelToResponse(opened.channel, res);
+  } finally {
+    stopWatching();
+    opened.release();
+  }
+}
+
+/** One file's bytes, decoded from the transfer stream and checked against its SHA-256 on the way. */
+async function relayRawFile(opened: OpenChannel, res: Response): Promise<void> {
+  const decoder = new TransferDecoder();
+  const hash = createHash('sha256');
+  try {
+    for await (const piece of opened.channel) {
+      for (const event of decoder.push(piece)) {
+        if (event.kind === 'fileStart') {
+          const name = event.path.split('/').at(-1) ?? 'download';
+          res.status(200).type('application/octet-stream');
+          if (event.size !== undefined) res.setHeader('content-length', String(event.size));
+          res.setHeader('content-disposition', `attachment; filename="${name.replace(/["\\\r\n]/g, '_')}"`);
+          res.flushHeaders();
+        } else if (event.kind === 'fileData') {
+          hash.update(event.bytes);
+          if (!res.write(event.bytes)) await drained(res);
+        } else if (event.kind === 'fileEnd') {
+          if (hash.digest('hex') !== event.sha256) throw new ApiError('INTERNAL', 'SHA-256 mismatch on the way');
+        } else if (event.kind === 'error') {
+          throw errorOfRecord(event);
+        }
+      }
+    }
+    decoder.finish();
+  } catch (err) {
+    opened.channel.abort(errorDetail(err));
+    throw err instanceof ApiError ? err : (opened.channel.error ?? err);
+  }
+  res.end();
+}
+
+/** Wraps a raw request body as the transfer stream of one file. */
+async function* rawFileStream(
+  req: IncomingMessage,
+  name: string,
+  mode: number,
+  size: number | undefined,
+): AsyncGenerator<Uint8Array> {
+  const hash = createHash('sha256');
+  let total = 0;
+  yield encodeFileStart(name, mode, size);
+  for await (const chunk of req) {
+    const bytes = chunk as Buffer;
+    hash.update(bytes);
+    total += bytes.length;
+    yield encodeChunkPrefix(bytes.length);
+    yield bytes;
+  }
+  yield encodeFileEnd(hash.digest('hex'), total);
+  yield encodeEnd(1, total);
+}
+
+async function pump(pieces: AsyncIterable<unknown>, channel: Channel): Promise<void> {
+  for await (const piece of pieces) await channel.write(piece as Uint8Array);
+}
+
+function discard(req: IncomingMessage): Promise<void> {
+  if (req.readableEnded || req.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    req.on('end', resolve);
+    req.on('close', resolve);
+    req.resume();
+  });
+}
+
+function existing(devices: ResourceHandle, device: string): void {
+  if (devices.find(device) === undefined) throw notFound(`device "${device}" not found`);
+}
+
+function errorDetail(err: unknown): { status: ApiError['status']; message: string } {
+  if (err instanceof ApiError) return { status: err.status, message: err.message };
+  return { status: 'ABORTED', message: err instanceof Error ? err.message : String(err) };
+}
+
+const methodNotAllowed = (method: string, verb: string): ApiError =>
+  new ApiError('UNIMPLEMENTED', `${method} is not supported on :${verb}`);
+
+function requiredString(value: unknown, name: string): string {
+  const text = optionalString(value, name);
+  if (text === undefined || text === '') throw invalidArgument(`the query parameter "${name}" is required`);
+  return text;
+}
+
+function optionalString(value: unknown, name: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') throw invalidArgument(`the query parameter "${name}" must be given once`);
+  return value;
+}
+
+function booleanOf(value: unknown, name: string): boolean {
+  const text = optionalString(value, name);
+  if (text === undefined || text === '' || text === 'false') return false;
+  if (text === 'true') return true;
+  throw invalidArgument(`the query parameter "${name}" must be true or false`);
+}
+
+function fileMode(value: unknown): number {
+  const text = optionalString(value, 'mode');
+  if (text === undefined) return 0o644;
+  if (!/^0?[0-7]{3,4}$/.test(text)) throw invalidArgument(`mode "${text}" must be octal, like 0644`);
+  return parseInt(text, 8) & 0o7777;
+}
+
+function contentLength(req: IncomingMessage): number | undefined {
+  const header = req.headers['content-length'];
+  return header === undefined ? undefined : Number(header);
+}
