@@ -140,6 +140,7 @@ export async function startServer(
       channels: () => gateway.channels,
       authenticate: requireApiKey,
       authorize,
+      logger: logger.child({ component: 'transfer' }),
     }),
   );
   app.use(

@@ -36,7 +36,10 @@ export async function runHookCommand(argv: readonly string[]): Promise<number> {
       new Option('--device-root <dir>', 'persistent root of the device').default('/outpost').env('DROPLET_DEVICE_ROOT'),
     )
     .addOption(
-      new Option('--timeout <seconds>', 'kill the hook and its process group after this long').argParser(seconds),
+      new Option(
+        '--timeout <seconds>',
+        'kill the hook and its process group after this long (default: DROPLET_SHUTDOWN_HOOK_TIMEOUT for on-shutdown, DROPLET_HOOK_TIMEOUT for the others, as the agent; else 90 and 300)',
+      ).argParser(seconds),
     )
     .addOption(
       new Option('--kill-grace <seconds>', 'between SIGTERM and SIGKILL once the time is up (default 5)').argParser(
@@ -70,12 +73,19 @@ export async function runHookCommand(argv: readonly string[]): Promise<number> {
     deviceRoot: flags.deviceRoot,
     name,
     bootId,
-    timeoutMs: flags.timeout === undefined ? DEFAULT_HOOK_TIMEOUTS_MS[name] : flags.timeout * 1000,
+    timeoutMs: (flags.timeout ?? timeoutFromEnv(name, process.env) ?? DEFAULT_HOOK_TIMEOUTS_MS[name] / 1000) * 1000,
     killGraceMs: flags.killGrace === undefined ? DEFAULT_KILL_GRACE_MS : flags.killGrace * 1000,
     logger,
   });
   logger.flush();
   return 0;
+}
+
+/** The agent's own settings (droplet.env), so a unit and the agent give a hook the same time. */
+function timeoutFromEnv(name: HookName, env: NodeJS.ProcessEnv): number | undefined {
+  const value = env[name === 'on-shutdown' ? 'DROPLET_SHUTDOWN_HOOK_TIMEOUT' : 'DROPLET_HOOK_TIMEOUT'];
+  const number = Number(value);
+  return value !== undefined && value !== '' && number > 0 ? number : undefined;
 }
 
 function hookName(value: string): HookName {

@@ -60,13 +60,17 @@ export class StatusReporter {
   private flush(): void {
     if (!this.options.link.connected || deepEqual(this.status, this.lastSent)) return;
     const waitMs = this.lastSentAt + (this.options.minIntervalMs ?? 1_000) - Date.now();
-    if (waitMs > 0) {
+    // a condition entering a new state (OSReady Pending → Downloading → Rebooting ...) is never coalesced away;
+    // only repeated progress within one state waits for the interval
+    if (waitMs > 0 && !conditionStatesChanged(this.lastSent, this.status)) {
       this.trailing ??= setTimeout(() => {
         this.trailing = undefined;
         this.flush();
       }, waitMs);
       return;
     }
+    clearTimeout(this.trailing);
+    this.trailing = undefined;
     const snapshot = this.status;
     if (this.options.link.send({ type: 'status', seq: ++this.seq, ...snapshot })) {
       this.lastSent = snapshot;
@@ -77,4 +81,11 @@ export class StatusReporter {
   private now(): Date {
     return this.options.now?.() ?? new Date();
   }
+}
+
+const conditionStates = (status: ReportedStatus | undefined): string =>
+  JSON.stringify((status?.conditions ?? []).map((c) => [c.type, c.status, c.reason]));
+
+function conditionStatesChanged(before: ReportedStatus | undefined, after: ReportedStatus): boolean {
+  return conditionStates(before) !== conditionStates(after);
 }

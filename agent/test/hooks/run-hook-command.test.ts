@@ -24,24 +24,23 @@ describe('droplet run-hook (what the systemd units run; real child processes)', 
     expect(logged).toContainEqual(expect.objectContaining({ hook: 'on-boot', msg: 'hello from on-boot' }));
   });
 
-  it('--timeout kills the hook; --once-per-boot does not run a hook twice in one boot', async () => {
+  it('--timeout (or the DROPLET_*_HOOK_TIMEOUT of the agent) kills the hook; --once-per-boot does not run a hook twice in one boot', async () => {
     const root = await tempDir();
     await writeHook(root, 'on-shutdown', `${markerLine}; sleep 600`);
-    const first = await runDroplet([
-      'run-hook',
-      'on-shutdown',
-      '--device-root',
-      root,
-      '--timeout',
-      '0.5',
-      '--once-per-boot',
-    ]);
+    const first = await runDroplet(['run-hook', 'on-shutdown', '--device-root', root, '--once-per-boot'], {
+      DROPLET_SHUTDOWN_HOOK_TIMEOUT: '0.5',
+    });
     expect(first.code).toBe(0);
     expect(await readHookRun(root, 'on-shutdown')).toMatchObject({ timedOut: true });
     const second = await runDroplet(['run-hook', 'on-shutdown', '--device-root', root, '--once-per-boot']);
     expect(second.code).toBe(0);
     expect(second.stdout).toContain('already ran in this boot');
     expect(await readMarkers(root)).toHaveLength(1);
+
+    await writeHook(root, 'on-boot', 'sleep 600');
+    const flag = await runDroplet(['run-hook', 'on-boot', '--device-root', root, '--timeout', '0.5']);
+    expect(flag.code).toBe(0);
+    expect(await readHookRun(root, 'on-boot')).toMatchObject({ timedOut: true, signal: 'SIGTERM' });
   });
 
   it('skips a missing or non-executable hook without error, and refuses an unknown hook name with exit 2', async () => {

@@ -86,11 +86,14 @@ export function createApplicationsService(
   };
 
   // a device that goes offline cannot vouch for its pods any more
+  let stopped = false;
   const unsubscribeDevices = devices.subscribe((change) => {
     const was = ((change.before?.['status'] ?? {}) as Doc)['connectionStatus'];
     const is = ((change.after?.['status'] ?? {}) as Doc)['connectionStatus'];
     if (was !== 'CONNECTED' || is !== 'DISCONNECTED') return;
+    // after the commit that published this change, not inside it
     setImmediate(() => {
+      if (stopped) return;
       engine.transaction(() => {
         for (const pod of podsOn(change.name)) {
           pods.patch(pod['name'] as string, (doc) => ({
@@ -143,7 +146,10 @@ export function createApplicationsService(
     resolvePods,
     specDependency,
     recordPodStatus,
-    stop: unsubscribeDevices,
+    stop: () => {
+      stopped = true;
+      unsubscribeDevices();
+    },
   };
 }
 

@@ -15,7 +15,7 @@ interface PublishOptions {
   deviceType: string;
   version: string;
   image: string;
-  key: string;
+  signingKey: string;
   minimumPreviousVersion?: string;
   channel?: string;
 }
@@ -54,7 +54,7 @@ export function registerOsCommands(program: Command, ctxFactory: ContextFactory)
     .requiredOption('--device-type <id>', 'device type id (created when missing)')
     .requiredOption('--version <version>', 'semantic version, e.g. 1.1.0')
     .requiredOption('--image <file>', 'the root filesystem image written into a slot')
-    .requiredOption('--key <file>', 'private signing key (from os keygen)')
+    .requiredOption('--signing-key <file>', 'private signing key from os keygen (written --key after "publish")')
     .option('--minimum-previous-version <version>', 'devices must run at least this version to install it')
     .option('--channel <channel>', 'normal or beta')
     .action(async (opts: PublishOptions, command: Command) => {
@@ -63,7 +63,7 @@ export function registerOsCommands(program: Command, ctxFactory: ContextFactory)
       if (channel !== undefined && channel !== 'NORMAL' && channel !== 'BETA') {
         throw new UsageError('--channel is normal or beta');
       }
-      const key = await loadPrivateKey(opts.key);
+      const key = await loadPrivateKey(opts.signingKey);
       const { size } = await stat(opts.image).catch(() => {
         throw new UsageError(`cannot read image ${opts.image}`);
       });

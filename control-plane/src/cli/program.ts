@@ -19,7 +19,8 @@ const { version } = createRequire(import.meta.url)('../../package.json') as { ve
 export function createProgram(io: CliIo): { program: Command; ctxFactory: ContextFactory } {
   const program = new Command('outpost')
     .description('Command line of the Outpost control plane')
-    .version(version)
+    // not --version: publish and rollout-status take a --version of their own
+    .version(version, '-V, --cli-version', 'print the version of this command line')
     .addOption(new Option('--server <url>', `control plane address (env OUTPOST_SERVER, default ${DEFAULT_SERVER})`))
     .addOption(new Option('--key <apiKey>', 'API key (env OUTPOST_API_KEY)'))
     .addOption(new Option('-o, --output <format>', 'output format (default table)').choices(OUTPUT_FORMATS))
@@ -35,7 +36,7 @@ export function createProgram(io: CliIo): { program: Command; ctxFactory: Contex
  */
 export async function runProgram(program: Command, argv: readonly string[], io: CliIo): Promise<number> {
   try {
-    await program.parseAsync([...argv], { from: 'user' });
+    await program.parseAsync(localFlags(argv), { from: 'user' });
     return EXIT_OK;
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode === 0 ? EXIT_OK : EXIT_USAGE; // commander printed it
@@ -50,4 +51,26 @@ export async function runProgram(program: Command, argv: readonly string[], io: 
     io.stderr(`error: ${err instanceof Error ? err.message : String(err)}\n`);
     return EXIT_FAILED;
   }
+}
+
+/**
+ * Flags a command defines with the name of a global option: `outpost os publish --key signing.key` means the
+ * signing key (issue contract), while `--key` elsewhere is the API key. After the command's words, such a flag
+ * is renamed to the command's own option; before them it stays global.
+ */
+const LOCAL_FLAGS: readonly { command: readonly string[]; flag: string; local: string }[] = [
+  { command: ['os', 'publish'], flag: '--key', local: '--signing-key' },
+];
+
+export function localFlags(argv: readonly string[]): string[] {
+  const out = [...argv];
+  for (const rule of LOCAL_FLAGS) {
+    const at = out.findIndex((word, i) => rule.command.every((part, k) => out[i + k] === part));
+    if (at < 0) continue;
+    for (let i = at + rule.command.length; i < out.length; i++) {
+      if (out[i] === rule.flag) out[i] = rule.local;
+      else if (out[i]!.startsWith(rule.flag + '=')) out[i] = rule.local + out[i]!.slice(rule.flag.length);
+    }
+  }
+  return out;
 }

@@ -87,7 +87,12 @@ export function createOsCatalog(engine: ResourceEngine, artifacts: ArtifactStore
       );
     }
     const published = findVersion(type, desired as string);
-    if (!published) throw failedPrecondition(`version ${String(desired)} is not published for device type ${type}`);
+    if (!published) {
+      // a version the device still holds in its other slot needs no artifact: it switches back to it
+      if (retainedVersions(status).includes(desired as string))
+        return osReadyPending(after, desired as string, engine.now().toISOString());
+      throw failedPrecondition(`version ${String(desired)} is not published for device type ${type}`);
+    }
     const minimum = published['minimumPreviousVersion'];
     if (
       typeof minimum === 'string' &&
@@ -118,6 +123,14 @@ function checkArtifact(artifacts: ArtifactStore, doc: Doc): void {
   if (stored.size !== artifact.size) {
     throw invalidArgument(`artifact.size ${artifact.size} does not match the stored ${stored.size} bytes`);
   }
+}
+
+/** Versions the device reports in its A/B slots (status.osUpdate.slots). */
+function retainedVersions(status: Doc): string[] {
+  const slots = (((status['osUpdate'] ?? {}) as Doc)['slots'] ?? {}) as Record<string, { version?: unknown }>;
+  return Object.values(slots)
+    .map((slot) => slot.version)
+    .filter((v): v is string => typeof v === 'string');
 }
 
 /** 'deviceTypes/x' from status.deviceInfo.deviceType ('x' or 'deviceTypes/x'). */

@@ -60,22 +60,13 @@ export class ResourceEngine {
     return [...this.handles.values()];
   }
 
-  /** Runs `fn` in one SQLite transaction (nesting joins the outer one); changes are published after the commit. */
+  /**
+   * Runs `fn` in one SQLite transaction; changes are published after the commit. A nested call joins the outer
+   * transaction (no savepoint: an error must propagate, and the outer transaction is rolled back whole); use
+   * `savepoint` where a failure is caught and the outer work goes on.
+   */
   transaction<R>(fn: () => R): R {
-    if (this.depth > 0) {
-      // a nested transaction is a savepoint: when it fails, its writes and its changes are undone alone
-      const mark = this.pending.length;
-      this.depth++;
-      try {
-        return this.db.transaction(fn)();
-      } catch (err) {
-        this.pending.length = mark;
-        this.log.forgetHead();
-        throw err;
-      } finally {
-        this.depth--;
-      }
-    }
+    if (this.depth > 0) return fn();
     this.depth = 1;
     let result: R;
     try {
@@ -91,6 +82,19 @@ export class ResourceEngine {
     this.pending = [];
     for (const change of committed) this.bus.publish(change);
     return result;
+  }
+
+  /** Inside a transaction: runs `fn` so that, if it throws, its writes and changes alone are undone. */
+  savepoint<R>(fn: () => R): R {
+    if (this.depth === 0) return this.transaction(fn);
+    const mark = this.pending.length;
+    try {
+      return this.db.transaction(fn)();
+    } catch (err) {
+      this.pending.length = mark;
+      this.log.forgetHead();
+      throw err;
+    }
   }
 
   private record(plural: string, name: string, before: Doc | null, after: Doc | null, text?: string): number {

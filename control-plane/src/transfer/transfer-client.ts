@@ -1,8 +1,7 @@
 import { request as httpRequest } from 'node:http';
-import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import type { ClientRequest, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { once } from 'node:events';
 import { ApiError, TRANSFER_CONTENT_TYPE, unavailable, uploadSummarySchema } from '@outpost/shared';
 import type { UploadSummary } from '@outpost/shared';
 
@@ -107,7 +106,7 @@ async function send(
   });
   try {
     if (body === undefined) request.end();
-    else await pipeline(Readable.from(body), request);
+    else await writeBody(request, body, responded);
     const response = await responded;
     const status = response.statusCode ?? 0;
     if (status < 200 || status >= 300) throw errorOf(await text(response), status);
@@ -124,6 +123,27 @@ async function send(
       throw errorOf(await text(early), early.statusCode ?? 500);
     throw unavailable(`cannot reach ${connection.server}: ${err instanceof Error ? err.message : String(err)}`);
   }
+}
+
+/**
+ * Streams the body with backpressure, stopping early when the server already answered with an error (a refused
+ * upload is not sent whole).
+ */
+async function writeBody(
+  request: ClientRequest,
+  body: AsyncIterable<Uint8Array>,
+  responded: Promise<IncomingMessage>,
+): Promise<void> {
+  let refused = false;
+  responded.then(
+    (response) => (refused = (response.statusCode ?? 0) >= 300),
+    () => undefined,
+  );
+  for await (const chunk of body) {
+    if (refused) return;
+    if (!request.write(chunk)) await Promise.race([once(request, 'drain'), responded]);
+  }
+  request.end();
 }
 
 async function text(response: IncomingMessage): Promise<string> {

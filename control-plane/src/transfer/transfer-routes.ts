@@ -21,6 +21,7 @@ import {
 import type { Channel } from '@outpost/shared';
 import type { ChannelHub, OpenChannel } from '../gateway/channels/channel-hub.js';
 import type { ResourceHandle } from '../resources/resource-handle.js';
+import type { Logger } from '../server/logger.js';
 import { abortWhenClientLeaves, drained, relayChannelToResponse } from './channel-relay.js';
 
 /** Spec 000 Authentication rule 2: file transfer needs this permission on the device's project. */
@@ -33,6 +34,7 @@ export interface TransferRoutesOptions {
   channels: () => ChannelHub;
   authenticate: RequestHandler;
   authorize(principal: unknown, permission: string, resourceName: string): void;
+  logger: Logger;
 }
 
 const ROUTE = /^\/v1\/(projects\/[^/]+\/regions\/[^/]+\/devices\/[^/:]+):(upload|download|collectDebugBundle)$/;
@@ -57,6 +59,7 @@ export function transferRoutes(options: TransferRoutesOptions): Router {
       if (err !== undefined) return next(err);
       const device = decodeURIComponent(encoded);
       handle(options, verb, device, req, res).catch((failure: unknown) => {
+        options.logger.warn({ err: failure, device, verb }, 'transfer failed');
         if (res.headersSent) {
           res.destroy();
           return;
@@ -114,8 +117,8 @@ async function upload(options: TransferRoutesOptions, device: string, req: Reque
   } catch (err) {
     stopWatching();
     opened.channel.abort(errorDetail(err));
-    // the client sends its whole body before it reads an answer: take the rest, then answer
-    await discard(req);
+    // answer now; the rest of the body is read and dropped, for clients that send it whole before they read
+    req.resume();
     throw opened.channel.error ?? err;
   } finally {
     opened.release();
@@ -218,15 +221,6 @@ async function* rawFileStream(
 
 async function pump(pieces: AsyncIterable<unknown>, channel: Channel): Promise<void> {
   for await (const piece of pieces) await channel.write(piece as Uint8Array);
-}
-
-function discard(req: IncomingMessage): Promise<void> {
-  if (req.readableEnded || req.destroyed) return Promise.resolve();
-  return new Promise((resolve) => {
-    req.on('end', resolve);
-    req.on('close', resolve);
-    req.resume();
-  });
 }
 
 function existing(devices: ResourceHandle, device: string): void {

@@ -138,11 +138,11 @@ describe('outpost iam', () => {
     expect(result.stdout).toBe('');
   });
 
-  it('exits 0 for --help and --version', async () => {
+  it('exits 0 for --help and --cli-version (--version belongs to publish and rollout-status)', async () => {
     const help = await runCli(['iam', '--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('create-key');
-    const version = await runCli(['--version']);
+    const version = await runCli(['--cli-version']);
     expect(version).toMatchObject({ code: 0, stdout: expect.stringMatching(/^\d+\.\d+\.\d+\n$/) as string });
   });
 });

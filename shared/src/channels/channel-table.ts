@@ -8,8 +8,8 @@ export type RouteOutcome = 'delivered' | 'unknown-channel' | 'malformed';
 
 /**
  * The open channels of one link: routes binary frames to their channel by id and fails them all when the
- * link goes away. Frames of unknown channels are answered with ERROR (never an ERROR itself), so a peer
- * whose channel was dropped stops sending.
+ * link goes away. DATA for an unknown channel is answered with ERROR, so a peer whose channel was dropped stops
+ * sending; anything else for one is ignored (trailing acknowledgements arrive after a sender is done).
  */
 export class ChannelTable {
   private readonly channels = new Map<number, Channel>();
@@ -49,7 +49,8 @@ export class ChannelTable {
     const { frame } = decoded;
     const channel = this.channels.get(frame.channelId);
     if (channel === undefined) {
-      if (frame.kind !== 'ERROR') {
+      // only data needs stopping: acknowledgements and closes of a channel that is already done are normal
+      if (frame.kind === 'DATA') {
         this.transmit(
           encodeChannelFrame(
             errorFrame(frame.channelId, { status: 'NOT_FOUND', message: `channel ${frame.channelId} is not open` }),

@@ -1,12 +1,5 @@
 import { ApiError, failedPrecondition, internalError, unavailable } from '../errors/api-error.js';
-import {
-  ackFrame,
-  closeFrame,
-  dataFrame,
-  encodeChannelFrame,
-  errorFrame,
-  errorOfFrame,
-} from './channel-frame.js';
+import { ackFrame, closeFrame, dataFrame, encodeChannelFrame, errorFrame, errorOfFrame } from './channel-frame.js';
 import type { ChannelErrorDetail, ChannelFrame } from './channel-frame.js';
 import { DEFAULT_FLOW, ReceiveWindow, SendWindow, checkFlowSettings } from './flow-control.js';
 import type { FlowSettings } from './flow-control.js';

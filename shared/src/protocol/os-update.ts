@@ -14,7 +14,8 @@ export const osImageSchema = z.object({
   deviceType: z.string().min(1),
   sha256: z.string().regex(/^[0-9a-f]{64}$/),
   size: z.int().positive(),
-  signature: z.string().min(1),
+  /** absent or empty: unsigned, which the agent refuses (OSReady=False/Failed) */
+  signature: z.string().optional(),
   url: z.string().min(1),
 });
 export type OsImage = z.infer<typeof osImageSchema>;

@@ -128,7 +128,46 @@ describe('channels over a link', () => {
     expect(a.size + b.size).toBe(0);
   });
 
-  it('frames for a channel that is not open are answered with ERROR, and ERRORs are never answered', async () => {
+  it('a sender that forgets its channel right after its end still delivers everything', async () => {
+    const { a, b, carried } = link();
+    const sender = a.open(11);
+    const receiver = b.open(11);
+    const data = randomBytes(FLOW.windowBytes * 3);
+    const sending = (async () => {
+      await sender.write(data);
+      await sender.end();
+      a.release(11); // trailing acknowledgements now reach no channel
+    })();
+    const got = await collect(receiver);
+    await sending;
+    await settle();
+    expect(got.equals(data)).toBe(true);
+    expect(carried.filter((c) => c.frame.kind === 'ERROR')).toHaveLength(0);
+  });
+
+  it('works when the receiver acknowledges less often than the sender window needs', async () => {
+    const sent: Uint8Array[] = [];
+    let peer: ChannelTable | undefined;
+    const small = new ChannelTable((f) => (setImmediate(() => peer?.route(f)), sent.push(f), true), {
+      windowBytes: 16 * 1024,
+      ackEveryBytes: 16 * 1024,
+      maxFrameBytes: 4 * 1024,
+    });
+    peer = new ChannelTable((f) => (setImmediate(() => small.route(f)), true), {
+      windowBytes: 1024 * 1024,
+      ackEveryBytes: 512 * 1024,
+      maxFrameBytes: 64 * 1024,
+    });
+    const sender = small.open(1);
+    const receiver = peer.open(1);
+    const data = randomBytes(200_000);
+    const got = collect(receiver);
+    await sender.write(data);
+    await sender.end();
+    expect((await got).equals(data)).toBe(true);
+  });
+
+  it('DATA for a channel that is not open is answered with ERROR; other frames and ERRORs are not', async () => {
     const { a, b, carried } = link();
     const orphan = a.open(9);
     const write = orphan.write(new Uint8Array(5));
@@ -137,6 +176,13 @@ describe('channels over a link', () => {
     expect(orphan.error).toMatchObject({ status: 'NOT_FOUND' });
     expect(carried.filter((c) => c.frame.kind === 'ERROR')).toHaveLength(1);
     expect(b.route(new Uint8Array(2))).toBe('malformed');
+    for (const kind of ['ACK', 'CLOSE'] as const) {
+      expect(b.route(encodeChannelFrame({ kind, channelId: 40, offset: 0, payload: new Uint8Array(0) }))).toBe(
+        'unknown-channel',
+      );
+    }
+    await settle();
+    expect(carried.filter((c) => c.frame.kind === 'ERROR')).toHaveLength(1);
   });
 
   it('a CLOSE that does not match the bytes received is a protocol error', async () => {
@@ -166,9 +212,9 @@ describe('channels over a link', () => {
   it('encodes what it sends as frames a table routes', () => {
     const sent: Uint8Array[] = [];
     const table = new ChannelTable((f) => (sent.push(f), true));
-    expect(table.route(encodeChannelFrame({ kind: 'ERROR', channelId: 1, offset: 0, payload: new Uint8Array(0) }))).toBe(
-      'unknown-channel',
-    );
+    expect(
+      table.route(encodeChannelFrame({ kind: 'ERROR', channelId: 1, offset: 0, payload: new Uint8Array(0) })),
+    ).toBe('unknown-channel');
     expect(sent).toHaveLength(0);
   });
 });

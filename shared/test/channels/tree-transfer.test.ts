@@ -1,16 +1,21 @@
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  TreeWriter,
-  encodeTree,
-  placeEntry,
-  prepareTreeSource,
-  writeTree,
-} from '../../src/index.js';
+import { TreeWriter, encodeTree, placeEntry, prepareTreeSource, writeTree } from '../../src/index.js';
 import type { FileProgress, TreeRoot } from '../../src/index.js';
 
 const dirs: string[] = [];
@@ -47,7 +52,9 @@ function snapshot(dir: string): Record<string, string> {
       if (info.isDirectory()) {
         out[`${key}/`] = (info.mode & 0o777).toString(8);
         walk(full, key);
-      } else out[key] = `${(info.mode & 0o777).toString(8)} ${createHash('sha256').update(readFileSync(full)).digest('hex')}`;
+      } else
+        out[key] =
+          `${(info.mode & 0o777).toString(8)} ${createHash('sha256').update(readFileSync(full)).digest('hex')}`;
     }
   };
   walk(dir, '');
@@ -145,12 +152,18 @@ describe('tree transfer (sender and writer on real files)', () => {
     writeFileSync(join(src, 'x'), 'x');
     mkdirSync(join(dst, 'x'));
     await expect(
-      writeTree(encodeTree(await prepareTreeSource(join(src, 'x'), false)), new TreeWriter({ placeRoot: into(dst, true) })),
+      writeTree(
+        encodeTree(await prepareTreeSource(join(src, 'x'), false)),
+        new TreeWriter({ placeRoot: into(dst, true) }),
+      ),
     ).rejects.toThrow(/is a directory/);
     mkdirSync(join(src, 'd'));
     writeFileSync(join(dst, 'd'), 'file');
     await expect(
-      writeTree(encodeTree(await prepareTreeSource(join(src, 'd'), true)), new TreeWriter({ placeRoot: into(dst, true) })),
+      writeTree(
+        encodeTree(await prepareTreeSource(join(src, 'd'), true)),
+        new TreeWriter({ placeRoot: into(dst, true) }),
+      ),
     ).rejects.toThrow(/not a directory/);
   });
 });

@@ -208,7 +208,7 @@ export class Vm {
   serialTail(lines = 80): string {
     const boot = this.currentBoot;
     if (boot === undefined || !existsSync(boot.serialLog)) return '(no boot yet)';
-    return tailLines(readFileSync(boot.serialLog, 'latin1'), lines);
+    return tailLines(readFileSync(boot.serialLog, 'utf8'), lines);
   }
 
   /** An error naming the boot, with the serial console's tail. */
@@ -243,7 +243,7 @@ export class Vm {
   /** Polls the running boot's console: GRUB's choice, droplet's start, and the boot timeout. */
   private watch(boot: Boot): void {
     if (!existsSync(boot.serialLog)) return;
-    const facts = serialFacts(readFileSync(boot.serialLog, 'latin1'));
+    const facts = serialFacts(readFileSync(boot.serialLog, 'utf8'));
     this.applyFacts(boot, facts);
     if (boot.dropletStartedAt === undefined && Date.now() - boot.startedAt > this.options.bootTimeoutMs) {
       this.fail(
@@ -265,7 +265,7 @@ export class Vm {
   }
 
   private async onExit(boot: Boot): Promise<void> {
-    const log = existsSync(boot.serialLog) ? readFileSync(boot.serialLog, 'latin1') : '';
+    const log = existsSync(boot.serialLog) ? readFileSync(boot.serialLog, 'utf8') : '';
     this.applyFacts(boot, serialFacts(log));
     boot.exitedAt = Date.now();
     boot.exit = exitOf(log, this.killed);

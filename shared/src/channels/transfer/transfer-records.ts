@@ -95,7 +95,8 @@ export class TransferDecoder {
         const n = Math.min(state.remaining, input.length);
         events.push({ kind: 'fileData', bytes: input.subarray(0, n) });
         input = input.subarray(n);
-        this.state = state.remaining === n ? { at: 'record', inFile: true } : { at: 'chunk', remaining: state.remaining - n };
+        this.state =
+          state.remaining === n ? { at: 'record', inFile: true } : { at: 'chunk', remaining: state.remaining - n };
         continue;
       }
       if (input.length < 5) break;
@@ -164,7 +165,8 @@ function readJson(bytes: Uint8Array, type: string): unknown {
 
 function parse<T>(schema: z.ZodType<T>, header: unknown, type: string): T {
   const result = schema.safeParse(header);
-  if (!result.success) throw invalidArgument(`transfer record "${type}" is invalid: ${result.error.issues[0]?.message}`);
+  if (!result.success)
+    throw invalidArgument(`transfer record "${type}" is invalid: ${result.error.issues[0]?.message}`);
   return result.data;
 }
 

@@ -191,7 +191,9 @@ export class TreeWriter {
   private async end(files: number, bytes: number): Promise<void> {
     if (this.root === undefined) throw invalidArgument('the transfer carried nothing');
     if (files !== this.files || bytes !== this.bytes) {
-      throw internalError(`the sender counted ${files} files and ${bytes} bytes, ${this.files} and ${this.bytes} arrived`);
+      throw internalError(
+        `the sender counted ${files} files and ${bytes} bytes, ${this.files} and ${this.bytes} arrived`,
+      );
     }
     // deepest first, so that a read-only directory does not stop its children from being set
     for (const dir of [...this.directories].reverse()) await chmod(dir.path, dir.mode).catch(() => undefined);

@@ -1,0 +1,259 @@
+/**
+ * Benchmark: file transfer through the control plane (issue 6), against a plain HTTP baseline, 1 GiB each way.
+ *
+ * Starts, as child processes, a real control plane (control-plane/dist, a fresh SQLite file) and a real droplet
+ * agent (agent/dist) connected to it, and in the same run a bare Node HTTP server (this script in another role)
+ * that just writes a PUT body to a file and serves a file to a GET. This process plays the `outpost devices scp`
+ * command line with the command line's own code (tree sender, transfer client, tree writer):
+ *
+ *   scp_upload_mb_s     local file → POST {device}:upload → channel over the agent's WebSocket → file on the device
+ *   scp_download_mb_s   the device's file → channel → GET {device}:download → local file
+ *   http_put_mb_s       the same file PUT to the bare server (written to disk, no hashing, no fsync)
+ *   http_get_mb_s       the same file fetched back from the bare server
+ *   upload_vs_put_ratio, download_vs_put_ratio   goal >= 0.5
+ *   heartbeat_disconnects   times the device went Offline during the transfers (goal 0)
+ *
+ * Every copy is checked against the original's SHA-256 (a mismatch exits 1). MB are 10^6 bytes. Everything runs on
+ * 127.0.0.1 in a temporary folder removed at the end. Output: one JSON line per figure on stdout, progress on
+ * stderr. Takes about a minute on a small machine.
+ *
+ * Run from the repository root:
+ *   npm run build && npx tsx scripts/bench/scp.ts
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { createHash, randomBytes, randomFillSync } from 'node:crypto';
+import { createReadStream, createWriteStream, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { fileURLToPath } from 'node:url';
+import { REPO_ROOT, requireBuiltPackages } from './lib/preflight.js';
+import { createReporter } from './lib/report.js';
+import { withTempDir } from './lib/temp-dir.js';
+import { exitAfter, sleep, withTimeout } from './lib/time.js';
+
+const SIZE = 1024 * 1024 * 1024;
+const DEVICE = 'projects/bench/regions/local/devices/scp-bench';
+const SERVER_MAIN = join(REPO_ROOT, 'control-plane', 'dist', 'server', 'main.js');
+const AGENT_MAIN = join(REPO_ROOT, 'agent', 'dist', 'main.js');
+
+if (process.argv[2] === '--bare-server') await bareServer(process.argv[3] ?? '');
+else await main();
+
+async function main(): Promise<void> {
+  requireBuiltPackages(['shared']);
+  for (const built of [SERVER_MAIN, AGENT_MAIN]) {
+    if (!existsSync(built)) {
+      process.stderr.write(`benchmark cannot start: ${built} is missing. Run \`npm run build\` first.\n`);
+      process.exit(1);
+    }
+  }
+  exitAfter(15 * 60_000, 1, 'scp benchmark: gave up after 15 minutes');
+  const shared = await import('@outpost/shared');
+  const client = await import('../../control-plane/src/transfer/transfer-client.js');
+  const report = createReporter('scp', { mib: SIZE / 1024 / 1024 });
+  const children: ChildProcess[] = [];
+  try {
+    await withTempDir('outpost-bench-scp-', async (dir) => {
+      const file = join(dir, 'payload.bin');
+      report.progress(`writing ${SIZE / 1024 / 1024} MiB of random data`);
+      const sha = await writeRandomFile(file, SIZE);
+
+      const apiKey = `bench-${randomBytes(12).toString('hex')}`;
+      const port = await freePort();
+      const server = `http://127.0.0.1:${port}`;
+      children.push(
+        start(
+          process.execPath,
+          [SERVER_MAIN, '--port', String(port), '--data-dir', join(dir, 'server'), '--log-level', 'silent'],
+          {
+            OUTPOST_ADMIN_KEY: apiKey,
+          },
+        ),
+      );
+      await withTimeout(
+        until(async () => (await fetch(`${server}/healthz`)).ok),
+        30_000,
+        'the control plane to start',
+      );
+      const admin = new shared.OutpostClient({ server, apiKey });
+      await admin.create('projects/bench/regions/local', 'devices', { name: DEVICE });
+      const { credential } = await admin.request<{ credential: string }>('POST', `/v1/${DEVICE}:issueCredential`, {
+        body: {},
+      });
+      const root = join(dir, 'device');
+      mkdirSync(join(root, 'config'), { recursive: true });
+      writeFileSync(join(root, 'config', 'credential'), `${credential}\n`, { mode: 0o600 });
+      writeFileSync(join(root, 'config', 'droplet.json'), JSON.stringify({ server, deviceName: DEVICE }));
+      children.push(start(process.execPath, [AGENT_MAIN, '--device-root', root, '--log-level', 'warn'], {}));
+      const connected = async (): Promise<boolean> =>
+        (await admin.get<{ status?: { connectionStatus?: string } }>(DEVICE)).status?.connectionStatus === 'CONNECTED';
+      await withTimeout(until(connected), 30_000, 'the agent to connect');
+      let disconnects = 0;
+      const watcher = new AbortController();
+      const watching = (async () => {
+        for await (const message of admin.watch<{
+          change: Record<string, { device?: { status?: { connectionStatus?: string } } }>;
+        }>(`/v1/${DEVICE}:watch`, {}, watcher.signal)) {
+          if (Object.values(message.change)[0]?.device?.status?.connectionStatus === 'DISCONNECTED') disconnects += 1;
+        }
+      })().catch(() => undefined);
+
+      const connection = { server, apiKey };
+      const remote = join(dir, 'on-device');
+      report.progress('scp upload');
+      const up = await timed(async () => {
+        const source = await shared.prepareTreeSource(file, false);
+        await client.uploadTransfer(connection, DEVICE, `${remote}/`, shared.encodeTree(source));
+      });
+      await check(join(remote, 'payload.bin'), sha, 'the uploaded copy');
+      report.progress('scp download');
+      const back = join(dir, 'back');
+      mkdirSync(back);
+      const down = await timed(async () => {
+        const response = await client.downloadTransfer(connection, DEVICE, join(remote, 'payload.bin'), false);
+        await shared.writeTree(
+          response,
+          new shared.TreeWriter({ placeRoot: async (r) => shared.placeEntry(`${back}/`, r.name, true) }),
+        );
+      });
+      await check(join(back, 'payload.bin'), sha, 'the downloaded copy');
+      watcher.abort();
+      await watching;
+
+      report.progress('plain HTTP PUT and GET to a bare Node server');
+      const bareDir = join(dir, 'bare');
+      mkdirSync(bareDir);
+      const bare = start(
+        process.execPath,
+        [...process.execArgv, fileURLToPath(import.meta.url), '--bare-server', bareDir],
+        {},
+      );
+      children.push(bare);
+      const barePort = await withTimeout(firstLine(bare), 30_000, 'the bare server to start');
+      const put = await timed(() => httpPut(`http://127.0.0.1:${barePort}/payload.bin`, file));
+      await check(join(bareDir, 'payload.bin'), sha, 'the PUT copy');
+      const got = join(dir, 'got.bin');
+      const get = await timed(() => httpGet(`http://127.0.0.1:${barePort}/payload.bin`, got));
+      await check(got, sha, 'the GET copy');
+
+      const mbs = (seconds: number): number => SIZE / 1e6 / seconds;
+      report.figure('scp_upload_mb_s', mbs(up), { unit: 'MB/s' });
+      report.figure('scp_download_mb_s', mbs(down), { unit: 'MB/s' });
+      report.figure('http_put_mb_s', mbs(put), { unit: 'MB/s' });
+      report.figure('http_get_mb_s', mbs(get), { unit: 'MB/s' });
+      report.figure('upload_vs_put_ratio', put / up, { goal: '>=0.5' });
+      report.figure('download_vs_put_ratio', put / down, { goal: '>=0.5' });
+      report.figure('heartbeat_disconnects', disconnects, { goal: '=0' });
+    });
+  } finally {
+    for (const child of children) child.kill('SIGTERM');
+  }
+  const missed = report.missed();
+  if (missed.length > 0) report.progress(`missed goals: ${missed.join(', ')}`);
+}
+
+/** The baseline: PUT writes the body to a file, GET streams a file; prints its port on stdout. */
+async function bareServer(dir: string): Promise<void> {
+  const server = createServer((req, res) => {
+    const path = join(dir, (req.url ?? '/x').slice(1));
+    if (req.method === 'PUT') {
+      pipeline(req, createWriteStream(path)).then(
+        () => res.end('ok'),
+        () => res.writeHead(500).end(),
+      );
+    } else {
+      res.writeHead(200, { 'content-type': 'application/octet-stream' });
+      pipeline(createReadStream(path, { highWaterMark: 1024 * 1024 }), res).catch(() => res.destroy());
+    }
+  });
+  server.listen(0, '127.0.0.1', () => process.stdout.write(`${(server.address() as AddressInfo).port}\n`));
+  process.once('SIGTERM', () => process.exit(0));
+}
+
+function httpPut(url: string, file: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'PUT', headers: { 'content-type': 'application/octet-stream' } }, (res) => {
+      res.resume();
+      res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`PUT answered ${res.statusCode}`))));
+    });
+    req.on('error', reject);
+    createReadStream(file, { highWaterMark: 1024 * 1024 })
+      .on('error', reject)
+      .pipe(req);
+  });
+}
+
+function httpGet(url: string, file: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    request(url, (res) => pipeline(res, createWriteStream(file)).then(resolve, reject))
+      .on('error', reject)
+      .end();
+  });
+}
+
+async function writeRandomFile(path: string, size: number): Promise<string> {
+  const hash = createHash('sha256');
+  const out = createWriteStream(path);
+  const block = Buffer.allocUnsafe(64 * 1024 * 1024);
+  for (let written = 0; written < size; written += block.length) {
+    const part = block.subarray(0, Math.min(block.length, size - written));
+    randomFillSync(part);
+    hash.update(part);
+    if (!out.write(part)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+  }
+  await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
+  return hash.digest('hex');
+}
+
+async function check(path: string, sha: string, what: string): Promise<void> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path, { highWaterMark: 4 * 1024 * 1024 })) hash.update(chunk as Buffer);
+  if (hash.digest('hex') !== sha) throw new Error(`${what} does not match the original's SHA-256`);
+}
+
+async function timed(work: () => Promise<void>): Promise<number> {
+  const started = performance.now();
+  await work();
+  return (performance.now() - started) / 1000;
+}
+
+function start(command: string, args: string[], env: Record<string, string>): ChildProcess {
+  const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  child.on('error', (err) => process.stderr.write(`${command}: ${err.message}\n`));
+  return child;
+}
+
+function firstLine(child: ChildProcess): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    child.stdout?.on('data', (d: Buffer) => {
+      text += d.toString();
+      if (text.includes('\n')) resolve(Number(text.split('\n')[0]));
+    });
+    child.once('exit', () => reject(new Error('the bare server ended')));
+  });
+}
+
+async function until(test: () => Promise<boolean>): Promise<void> {
+  for (;;) {
+    try {
+      if (await test()) return;
+    } catch {
+      // not up yet
+    }
+    await sleep(100);
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
