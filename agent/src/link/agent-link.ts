@@ -146,6 +146,9 @@ export class AgentLink {
       headers: { authorization: `Bearer ${credential}` },
       handshakeTimeout: this.options.handshakeTimeoutMs ?? 15_000,
       maxPayload: MAX_SOCKET_PAYLOAD,
+      // A zero masking key leaves frames unmasked on both ends (no XOR over every byte of a transfer). Masking
+      // protects proxies from scripts in browsers; this client is not one.
+      generateMask: (mask: Buffer) => mask.fill(0),
     });
     this.socket = socket;
     let refusedWith: number | undefined;

@@ -6,7 +6,8 @@ describe('--metrics-retention-days', () => {
     expect(loadServerConfig([], {}).metricsRetentionDays).toBeUndefined();
     expect(loadServerConfig([], { OUTPOST_METRICS_RETENTION_DAYS: '7' }).metricsRetentionDays).toBe(7);
     expect(
-      loadServerConfig(['--metrics-retention-days', '90'], { OUTPOST_METRICS_RETENTION_DAYS: '7' }).metricsRetentionDays,
+      loadServerConfig(['--metrics-retention-days', '90'], { OUTPOST_METRICS_RETENTION_DAYS: '7' })
+        .metricsRetentionDays,
     ).toBe(90);
   });
 

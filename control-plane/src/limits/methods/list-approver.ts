@@ -23,6 +23,9 @@ export function listApproverMethod(ctx: LimitsContext): CustomMethod {
     scope: 'root',
     httpMethod: 'GET',
     permission: LIST_APPROVER_PERMISSION,
+    // checked on the approver named in the request, so an organization-scoped key can list its own queue
+    authorizeOn: ({ query }) =>
+      typeof query['approver'] === 'string' && query['approver'] !== '' ? query['approver'] : '*',
     handle: (call) => {
       const handle = ctx.h.requests;
       const q = only(call.query, [
@@ -36,7 +39,6 @@ export function listApproverMethod(ctx: LimitsContext): CustomMethod {
         'includePagingInfo',
       ]);
       const approver = asString(q.approver, 'approver') ?? '';
-      if (approver !== '') call.authorize(LIST_APPROVER_PERMISSION, approver);
       const filter = parseFilter(asString(q.filter, 'filter') ?? '', handle.def.filterSchema);
       const order = parseOrderBy(asString(q.orderBy, 'orderBy'), handle.def.filterSchema);
       const where: SqlFragment[] = [];

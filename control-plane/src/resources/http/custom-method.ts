@@ -26,5 +26,10 @@ export interface CustomMethod {
   stream?: boolean;
   /** skip the API-key check (for calls authenticated by their own means, e.g. a provisioning token) */
   public?: boolean;
+  /**
+   * The resource name the permission is checked on, when it is not the target (a root method such as
+   * `planAssignmentRequests:listApprover` names its scope in the request); `*` otherwise for root methods.
+   */
+  authorizeOn?(request: { target: string; query: Nested; body: unknown }): string;
   handle(call: CustomCall): unknown;
 }

@@ -65,7 +65,10 @@ export function createResourceRouter(options: ResourceRouterOptions): ResourceRo
       if (custom) {
         const targetName =
           target.scope === 'resource' ? target.name : target.scope === 'collection' ? target.parent : '';
-        if (!custom.public) check(custom.permission, targetName || '*');
+        if (!custom.public) {
+          const scope = custom.authorizeOn?.({ target: targetName, query, body: req.body as unknown }) ?? targetName;
+          check(custom.permission, scope || '*');
+        }
         const controller = new AbortController();
         const result = await custom.handle({
           target: targetName,
