@@ -62,8 +62,8 @@
  *   API works without the hierarchy); when such a project is created later, its usage counts the devices
  *   already there.
  * - Authorization: a key scoped to an organization covers the organization's projects and sub-organizations
- *   (ancestorsOf). ListApproverPlanAssignmentRequests is a root method: the router checks its permission on
- *   `*`; with `approver` given the caller also needs it on the approver.
+ *   (ancestorsOf). ListApproverPlanAssignmentRequests is a root method: its permission is checked on the
+ *   `approver` the request names (on `*` without one, which only service-wide keys hold).
  */
 export { createLimitsService } from './limits-service.js';
 export type { LimitsService } from './limits-service.js';

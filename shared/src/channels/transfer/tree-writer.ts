@@ -39,7 +39,13 @@ interface OpenFile {
   mode: number;
   size: number | undefined;
   done: number;
+  /** bytes received but not written yet: written together, in fewer and larger writes */
+  unwritten: Uint8Array[];
+  unwrittenBytes: number;
 }
+
+/** Writes are gathered up to this size (a transfer arrives in pieces of a few dozen KiB). */
+const WRITE_BATCH_BYTES = 1024 * 1024;
 
 /**
  * Writes a transfer stream to disk, one event at a time. A file goes to a temporary file beside its
@@ -144,7 +150,18 @@ export class TreeWriter {
     } catch (err) {
       throw fsError(err, destination);
     }
-    this.current = { entry, destination, temp, handle, hash: createHash('sha256'), mode, size, done: 0 };
+    this.current = {
+      entry,
+      destination,
+      temp,
+      handle,
+      hash: createHash('sha256'),
+      mode,
+      size,
+      done: 0,
+      unwritten: [],
+      unwrittenBytes: 0,
+    };
     this.progress(this.current, false);
   }
 
@@ -152,16 +169,35 @@ export class TreeWriter {
     const file = this.current;
     if (file === undefined) throw invalidArgument('file bytes outside a file');
     file.hash.update(bytes);
-    let written = 0;
-    while (written < bytes.length) {
-      try {
-        written += (await file.handle.write(bytes, written, bytes.length - written)).bytesWritten;
-      } catch (err) {
-        throw fsError(err, file.destination);
-      }
-    }
+    file.unwritten.push(bytes);
+    file.unwrittenBytes += bytes.length;
     file.done += bytes.length;
+    if (file.unwrittenBytes >= WRITE_BATCH_BYTES) await this.flush(file);
     this.progress(file, false);
+  }
+
+  private async flush(file: OpenFile): Promise<void> {
+    let pieces = file.unwritten;
+    file.unwritten = [];
+    file.unwrittenBytes = 0;
+    try {
+      while (pieces.length > 0) {
+        let { bytesWritten } = await file.handle.writev(pieces);
+        // a short write: go on from where it stopped
+        while (bytesWritten > 0 && pieces.length > 0) {
+          const first = pieces[0]!;
+          if (bytesWritten >= first.length) {
+            bytesWritten -= first.length;
+            pieces = pieces.slice(1);
+          } else {
+            pieces = [first.subarray(bytesWritten), ...pieces.slice(1)];
+            bytesWritten = 0;
+          }
+        }
+      }
+    } catch (err) {
+      throw fsError(err, file.destination);
+    }
   }
 
   private async endFile(sha256: string, size: number): Promise<void> {
@@ -175,6 +211,7 @@ export class TreeWriter {
       throw internalError(`${file.entry}: SHA-256 mismatch (sent ${sha256}, received ${actual})`);
     }
     try {
+      await this.flush(file);
       await file.handle.datasync();
       await file.handle.chmod(file.mode);
       await file.handle.close();
