@@ -10,8 +10,12 @@
  *   rss_ratio                        agent / bare node (goal <= 1.4)
  *   agent_cpu_pct_of_core            the agent's CPU time / wall time, in % of one core (goal <= 1)
  *   bare_node_cpu_pct_of_core
- *   agent_rss_trend_mb_per_hour      least-squares slope of the agent's RSS over the run (goal <= 1: no upward
- *                                    trend beyond noise)
+ *   agent_rss_trend_mb_per_hour      least-squares slope of the agent's RSS over the run (V8 lets garbage pile
+ *                                    up between major GCs, so ten minutes of it rise without a leak)
+ *   agent_settled_rss_trend_mb_per_hour, agent_settled_heap_trend_mb_per_hour
+ *                                    the same for RSS and V8's heapUsed right after two full GCs, taken every
+ *                                    minute (the agent runs with --expose-gc and a preload answering SIGUSR2):
+ *                                    the leak test (goals <= 1 and <= 0.5 MiB/h)
  *   checks_healthy                   Healthy/* conditions True at the end (goal = the number of checks)
  *   probes_served                    requests the HTTP, TCP and gRPC targets saw (the checks really ran)
  *
@@ -25,12 +29,13 @@ import { createServer } from 'node:http';
 import { createServer as createTcpServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { REPO_ROOT, requireBuiltPackages } from './lib/preflight.js';
 import { createReporter } from './lib/report.js';
 import { percentile } from './lib/stats.js';
 import { withTempDir } from './lib/temp-dir.js';
-import { exitAfter, sleep } from './lib/time.js';
+import { exitAfter, sleep, withTimeout } from './lib/time.js';
 
 const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 const PARENT = 'projects/bench/regions/local';
@@ -170,6 +175,9 @@ async function main(): Promise<void> {
       const agent = spawn(
         process.execPath,
         [
+          '--expose-gc',
+          '--import',
+          MEMORY_PRELOAD,
           ...opts.nodeFlags,
           AGENT_MAIN,
           '--device-root',
@@ -179,9 +187,10 @@ async function main(): Promise<void> {
           '--log-level',
           'warn',
         ],
-        { stdio: ['ignore', 'inherit', 'inherit'], env: withoutDropletEnv() },
+        { stdio: ['ignore', 'inherit', 'pipe'], env: withoutDropletEnv() },
       );
       children.push(agent);
+      const settled = settledMemoryOf(agent);
       const bare = spawn(process.execPath, ['-e', 'setInterval(()=>{},1000)'], { stdio: 'ignore' });
       children.push(bare);
 
@@ -206,19 +215,32 @@ async function main(): Promise<void> {
       report.progress(`measuring for ${opts.seconds} s`);
       const agentSamples: ProcSample[] = [];
       const bareSamples: ProcSample[] = [];
+      const settledSamples: { timeMs: number; rssBytes: number; heapUsed: number }[] = [];
+      const settle = async (): Promise<void> => {
+        const usage = await settled();
+        settledSamples.push({ timeMs: performance.now(), rssBytes: usage.rss, heapUsed: usage.heapUsed });
+      };
+      await settle();
       const probesBefore = probes;
-      const end = performance.now() + opts.seconds * 1000;
+      const started = performance.now();
+      const end = started + opts.seconds * 1000;
+      let nextSettle = started + 60_000;
       while (performance.now() < end) {
         agentSamples.push(procSample(agent.pid!));
         bareSamples.push(procSample(bare.pid!));
-        const elapsed = agentSamples.length * opts.sampleSeconds;
-        if (elapsed % 60 === 0) {
-          report.progress(`${elapsed} s: agent ${(agentSamples.at(-1)!.rssBytes / 2 ** 20).toFixed(1)} MiB`);
+        if (performance.now() >= nextSettle) {
+          nextSettle += 60_000;
+          await settle();
+          const last = settledSamples.at(-1)!;
+          report.progress(
+            `${Math.round((last.timeMs - started) / 1000)} s: agent ${(agentSamples.at(-1)!.rssBytes / 2 ** 20).toFixed(1)} MiB, after a full GC ${(last.rssBytes / 2 ** 20).toFixed(1)} MiB (heap ${(last.heapUsed / 2 ** 20).toFixed(2)} MiB)`,
+          );
         }
         await sleep(Math.min(opts.sampleSeconds * 1000, Math.max(0, end - performance.now())));
       }
       agentSamples.push(procSample(agent.pid!));
       bareSamples.push(procSample(bare.pid!));
+      await settle();
 
       const mib = (bytes: number): number => bytes / 2 ** 20;
       const medianRss = (samples: ProcSample[]): number =>
@@ -238,8 +260,22 @@ async function main(): Promise<void> {
       report.figure('rss_ratio', agentRss / bareRss, { goal: '<=1.4' });
       report.figure('agent_cpu_pct_of_core', cpuPct(agentSamples), { goal: '<=1', unit: '%' });
       report.figure('bare_node_cpu_pct_of_core', cpuPct(bareSamples), { unit: '%' });
-      const trend = slope(agentSamples.map((s) => ({ x: s.timeMs / 3_600_000, y: mib(s.rssBytes) })));
-      report.figure('agent_rss_trend_mb_per_hour', trend, { goal: '<=1', unit: 'MiB/h' });
+      const hours = (timeMs: number): number => timeMs / 3_600_000;
+      report.figure(
+        'agent_rss_trend_mb_per_hour',
+        slope(agentSamples.map((s) => ({ x: hours(s.timeMs), y: mib(s.rssBytes) }))),
+        { unit: 'MiB/h' },
+      );
+      report.figure(
+        'agent_settled_rss_trend_mb_per_hour',
+        slope(settledSamples.map((s) => ({ x: hours(s.timeMs), y: mib(s.rssBytes) }))),
+        { goal: '<=1', unit: 'MiB/h', samples: settledSamples.length },
+      );
+      report.figure(
+        'agent_settled_heap_trend_mb_per_hour',
+        slope(settledSamples.map((s) => ({ x: hours(s.timeMs), y: mib(s.heapUsed) }))),
+        { goal: '<=0.5', unit: 'MiB/h', samples: settledSamples.length },
+      );
       report.figure('checks_healthy', await healthyCount(), { goal: `=${checks.length}` });
       report.figure('probes_served', probes - probesBefore);
       const missed = report.missed();
@@ -252,6 +288,29 @@ async function main(): Promise<void> {
       for (const close of closers.reverse()) await close();
     }
   });
+}
+
+const MEMORY_LINE = 'agent-idle-memory ';
+
+/** In the agent: on SIGUSR2, two full GCs, then process.memoryUsage() as one line on stderr. */
+const MEMORY_PRELOAD = `data:text/javascript,${encodeURIComponent(
+  `process.on('SIGUSR2', () => { globalThis.gc(); globalThis.gc(); ` +
+    `process.stderr.write(${JSON.stringify(MEMORY_LINE)} + JSON.stringify(process.memoryUsage()) + '\\n'); });`,
+)}`;
+
+/** Asks the agent for its memory after a full GC (the preload's SIGUSR2); other stderr lines pass through. */
+function settledMemoryOf(agent: ChildProcess): () => Promise<NodeJS.MemoryUsage> {
+  const waiters: ((usage: NodeJS.MemoryUsage) => void)[] = [];
+  createInterface({ input: agent.stderr! }).on('line', (line) => {
+    if (line.startsWith(MEMORY_LINE))
+      waiters.shift()?.(JSON.parse(line.slice(MEMORY_LINE.length)) as NodeJS.MemoryUsage);
+    else process.stderr.write(`${line}\n`);
+  });
+  return () => {
+    const usage = new Promise<NodeJS.MemoryUsage>((resolve) => waiters.push(resolve));
+    agent.kill('SIGUSR2');
+    return withTimeout(usage, 30_000, 'a full GC in the agent');
+  };
 }
 
 /** A gRPC server with grpc.health.v1 answering SERVING (hand-written service definition). */

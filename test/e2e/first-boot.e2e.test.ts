@@ -14,6 +14,15 @@ describe('first boot', () => {
     expect(online.status?.osUpdate).toMatchObject({ bootBackend: 'grubenv', runningSlot: 'A', activeSlot: 'A' });
     expect(online.status?.osUpdate?.bootEnv).toMatchObject({ active_slot: 'A', try_slot: '', try_count: '0' });
     expect(device.vm.boots[0]).toMatchObject({ slot: 'A', trial: 0 });
+    // the on-boot hook ran in this boot (through its unit, before droplet), as the API reports it
+    const bootId = online.status?.agent?.bootId;
+    const withHook = await device.waitFor('the on-boot hook reported', (d) =>
+      (d.status?.hooks ?? []).some((run) => run.hook === 'on-boot' && run.bootId === bootId),
+    );
+    expect(withHook.status?.hooks?.find((run) => run.hook === 'on-boot')).toMatchObject({
+      exitCode: 0,
+      timedOut: false,
+    });
 
     const disk = await device.powerCutAndInspect();
     expect(disk.files[DATA_FILES.canary]).toBe(device.canary);

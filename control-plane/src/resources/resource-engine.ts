@@ -73,7 +73,7 @@ export class ResourceEngine {
       result = this.db.transaction(fn).immediate();
     } catch (err) {
       this.pending = [];
-      this.log.forgetHead();
+      this.forgetRolledBack();
       throw err;
     } finally {
       this.depth = 0;
@@ -92,9 +92,15 @@ export class ResourceEngine {
       return this.db.transaction(fn)();
     } catch (err) {
       this.pending.length = mark;
-      this.log.forgetHead();
+      this.forgetRolledBack();
       throw err;
     }
+  }
+
+  /** After a rollback: the cached change-log head and any rows read before are no longer to be trusted. */
+  private forgetRolledBack(): void {
+    this.log.forgetHead();
+    for (const handle of this.handles.values()) handle.table.invalidate();
   }
 
   private record(plural: string, name: string, before: Doc | null, after: Doc | null, text?: string): number {

@@ -21,7 +21,7 @@ import type { ChangeLog } from './change-log.js';
 import { asDocument, clone, isAtOrUnder, looselyEqual, sameDocument } from './doc-utils.js';
 import { stampMetadata } from './metadata-stamp.js';
 import type { ResourceRules, OperationContext } from './resource-rules.js';
-import type { Doc, ResourceTable } from './resource-table.js';
+import type { Doc, ResourceTable, StoredRow } from './resource-table.js';
 import type {
   BatchGetRequest,
   CreateRequest,
@@ -194,20 +194,20 @@ export class ResourceHandle {
     if (typeof name !== 'string') throw invalidArgument(`${this.def.singular} name is required`);
     const pattern = this.patternOfName(name);
     return this.engine.transaction(() => {
-      const stored = this.find(name);
-      if (!stored) return this.insertValidated(name, pattern, doc, SYSTEM);
-      return this.write(stored, this.keepSystemMeta(stored, doc));
+      const row = this.table.find(name);
+      if (!row) return this.insertValidated(name, pattern, doc, SYSTEM);
+      return this.write(row.doc, this.keepSystemMeta(row.doc, doc), row);
     });
   }
 
   /** Applies `mutate` to a stored document as the system; returns the stored result, or undefined when absent. */
   patch(name: string, mutate: (doc: Doc) => Doc | void): Doc | undefined {
     return this.engine.transaction(() => {
-      const stored = this.find(name);
-      if (!stored) return undefined;
-      const draft = clone(stored);
+      const row = this.table.find(name);
+      if (!row) return undefined;
+      const draft = clone(row.doc);
       const next = mutate(draft) ?? draft;
-      return this.write(stored, this.keepSystemMeta(stored, next));
+      return this.write(row.doc, this.keepSystemMeta(row.doc, next), row);
     });
   }
 
@@ -219,8 +219,19 @@ export class ResourceHandle {
     this.engine.transaction(() => {
       for (const [name, edit] of edits) {
         const row = this.table.find(name);
-        if (row) this.write(row.doc, this.keepSystemMeta(row.doc, edit(row.doc)), row.id);
+        if (row) this.write(row.doc, this.keepSystemMeta(row.doc, edit(row.doc)), row);
       }
+    });
+  }
+
+  /**
+   * Like patchAll, over rows the caller read from this handle's table (`table.query`, `table.findMany`)
+   * earlier in the same transaction, so they are not read again. The caller must make sure they are still
+   * what is stored: `table.version` has not moved since they were read.
+   */
+  patchRows(edits: Iterable<readonly [StoredRow, (doc: Doc) => Doc]>): void {
+    this.engine.transaction(() => {
+      for (const [row, edit] of edits) this.write(row.doc, this.keepSystemMeta(row.doc, edit(row.doc)), row);
     });
   }
 
@@ -232,9 +243,10 @@ export class ResourceHandle {
   /** Removes a document as the system; false when it was absent. */
   remove(name: string): boolean {
     return this.engine.transaction(() => {
-      const stored = this.find(name);
-      if (!stored) return false;
-      this.removeStored(stored);
+      const row = this.table.find(name);
+      if (!row) return false;
+      this.table.remove(row.id);
+      this.engine.record(this.def.plural, name, row.doc, null);
       return true;
     });
   }
@@ -257,21 +269,25 @@ export class ResourceHandle {
     const now = this.engine.now().toISOString();
     const stamped = stampMetadata(undefined, doc, now, this.engine.log.head() + 1, this.outputOnly);
     const final = this.rules.beforeCreate?.(stamped, ctx) ?? stamped;
-    this.table.insert(name, pattern.parentOf(name) ?? '', final);
-    this.engine.record(this.def.plural, name, null, final);
+    const text = JSON.stringify(final);
+    this.table.insert(name, pattern.parentOf(name) ?? '', final, text);
+    this.engine.record(this.def.plural, name, null, final, text);
     this.rules.afterCreate?.(final, ctx);
     return final;
   }
 
-  /** Writes `next` over `stored` unless nothing changed; returns what is stored. */
-  private write(stored: Doc, next: Doc, rowId?: number): Doc {
+  /**
+   * Writes `next` over `stored` unless nothing changed; returns what is stored. `row`: the stored row when
+   * the caller has just read it (else it is read here, since rules may have written meanwhile).
+   */
+  private write(stored: Doc, next: Doc, row?: StoredRow): Doc {
     if (sameDocument(stored, next)) return stored;
     const now = this.engine.now().toISOString();
     const stamped = stampMetadata(stored, next, now, this.engine.log.head() + 1, this.outputOnly);
-    const id = rowId ?? this.table.find(stored['name'] as string)?.id;
-    if (id === undefined) throw notFound(`${this.def.singular} "${String(stored['name'])}" not found`);
+    const current = row ?? this.table.find(stored['name'] as string);
+    if (current === undefined) throw notFound(`${this.def.singular} "${String(stored['name'])}" not found`);
     const text = JSON.stringify(stamped);
-    this.table.update(id, stamped, text);
+    this.table.update(current.id, stamped, text, current.doc);
     this.engine.record(this.def.plural, stamped['name'] as string, stored, stamped, text);
     return stamped;
   }

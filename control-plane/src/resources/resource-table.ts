@@ -28,26 +28,45 @@ export interface TableQuery {
 }
 
 export interface QueriedRow {
+  id: number;
   doc: Doc;
   keyValues: unknown[];
 }
 
+/** A scalar filterable path and the column that holds its value. */
+interface ScalarColumn {
+  path: string;
+  column: string;
+  /** json_extract(<doc>, path) over a bound document text */
+  value: string;
+}
+
+/** Names per batched lookup (SQLite's default limit of bound variables is far above this). */
+const NAMES_PER_LOOKUP = 500;
+
 /**
- * The SQLite table of one resource kind: the JSON document, generated indexed columns for every scalar
- * filterable path, and a side table of values for labels and string lists.
+ * The SQLite table of one resource kind: the JSON document, an indexed column for every scalar filterable
+ * path, and a side table of values for labels and string lists.
+ *
+ * The columns are ordinary columns holding json_extract(doc, path), written with the document: an update
+ * sets only the columns whose value may have changed, so SQLite rewrites only their indexes (a generated
+ * column would make every index of the table change with every write of the document). Tables made by
+ * earlier versions with generated columns are rebuilt once.
  */
 export class ResourceTable {
   readonly table: string;
   private readonly multiTable: string;
   private readonly statements = new Map<string, Statement<unknown[]>>();
+  private readonly updates = new Map<string, Statement<unknown[]>>();
   private readonly multiFields: FilterField[];
+  private readonly scalars: ScalarColumn[];
   private readonly byName;
   private readonly byNameExists;
   private readonly insertRow;
-  private readonly updateRow;
   private readonly deleteRow;
   private readonly insertMulti;
   private readonly deleteMulti;
+  private writes = 0;
 
   constructor(
     private readonly db: Db,
@@ -57,52 +76,105 @@ export class ResourceTable {
     this.table = `r_${plural}`;
     this.multiTable = `r_${plural}_values`;
     this.multiFields = filterSchema.fields.filter(isMultiValued);
+    this.scalars = filterSchema.fields
+      .filter((field) => !isMultiValued(field) && field.path !== 'name')
+      .map((field) => ({
+        path: field.path,
+        column: columnOf(field),
+        value: `json_extract(?, ${sqlLiteral(jsonPath(field.path))})`,
+      }));
     this.createSchema(filterSchema);
-    this.byName = db.prepare<[string], { id: number; doc: string }>(`SELECT id, doc FROM ${this.table} WHERE name = ?`);
-    this.byNameExists = db.prepare<[string], { id: number }>(`SELECT id FROM ${this.table} WHERE name = ?`);
-    this.insertRow = db.prepare<[string, string, string]>(
-      `INSERT INTO ${this.table}(name, parent, doc) VALUES (?, ?, ?)`,
+    const t = this.table;
+    this.byName = db.prepare<[string], { id: number; doc: string }>(`SELECT id, doc FROM ${t} WHERE name = ?`);
+    this.byNameExists = db.prepare<[string], { id: number }>(`SELECT id FROM ${t} WHERE name = ?`);
+    this.insertRow = db.prepare<unknown[]>(
+      `INSERT INTO ${t}(name, parent, doc${this.scalars.map((c) => `, ${c.column}`).join('')}) ` +
+        `VALUES (?, ?, ?${this.scalars.map((c) => `, ${c.value}`).join('')})`,
     );
-    this.updateRow = db.prepare<[string, number]>(`UPDATE ${this.table} SET doc = ? WHERE id = ?`);
-    this.deleteRow = db.prepare<[number]>(`DELETE FROM ${this.table} WHERE id = ?`);
+    this.deleteRow = db.prepare<[number]>(`DELETE FROM ${t} WHERE id = ?`);
     this.insertMulti = db.prepare<[number, string, string]>(
       `INSERT INTO ${this.multiTable}(row_id, path, value) VALUES (?, ?, ?)`,
     );
     this.deleteMulti = db.prepare<[number]>(`DELETE FROM ${this.multiTable} WHERE row_id = ?`);
   }
 
+  /**
+   * Grows with every write: a caller holding rows it read earlier in the transaction may write over them
+   * without reading them again only while this has not moved (the engine also moves it on a rollback).
+   */
+  get version(): number {
+    return this.writes;
+  }
+
+  /** The rows read before a rollback may no longer be what is stored. */
+  invalidate(): void {
+    this.writes++;
+  }
+
   private createSchema(filterSchema: FilterSchema): void {
     const t = this.table;
-    this.db.exec(`CREATE TABLE IF NOT EXISTS ${t} (
+    this.db.transaction(() => {
+      this.db.exec(`CREATE TABLE IF NOT EXISTS ${t} (
       id INTEGER PRIMARY KEY,
       name TEXT NOT NULL UNIQUE,
       parent TEXT NOT NULL,
       doc TEXT NOT NULL
     )`);
-    this.db.exec(`CREATE INDEX IF NOT EXISTS ${t}_by_parent ON ${t}(parent, name)`);
-    this.db.exec(`CREATE TABLE IF NOT EXISTS ${this.multiTable} (
+      this.db.exec(`CREATE TABLE IF NOT EXISTS ${this.multiTable} (
       row_id INTEGER NOT NULL,
       path TEXT NOT NULL,
       value TEXT NOT NULL
     )`);
-    this.db.exec(`CREATE INDEX IF NOT EXISTS ${this.multiTable}_by_value ON ${this.multiTable}(path, value, row_id)`);
-    this.db.exec(`CREATE INDEX IF NOT EXISTS ${this.multiTable}_by_row ON ${this.multiTable}(row_id)`);
-    const existing = new Set(
-      (this.db.prepare(`SELECT name FROM pragma_table_xinfo('${t}')`).all() as { name: string }[]).map((r) => r.name),
-    );
-    for (const field of filterSchema.fields) {
-      if (isMultiValued(field) || field.path === 'name') continue;
-      const column = columnOf(field);
-      if (!existing.has(column)) {
+      this.db.exec(
+        `CREATE INDEX IF NOT EXISTS ${this.multiTable}_by_value ON ${this.multiTable}(path, value, row_id)`,
+      );
+      this.db.exec(`CREATE INDEX IF NOT EXISTS ${this.multiTable}_by_row ON ${this.multiTable}(row_id)`);
+      if (this.columns().some((c) => c.generated)) this.dropGeneratedColumns();
+      const wanted = new Set(this.scalars.map((c) => c.column));
+      for (const column of this.columns()) {
+        if (!column.name.startsWith('f_') || wanted.has(column.name)) continue;
+        // a path no longer filterable: its column would no longer follow the documents
+        this.db.exec(`DROP INDEX IF EXISTS ${indexName(t, column.name)}`);
+        this.db.exec(`ALTER TABLE ${t} DROP COLUMN ${column.name}`);
+      }
+      const existing = new Set(this.columns().map((c) => c.name));
+      for (const scalar of this.scalars) {
+        if (existing.has(scalar.column)) continue;
+        this.db.exec(`ALTER TABLE ${t} ADD COLUMN ${scalar.column}`);
         this.db.exec(
-          `ALTER TABLE ${t} ADD COLUMN ${column} GENERATED ALWAYS AS (json_extract(doc, ${sqlLiteral(jsonPath(field.path))})) VIRTUAL`,
+          `UPDATE ${t} SET ${scalar.column} = json_extract(doc, ${sqlLiteral(jsonPath(scalar.path))})`,
         );
       }
-      if (field.type !== 'object') {
+      this.db.exec(`CREATE INDEX IF NOT EXISTS ${t}_by_parent ON ${t}(parent, name)`);
+      for (const field of filterSchema.fields) {
+        if (isMultiValued(field) || field.path === 'name' || field.type === 'object') continue;
         // equality on the column and the parent, then in name order: a filtered page and its counts in one range
-        this.db.exec(`CREATE INDEX IF NOT EXISTS ${t}_by_${column}_in_parent ON ${t}(${column}, parent, name)`);
+        const column = columnOf(field);
+        this.db.exec(`CREATE INDEX IF NOT EXISTS ${indexName(t, column)} ON ${t}(${column}, parent, name)`);
       }
-    }
+    })();
+  }
+
+  private columns(): { name: string; generated: boolean }[] {
+    const rows = this.db.prepare(`SELECT name, hidden FROM pragma_table_xinfo('${this.table}')`).all() as {
+      name: string;
+      hidden: number;
+    }[];
+    return rows.map((row) => ({ name: row.name, generated: row.hidden === 2 || row.hidden === 3 }));
+  }
+
+  /** Rebuilds a table of an earlier version (generated columns) with the documents and row ids it holds. */
+  private dropGeneratedColumns(): void {
+    const t = this.table;
+    this.db.exec(`CREATE TABLE ${t}_rebuilt (
+      id INTEGER PRIMARY KEY,
+      name TEXT NOT NULL UNIQUE,
+      parent TEXT NOT NULL,
+      doc TEXT NOT NULL
+    )`);
+    this.db.exec(`INSERT INTO ${t}_rebuilt(id, name, parent, doc) SELECT id, name, parent, doc FROM ${t}`);
+    this.db.exec(`DROP TABLE ${t}`);
+    this.db.exec(`ALTER TABLE ${t}_rebuilt RENAME TO ${t}`);
   }
 
   /** How filters address this table's columns. */
@@ -122,8 +194,24 @@ export class ResourceTable {
     return row && { id: row.id, doc: JSON.parse(row.doc) as Doc };
   }
 
-  insert(name: string, parent: string, doc: Doc): number {
-    const id = Number(this.insertRow.run(name, parent, JSON.stringify(doc)).lastInsertRowid);
+  /** The stored rows of many names (absent ones are left out), a few hundred names per statement. */
+  findMany(names: Iterable<string>): Map<string, StoredRow> {
+    const found = new Map<string, StoredRow>();
+    const all = [...new Set(names)];
+    for (let i = 0; i < all.length; i += NAMES_PER_LOOKUP) {
+      const batch = all.slice(i, i + NAMES_PER_LOOKUP);
+      const rows = this.statement(
+        `SELECT id, name, doc FROM ${this.table} WHERE name IN (${batch.map(() => '?').join(', ')})`,
+      ).all(...batch) as { id: number; name: string; doc: string }[];
+      for (const row of rows) found.set(row.name, { id: row.id, doc: JSON.parse(row.doc) as Doc });
+    }
+    return found;
+  }
+
+  insert(name: string, parent: string, doc: Doc, text = JSON.stringify(doc)): number {
+    this.writes++;
+    const values = this.scalars.map(() => text);
+    const id = Number(this.insertRow.run(name, parent, text, ...values).lastInsertRowid);
     this.writeMultiValues(id, doc);
     return id;
   }
@@ -132,17 +220,46 @@ export class ResourceTable {
     return this.byNameExists.get(name) !== undefined;
   }
 
-  update(id: number, doc: Doc, text = JSON.stringify(doc)): void {
-    this.updateRow.run(text, id);
-    if (this.multiFields.length > 0) {
+  /**
+   * Writes `doc` (serialised as `text`) over row `id`. With `before`, the document stored there now, only the
+   * columns and side-table values that may differ are written; without it, all of them.
+   */
+  update(id: number, doc: Doc, text = JSON.stringify(doc), before?: Doc): void {
+    this.writes++;
+    const changed = before === undefined ? this.scalars : this.scalars.filter((c) => mayDiffer(before, doc, c.path));
+    this.updateStatement(changed).run(text, ...changed.map(() => text), id);
+    if (this.multiFields.length > 0 && (before === undefined || this.multiValuesDiffer(before, doc))) {
       this.deleteMulti.run(id);
       this.writeMultiValues(id, doc);
     }
   }
 
   remove(id: number): void {
+    this.writes++;
     this.deleteRow.run(id);
     this.deleteMulti.run(id);
+  }
+
+  private updateStatement(columns: readonly ScalarColumn[]): Statement<unknown[]> {
+    const key = columns.map((c) => c.column).join(',');
+    let statement = this.updates.get(key);
+    if (!statement) {
+      const sets = ['doc = ?', ...columns.map((c) => `${c.column} = ${c.value}`)];
+      statement = this.db.prepare<unknown[]>(`UPDATE ${this.table} SET ${sets.join(', ')} WHERE id = ?`);
+      this.updates.set(key, statement);
+    }
+    return statement;
+  }
+
+  private multiValuesDiffer(before: Doc, after: Doc): boolean {
+    return this.multiFields.some((field) => {
+      const old = getPath(before, field.path);
+      const next = getPath(after, field.path);
+      if (old === next) return false;
+      const a = new Set(multiValuesOf(field, old));
+      const b = new Set(multiValuesOf(field, next));
+      return a.size !== b.size || [...a].some((value) => !b.has(value));
+    });
   }
 
   private writeMultiValues(id: number, doc: Doc): void {
@@ -167,12 +284,13 @@ export class ResourceTable {
     const flip = (desc: boolean): string => ((q.reverse ?? false) !== desc ? 'DESC' : 'ASC');
     const keyColumns = q.keys.map((k, i) => `${k.sql} AS k${i}`).join(', ');
     const sql =
-      `SELECT doc, ${keyColumns} FROM ${this.table}` +
+      `SELECT id, doc, ${keyColumns} FROM ${this.table}` +
       (conditions.length ? ` WHERE ${conditions.join(' AND ')}` : '') +
       ` ORDER BY ${q.keys.map((k, i) => `k${i} ${flip(k.desc)}`).join(', ')}` +
       (q.limit !== undefined ? ` LIMIT ${Math.floor(q.limit)}` : '');
     const rows = this.statement(sql).all(...params) as Record<string, unknown>[];
     return rows.map((row) => ({
+      id: row['id'] as number,
       doc: JSON.parse(row['doc'] as string) as Doc,
       keyValues: q.keys.map((_, i) => row[`k${i}`]),
     }));
@@ -203,6 +321,20 @@ export class ResourceTable {
     }
     return stmt;
   }
+}
+
+const indexName = (table: string, column: string): string => `${table}_by_${column}_in_parent`;
+
+/**
+ * Whether json_extract at `path` may give another value for `after` than for `before`: equal scalars give
+ * the same value; objects and arrays are compared as the text json_extract gives for them.
+ */
+function mayDiffer(before: Doc, after: Doc, path: string): boolean {
+  const a = getPath(before, path);
+  const b = getPath(after, path);
+  if (a === b) return false;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return true;
+  return JSON.stringify(a) !== JSON.stringify(b);
 }
 
 /**

@@ -23,10 +23,14 @@ import type { ChannelHub, OpenChannel } from '../gateway/channels/channel-hub.js
 import type { ResourceHandle } from '../resources/resource-handle.js';
 import type { Logger } from '../server/logger.js';
 import { abortWhenClientLeaves, drained, relayChannelToResponse } from './channel-relay.js';
+import { readBatches } from './read-batches.js';
 
 /** Spec 000 Authentication rule 2: file transfer needs this permission on the device's project. */
 export const CONNECT_PERMISSION = 'services/proxies.outpost/permissions/projects.connect';
 export const DEBUG_BUNDLE_PERMISSION = permissionOf(deviceDefinition, 'collectDebugBundle');
+
+/** request bytes are relayed to the device in batches of up to this size */
+const RELAY_BATCH_BYTES = 1024 * 1024;
 
 export interface TransferRoutesOptions {
   devices: ResourceHandle;
@@ -108,8 +112,8 @@ async function upload(options: TransferRoutesOptions, device: string, req: Reque
   const stopWatching = abortWhenClientLeaves(res, opened.channel);
   try {
     const rawName = name ?? (path.replace(/\/+$/, '').split('/').at(-1) || 'upload');
-    const pieces = raw ? rawFileStream(req, rawName, fileMode(query['mode']), contentLength(req)) : req;
-    await pump(pieces, opened.channel);
+    if (raw) await pump(rawFileStream(req, rawName, fileMode(query['mode']), contentLength(req)), opened.channel);
+    else for await (const batch of readBatches(req, RELAY_BATCH_BYTES)) await opened.channel.write(batch);
     await opened.channel.end();
     const answer = JSON.parse(Buffer.from(await opened.channel.readAll()).toString('utf8')) as unknown;
     stopWatching();

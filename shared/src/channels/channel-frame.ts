@@ -37,17 +37,39 @@ const MAX_CHANNEL_ID = 0xffff_ffff;
 const EMPTY = new Uint8Array(0);
 
 export function encodeChannelFrame(frame: ChannelFrame): Uint8Array {
-  if (!Number.isInteger(frame.channelId) || frame.channelId < 0 || frame.channelId > MAX_CHANNEL_ID) {
-    throw new RangeError(`channel id ${frame.channelId} is not a uint32`);
+  return encodeChannelFrameParts(frame.kind, frame.channelId, frame.offset, [frame.payload], frame.payload.length);
+}
+
+/**
+ * One frame whose payload is the first `length` bytes of `parts` taken in order (copied once, straight into the
+ * frame: no intermediate concatenation).
+ */
+export function encodeChannelFrameParts(
+  kind: ChannelFrameKind,
+  channelId: number,
+  offset: number,
+  parts: readonly Uint8Array[],
+  length: number,
+): Uint8Array {
+  if (!Number.isInteger(channelId) || channelId < 0 || channelId > MAX_CHANNEL_ID) {
+    throw new RangeError(`channel id ${channelId} is not a uint32`);
   }
-  if (!Number.isSafeInteger(frame.offset) || frame.offset < 0) throw new RangeError(`bad offset ${frame.offset}`);
-  const bytes = new Uint8Array(CHANNEL_FRAME_HEADER_BYTES + frame.payload.length);
+  if (!Number.isSafeInteger(offset) || offset < 0) throw new RangeError(`bad offset ${offset}`);
+  // not zero-filled: every byte is written below
+  const bytes = Buffer.allocUnsafe(CHANNEL_FRAME_HEADER_BYTES + length);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   view.setUint8(0, CHANNEL_FRAME_VERSION);
-  view.setUint8(1, CHANNEL_FRAME_KINDS.indexOf(frame.kind) + 1);
-  view.setUint32(2, frame.channelId);
-  view.setBigUint64(6, BigInt(frame.offset));
-  bytes.set(frame.payload, CHANNEL_FRAME_HEADER_BYTES);
+  view.setUint8(1, CHANNEL_FRAME_KINDS.indexOf(kind) + 1);
+  view.setUint32(2, channelId);
+  view.setBigUint64(6, BigInt(offset));
+  let at = CHANNEL_FRAME_HEADER_BYTES;
+  for (const part of parts) {
+    const take = Math.min(part.length, bytes.length - at);
+    bytes.set(take === part.length ? part : part.subarray(0, take), at);
+    at += take;
+    if (at === bytes.length) break;
+  }
+  if (at !== bytes.length) throw new RangeError(`the parts hold fewer than ${length} bytes`);
   return bytes;
 }
 

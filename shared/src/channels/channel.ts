@@ -1,5 +1,12 @@
 import { ApiError, failedPrecondition, internalError, unavailable } from '../errors/api-error.js';
-import { ackFrame, closeFrame, dataFrame, encodeChannelFrame, errorFrame, errorOfFrame } from './channel-frame.js';
+import {
+  ackFrame,
+  closeFrame,
+  encodeChannelFrame,
+  encodeChannelFrameParts,
+  errorFrame,
+  errorOfFrame,
+} from './channel-frame.js';
 import type { ChannelErrorDetail, ChannelFrame } from './channel-frame.js';
 import { DEFAULT_FLOW, ReceiveWindow, SendWindow, checkFlowSettings } from './flow-control.js';
 import type { FlowSettings } from './flow-control.js';
@@ -50,9 +57,13 @@ export class Channel implements AsyncIterable<Uint8Array> {
     return this.sendWindow.sent;
   }
 
-  /** Sends `chunk`, waiting for credit as needed; rejects once the channel has failed. Calls are queued in order. */
-  write(chunk: Uint8Array): Promise<void> {
-    const next = this.writing.then(() => this.writeNow(chunk));
+  /**
+   * Sends `data` (one chunk, or several sent as if joined), waiting for credit as needed; rejects once the channel
+   * has failed. Calls are queued in order.
+   */
+  write(data: Uint8Array | readonly Uint8Array[]): Promise<void> {
+    const parts = data instanceof Uint8Array ? [data] : data;
+    const next = this.writing.then(() => this.writeNow(parts));
     this.writing = next.catch(() => undefined);
     return next;
   }
@@ -147,9 +158,10 @@ export class Channel implements AsyncIterable<Uint8Array> {
     return all;
   }
 
-  private async writeNow(chunk: Uint8Array): Promise<void> {
-    let position = 0;
-    while (position < chunk.length) {
+  private async writeNow(parts: readonly Uint8Array[]): Promise<void> {
+    let remaining = parts.filter((p) => p.length > 0);
+    let left = remaining.reduce((n, p) => n + p.length, 0);
+    while (left > 0) {
       if (this.failure) throw this.failure;
       if (this.localEnded) throw failedPrecondition(`channel ${this.id} already ended`);
       const credit = this.sendWindow.credit;
@@ -157,10 +169,13 @@ export class Channel implements AsyncIterable<Uint8Array> {
         await new Promise<void>((resolve) => this.wakeWriters.push(resolve));
         continue;
       }
-      const n = Math.min(credit, this.flow.maxFrameBytes, chunk.length - position);
+      const n = Math.min(credit, this.flow.maxFrameBytes, left);
       const offset = this.sendWindow.take(n);
-      this.send(dataFrame(this.id, offset, chunk.subarray(position, position + n)));
-      position += n;
+      if (!this.transmit(encodeChannelFrameParts('DATA', this.id, offset, remaining, n))) {
+        this.fail(unavailable('the device link closed'));
+      }
+      remaining = dropBytes(remaining, n);
+      left -= n;
     }
     if (this.failure) throw this.failure;
   }
@@ -177,6 +192,23 @@ export class Channel implements AsyncIterable<Uint8Array> {
     this.wakeReader?.();
     for (const wake of this.wakeWriters.splice(0)) wake();
   }
+}
+
+/** `parts` without their first `n` bytes. */
+function dropBytes(parts: readonly Uint8Array[], n: number): Uint8Array[] {
+  const rest = [...parts];
+  let drop = n;
+  while (drop > 0 && rest.length > 0) {
+    const first = rest[0]!;
+    if (first.length <= drop) {
+      drop -= first.length;
+      rest.shift();
+    } else {
+      rest[0] = first.subarray(drop);
+      drop = 0;
+    }
+  }
+  return rest;
 }
 
 const errorAs = (detail: ChannelErrorDetail): ApiError => new ApiError(detail.status, detail.message);

@@ -9,9 +9,9 @@ export interface FlowSettings {
 }
 
 export const DEFAULT_FLOW: FlowSettings = {
-  windowBytes: 8 * 1024 * 1024,
-  ackEveryBytes: 1024 * 1024,
-  maxFrameBytes: 1024 * 1024,
+  windowBytes: 16 * 1024 * 1024,
+  ackEveryBytes: 2 * 1024 * 1024,
+  maxFrameBytes: 64 * 1024,
 };
 
 export function checkFlowSettings(settings: FlowSettings): FlowSettings {

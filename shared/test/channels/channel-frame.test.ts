@@ -19,7 +19,13 @@ describe('channel frames', () => {
         (kind, channelId, offset, bytes) => {
           const payload = kind === 'DATA' || kind === 'ERROR' ? bytes : new Uint8Array(0);
           const decoded = decodeChannelFrame(encodeChannelFrame({ kind, channelId, offset, payload }));
-          expect(decoded).toEqual({ ok: true, frame: { kind, channelId, offset, payload } });
+          if (!decoded.ok) throw new Error(decoded.error);
+          expect({ ...decoded.frame, payload: [...decoded.frame.payload] }).toEqual({
+            kind,
+            channelId,
+            offset,
+            payload: [...payload],
+          });
         },
       ),
     );
@@ -27,7 +33,9 @@ describe('channel frames', () => {
 
   it('refuses short, unknown and malformed frames without throwing', () => {
     expect(decodeChannelFrame(new Uint8Array(3))).toMatchObject({ ok: false, error: expect.stringMatching(/short/) });
-    const good = encodeChannelFrame({ kind: 'ACK', channelId: 1, offset: 5, payload: new Uint8Array(0) });
+    const good = new Uint8Array(
+      encodeChannelFrame({ kind: 'ACK', channelId: 1, offset: 5, payload: new Uint8Array(0) }),
+    );
     const badVersion = good.slice();
     badVersion[0] = 9;
     expect(decodeChannelFrame(badVersion)).toMatchObject({ ok: false, error: expect.stringMatching(/version/) });
