@@ -22,7 +22,8 @@ describe('power cut during an upgrade', () => {
     timings.record(`power cut at ${downloadPercent(midway) ?? 0}% of the download`, (Date.now() - start) / 1000);
     const downloadsBeforeCut = controlPlane.artifactDownloads();
 
-    // the cut left the bootloader untouched and the data partition intact
+    // SIGKILL left the overlay consistent, the bootloader untouched and the data partition intact
+    await device.vm.checkOverlay();
     const disk = await device.powerCutAndInspect();
     expect(disk.grubenv).toMatchObject({ active_slot: 'A', try_slot: '', try_count: '0' });
     expect(disk.files[DATA_FILES.canary]).toBe(device.canary);

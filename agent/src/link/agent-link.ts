@@ -105,6 +105,11 @@ export class AgentLink {
     return true;
   }
 
+  /** Bytes queued on the connection that the socket has not taken yet (channel data waits while it is large). */
+  get backlog(): number {
+    return this.socket?.bufferedAmount ?? 0;
+  }
+
   /** Receives every binary frame (the channel layer routes them). */
   onBinary(listener: (frame: Uint8Array) => void): () => void {
     this.binaryListeners.add(listener);

@@ -3,6 +3,7 @@ import {
   CHANNEL_OPEN_COMMAND,
   ChannelTable,
   alreadyExists,
+  backlogGate,
   channelOpenArgsSchema,
   invalidArgument,
   unavailable,
@@ -37,7 +38,11 @@ export interface ChannelServicesOptions {
  */
 export function startChannelServices(options: ChannelServicesOptions): { stop(): void; readonly open: number } {
   const { link, logger } = options;
-  const table = new ChannelTable((frame) => link.sendBinary(frame), options.flow);
+  const table = new ChannelTable(
+    (frame) => link.sendBinary(frame),
+    options.flow,
+    backlogGate(() => link.backlog),
+  );
   const offBinary = link.onBinary((frame) => {
     if (table.route(frame) === 'malformed') logger.warn('ignored a malformed channel frame');
   });

@@ -8,7 +8,6 @@ import {
   TreeWriter,
   encodeChunkPrefix,
   encodeDir,
-  encodeEnd,
   encodeFileStart,
   encodeTree,
   placeEntry,

@@ -158,22 +158,25 @@ export async function placeDownloadRoot(local: string, root: TreeRoot): Promise<
 
 /** One progress bar per file, on stderr. */
 function fileProgress(): ((progress: FileProgress) => void) & { stopAll(): void } {
-  const bars = new Map<string, Progress>();
+  const bars = new Map<string, { bar: Progress; shown: number }>();
   const update = (progress: FileProgress): void => {
-    let bar = bars.get(progress.path);
-    if (bar === undefined) {
-      bar = progressBar(progress.path, progress.size);
-      bars.set(progress.path, bar);
+    let entry = bars.get(progress.path);
+    if (entry === undefined) {
+      entry = { bar: progressBar(progress.path, progress.size), shown: -1 };
+      bars.set(progress.path, entry);
     }
-    bar.update(progress.done);
+    if (progress.done !== entry.shown) {
+      entry.bar.update(progress.done);
+      entry.shown = progress.done;
+    }
     if (progress.finished) {
-      bar.stop();
+      entry.bar.stop();
       bars.delete(progress.path);
     }
   };
   return Object.assign(update, {
     stopAll: () => {
-      for (const bar of bars.values()) bar.stop();
+      for (const entry of bars.values()) entry.bar.stop();
       bars.clear();
     },
   });

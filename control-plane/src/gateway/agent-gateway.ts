@@ -193,7 +193,11 @@ export class AgentGateway {
     }
     const session = new AgentSession(deviceName, ws);
     this.sessions.set(deviceName, session);
-    this.channels.attach(deviceName, (frame) => ws.readyState === ws.OPEN && (ws.send(frame), true));
+    this.channels.attach(
+      deviceName,
+      (frame) => ws.readyState === ws.OPEN && (ws.send(frame), true),
+      () => ws.bufferedAmount,
+    );
     this.status.connection(deviceName, 'CONNECTED', new Date().toISOString());
     log.info('agent connected');
     session.send({

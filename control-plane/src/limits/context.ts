@@ -2,7 +2,7 @@ import type { Statement } from 'better-sqlite3';
 import { resolveField } from '@outpost/shared';
 import type { ResourceEngine } from '../resources/resource-engine.js';
 import type { ResourceHandle } from '../resources/resource-handle.js';
-import type { Doc } from '../resources/resource-table.js';
+import type { Doc, QueriedRow } from '../resources/resource-table.js';
 
 /** The registered handles of the hierarchy and limits resources. */
 export interface LimitsHandles {
@@ -61,14 +61,22 @@ export function findBy(handle: ResourceHandle, path: string, value: string): Doc
 
 /** Documents directly under `parent`, in name order. */
 export function childrenOf(handle: ResourceHandle, parent: string): Doc[] {
-  return handle.table
-    .query({ where: [{ sql: 'parent = ?', params: [parent] }], keys: [{ sql: 'name', desc: false }] })
-    .map((row) => row.doc);
+  return childRows(handle, parent).map((row) => row.doc);
+}
+
+/** The rows directly under `parent`, in name order. */
+export function childRows(handle: ResourceHandle, parent: string): QueriedRow[] {
+  return handle.table.query({ where: [{ sql: 'parent = ?', params: [parent] }], keys: [{ sql: 'name', desc: false }] });
 }
 
 /** Every document of a kind, in name order. */
 export function everyDoc(handle: ResourceHandle): Doc[] {
-  return handle.table.query({ where: [], keys: [{ sql: 'name', desc: false }] }).map((row) => row.doc);
+  return everyRow(handle).map((row) => row.doc);
+}
+
+/** Every row of a kind, in name order. */
+export function everyRow(handle: ResourceHandle): QueriedRow[] {
+  return handle.table.query({ where: [], keys: [{ sql: 'name', desc: false }] });
 }
 
 export function countBy(handle: ResourceHandle, path: string, value: string): number {

@@ -1,5 +1,5 @@
-import type { Doc } from '../resources/resource-table.js';
-import { childrenOf, countBy, countContaining, everyDoc, type LimitsContext } from './context.js';
+import type { Doc, QueriedRow } from '../resources/resource-table.js';
+import { childRows, countBy, countContaining, everyDoc, everyRow, type LimitsContext } from './context.js';
 import {
   entityKind,
   indexHierarchy,
@@ -13,6 +13,7 @@ import {
   type Plan,
   type TreeState,
 } from './core/index.js';
+import { HeldRows } from './held-rows.js';
 import { HierarchyReader, regionsOf } from './hierarchy-reader.js';
 import { limitOf, planOf, poolOf, storedAssignmentOf, text } from './records.js';
 
@@ -36,6 +37,14 @@ export interface Scope {
   plans: Map<string, Plan>;
   previous: TreeState;
   external: ExternalDraw[];
+  /** the rows behind `previous` and the PlanAssignments, to write over without reading them again */
+  held: HeldScopeRows;
+}
+
+export interface HeldScopeRows {
+  pools: HeldRows;
+  limits: HeldRows;
+  planAssignments: HeldRows;
 }
 
 export const assignmentKey = (assignee: string, service: string): string => `${assignee} ${service}`;
@@ -78,10 +87,15 @@ export function loadScope(ctx: LimitsContext, targets: readonly string[], option
   }));
 
   const owners = [...entities, ...(options.removed ?? []).map((doc) => text(doc['name']))];
-  const { assignments, refs } = readAssignments(ctx, [...entities]);
+  const held = holdRows(ctx);
+  const { assignments, refs } = readAssignments(ctx, [...entities], held);
   const previous: TreeState = {
-    limitPools: owners.filter((o) => entityKind(o) !== 'project').flatMap((o) => childrenOf(h.pools, o).map(poolOf)),
-    limits: owners.filter((o) => entityKind(o) === 'project').flatMap((o) => childrenOf(h.limits, o).map(limitOf)),
+    limitPools: owners
+      .filter((o) => entityKind(o) !== 'project')
+      .flatMap((o) => hold(held.pools, childRows(h.pools, o)).map(poolOf)),
+    limits: owners
+      .filter((o) => entityKind(o) === 'project')
+      .flatMap((o) => hold(held.limits, childRows(h.limits, o)).map(limitOf)),
   };
   return {
     hierarchy: { organizations, projects, services: serviceNodes },
@@ -90,6 +104,7 @@ export function loadScope(ctx: LimitsContext, targets: readonly string[], option
     plans: readPlans(ctx, assignments, options.plans ?? []),
     previous,
     external: externalDraws(ctx, previous),
+    held,
   };
 }
 
@@ -100,7 +115,8 @@ export function loadWorld(ctx: LimitsContext): Scope {
   const organizations = everyDoc(h.organizations).map((doc) => reader.organizationNode(doc, regionsOf(doc)));
   const projects = everyDoc(h.projects).map((doc) => reader.projectNode(doc));
   const services = everyDoc(h.services).map((doc) => ({ name: text(doc['name']), regions: regionsOf(doc) }));
-  const { assignments, refs } = assignmentsOfDocs(everyDoc(h.planAssignments));
+  const held = holdRows(ctx);
+  const { assignments, refs } = assignmentsOfDocs(hold(held.planAssignments, everyRow(h.planAssignments)));
   return {
     hierarchy: { organizations, projects, services },
     assignments,
@@ -111,9 +127,28 @@ export function loadWorld(ctx: LimitsContext): Scope {
         return [plan.name, plan] as const;
       }),
     ),
-    previous: { limitPools: everyDoc(h.pools).map(poolOf), limits: everyDoc(h.limits).map(limitOf) },
+    previous: {
+      limitPools: hold(held.pools, everyRow(h.pools)).map(poolOf),
+      limits: hold(held.limits, everyRow(h.limits)).map(limitOf),
+    },
     external: [],
+    held,
   };
+}
+
+/** Made before the rows are read (see HeldRows). */
+const holdRows = (ctx: LimitsContext): HeldScopeRows => ({
+  pools: new HeldRows(ctx.h.pools),
+  limits: new HeldRows(ctx.h.limits),
+  planAssignments: new HeldRows(ctx.h.planAssignments),
+});
+
+/** Holds the rows and gives their documents. */
+function hold(held: HeldRows, rows: readonly QueriedRow[]): Doc[] {
+  return rows.map((row) => {
+    held.hold(text(row.doc['name']), row);
+    return row.doc;
+  });
 }
 
 /** What the request rules of the core read. */
@@ -123,8 +158,10 @@ export const snapshotOf = (scope: Scope): LimitsSnapshot => ({
   plans: scope.plans,
 });
 
-function readAssignments(ctx: LimitsContext, entities: readonly string[]) {
-  return assignmentsOfDocs(entities.flatMap((entity) => childrenOf(ctx.h.planAssignments, entity)));
+function readAssignments(ctx: LimitsContext, entities: readonly string[], held: HeldScopeRows) {
+  return assignmentsOfDocs(
+    entities.flatMap((entity) => hold(held.planAssignments, childRows(ctx.h.planAssignments, entity))),
+  );
 }
 
 function assignmentsOfDocs(docs: readonly Doc[]): {

@@ -12,11 +12,13 @@ import { writeAssignmentDocs, writeTree } from './tree-writer.js';
 export function settle(ctx: LimitsContext, scope: Scope): RecomputeResult {
   const result = recomputeTree(scope.hierarchy, scope.assignments, scope.plans, scope.previous, scope.external);
   guardCapacity(scope.previous, result.diff);
-  writeTree(ctx, result.diff);
-  for (const changed of result.changedAssignments) {
-    const ref = scope.refs.get(assignmentKey(changed.assignee, changed.service));
-    if (ref) writeAssignmentDocs(ctx, ref, changed);
+  writeTree(ctx, result.diff, scope.held);
+  const changed: [AssignmentRef, Assignment][] = [];
+  for (const assignment of result.changedAssignments) {
+    const ref = scope.refs.get(assignmentKey(assignment.assignee, assignment.service));
+    if (ref) changed.push([ref, assignment]);
   }
+  writeAssignmentDocs(ctx, changed, scope.held.planAssignments);
   for (const orphan of result.orphanedAssignments) {
     const ref = scope.refs.get(assignmentKey(orphan.assignee, orphan.service));
     if (!ref) continue;

@@ -1,30 +1,42 @@
 import type { Doc } from '../resources/resource-table.js';
 import type { LimitsContext } from './context.js';
 import type { Assignment, TreeDiff } from './core/index.js';
+import { HeldRows, patchByName } from './held-rows.js';
 import { assignmentFields, limitFields, poolFields } from './records.js';
+import type { AssignmentRef, HeldScopeRows } from './scope.js';
 import { existingUsage } from './usage-count.js';
 
-/** Writes a recompute's pools and limits through the system API (inside the caller's transaction). */
-export function writeTree(ctx: LimitsContext, diff: TreeDiff): void {
+/**
+ * Writes a recompute's pools and limits through the system API (inside the caller's transaction). Updates
+ * go first, over the rows the scope read when it holds them.
+ */
+export function writeTree(ctx: LimitsContext, diff: TreeDiff, held?: Pick<HeldScopeRows, 'pools' | 'limits'>): void {
   const { pools, limits } = ctx.h;
+  const update = <T extends { name: string }>(items: readonly T[], fields: (item: T) => Doc) =>
+    items.map((item) => [item.name, (doc: Doc): Doc => ({ ...doc, ...fields(item) })] as const);
+  (held?.pools ?? new HeldRows(pools)).patch(update(diff.updatedPools, poolFields));
+  (held?.limits ?? new HeldRows(limits)).patch(update(diff.updatedLimits, limitFields));
   for (const name of diff.deletedLimits) limits.remove(name);
   for (const name of diff.deletedPools) pools.remove(name);
   for (const pool of diff.createdPools) pools.put({ name: pool.name, ...poolFields(pool) });
-  for (const pool of diff.updatedPools) pools.patch(pool.name, (doc) => ({ ...doc, ...poolFields(pool) }));
   for (const limit of diff.createdLimits) {
     limits.put({ name: limit.name, ...limitFields({ ...limit, usage: existingUsage(ctx, limit) }) });
   }
-  for (const limit of diff.updatedLimits) limits.patch(limit.name, (doc) => ({ ...doc, ...limitFields(limit) }));
 }
 
-/** Brings both documents of an assignment to its computed state. */
+/** Brings both documents of each assignment to its computed state. */
 export function writeAssignmentDocs(
   ctx: LimitsContext,
-  names: { planAssignment: string; acceptedPlan: string },
-  a: Assignment,
+  changed: readonly (readonly [AssignmentRef, Assignment])[],
+  held?: HeldRows,
 ): void {
-  const fields = assignmentFields(a);
-  const merge = (doc: Doc): Doc => ({ ...doc, ...fields });
-  ctx.h.planAssignments.patch(names.planAssignment, merge);
-  if (names.acceptedPlan) ctx.h.acceptedPlans.patch(names.acceptedPlan, merge);
+  const merge = (a: Assignment) => {
+    const fields = assignmentFields(a);
+    return (doc: Doc): Doc => ({ ...doc, ...fields });
+  };
+  (held ?? new HeldRows(ctx.h.planAssignments)).patch(changed.map(([ref, a]) => [ref.planAssignment, merge(a)]));
+  patchByName(
+    ctx.h.acceptedPlans,
+    changed.filter(([ref]) => ref.acceptedPlan !== '').map(([ref, a]) => [ref.acceptedPlan, merge(a)]),
+  );
 }

@@ -81,11 +81,9 @@ export function createOsCatalog(engine: ResourceEngine, artifacts: ArtifactStore
       );
     }
     const type = deviceTypeOf(after);
-    if (!type) {
-      throw failedPrecondition(
-        'the device has not reported its device type yet: connect it once before setting spec.osVersion',
-      );
-    }
+    // a device that never reported its type (provisioned, not yet connected) is checked by its agent instead:
+    // it waits in Pending while the version is not published for its type
+    if (!type) return osReadyPending(after, desired as string, engine.now().toISOString());
     const published = findVersion(type, desired as string);
     if (!published) {
       // a version the device still holds in its other slot needs no artifact: it switches back to it

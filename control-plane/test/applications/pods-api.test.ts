@@ -40,7 +40,7 @@ async function connectedDevice(id: string): Promise<{ name: string; agent: Scrip
 
 const lastSpec = (agent: ScriptedAgent): DesiredDevice => agent.all('spec').at(-1)!['device'] as DesiredDevice;
 
-const eventually = async (check: () => unknown, timeoutMs = 5_000): Promise<void> => {
+const eventually = async (check: () => unknown, timeoutMs = 10_000): Promise<void> => {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {

@@ -17,6 +17,8 @@ export class ChannelTable {
   constructor(
     private readonly transmit: (frame: Uint8Array) => boolean,
     private readonly flow?: FlowSettings,
+    /** see ChannelOptions.linkReady */
+    private readonly linkReady?: () => Promise<void> | undefined,
   ) {}
 
   get size(): number {
@@ -30,6 +32,7 @@ export class ChannelTable {
       id,
       transmit: this.transmit,
       ...(this.flow === undefined ? {} : { flow: this.flow }),
+      ...(this.linkReady === undefined ? {} : { linkReady: this.linkReady }),
     });
     this.channels.set(id, channel);
     return channel;

@@ -15,6 +15,11 @@ export interface ChannelOptions {
   id: number;
   /** puts one encoded frame on the link; false when the link is gone */
   transmit(frame: Uint8Array): boolean;
+  /**
+   * When the link has too much queued already, a promise that settles once it has room: data then waits, so the
+   * link's own messages (heartbeats, status) never queue behind more than a little channel data.
+   */
+  linkReady?: () => Promise<void> | undefined;
   flow?: FlowSettings;
 }
 
@@ -28,6 +33,7 @@ export interface ChannelOptions {
 export class Channel implements AsyncIterable<Uint8Array> {
   readonly id: number;
   private readonly transmit: (frame: Uint8Array) => boolean;
+  private readonly linkReady: () => Promise<void> | undefined;
   private readonly flow: FlowSettings;
   private readonly sendWindow: SendWindow;
   private readonly receiveWindow: ReceiveWindow;
@@ -38,10 +44,14 @@ export class Channel implements AsyncIterable<Uint8Array> {
   private wakeReader: (() => void) | undefined;
   private wakeWriters: (() => void)[] = [];
   private writing: Promise<void> = Promise.resolve();
+  private markFailed: () => void = () => {};
+  /** settles when the channel fails */
+  private readonly failed = new Promise<void>((resolve) => (this.markFailed = resolve));
 
   constructor(options: ChannelOptions) {
     this.id = options.id;
     this.transmit = options.transmit;
+    this.linkReady = options.linkReady ?? (() => undefined);
     this.flow = checkFlowSettings(options.flow ?? DEFAULT_FLOW);
     this.sendWindow = new SendWindow(this.flow.windowBytes);
     this.receiveWindow = new ReceiveWindow(this.flow);
@@ -169,6 +179,11 @@ export class Channel implements AsyncIterable<Uint8Array> {
         await new Promise<void>((resolve) => this.wakeWriters.push(resolve));
         continue;
       }
+      const busy = this.linkReady();
+      if (busy !== undefined) {
+        await Promise.race([busy, this.failed]);
+        continue;
+      }
       const n = Math.min(credit, this.flow.maxFrameBytes, left);
       const offset = this.sendWindow.take(n);
       if (!this.transmit(encodeChannelFrameParts('DATA', this.id, offset, remaining, n))) {
@@ -189,6 +204,7 @@ export class Channel implements AsyncIterable<Uint8Array> {
   }
 
   private wakeAll(): void {
+    this.markFailed();
     this.wakeReader?.();
     for (const wake of this.wakeWriters.splice(0)) wake();
   }

@@ -11,8 +11,28 @@ export interface FlowSettings {
 export const DEFAULT_FLOW: FlowSettings = {
   windowBytes: 16 * 1024 * 1024,
   ackEveryBytes: 2 * 1024 * 1024,
-  maxFrameBytes: 64 * 1024,
+  maxFrameBytes: 256 * 1024,
 };
+
+/** A link with more than this queued (not yet taken by the kernel) holds channel data back (ChannelOptions.linkReady). */
+export const LINK_BACKLOG_BYTES = 512 * 1024;
+
+/**
+ * `linkReady` for a link whose queued bytes `backlog()` tells (a WebSocket's bufferedAmount): while above the
+ * limit, a promise that settles once the queue has drained to half of it (checked every few milliseconds).
+ */
+export function backlogGate(backlog: () => number, limit = LINK_BACKLOG_BYTES): () => Promise<void> | undefined {
+  return () => {
+    if (backlog() <= limit) return undefined;
+    return new Promise<void>((resolve) => {
+      const check = (): void => {
+        if (backlog() <= limit / 2) resolve();
+        else setTimeout(check, 2);
+      };
+      setTimeout(check, 2);
+    });
+  };
+}
 
 export function checkFlowSettings(settings: FlowSettings): FlowSettings {
   const { windowBytes, ackEveryBytes, maxFrameBytes } = settings;

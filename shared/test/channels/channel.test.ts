@@ -4,6 +4,7 @@ import {
   ApiError,
   Channel,
   ChannelTable,
+  backlogGate,
   decodeChannelFrame,
   encodeChannelFrame,
   unavailable,
@@ -66,6 +67,28 @@ describe('channels over a link', () => {
       }
     }
     expect(carried.filter((c) => c.frame.kind === 'ACK').length).toBeGreaterThan(10);
+  });
+
+  it('holds data back while the link has too much queued, and lets it go once the queue drains', async () => {
+    let backlog = 10 * 1024 * 1024;
+    const sent: Uint8Array[] = [];
+    const channel = new Channel({
+      id: 1,
+      transmit: (frame) => (sent.push(frame), true),
+      linkReady: backlogGate(() => backlog, 1024 * 1024),
+      flow: FLOW,
+    });
+    const writing = channel.write(new Uint8Array(1000));
+    await settle();
+    expect(sent).toHaveLength(0);
+    backlog = 100;
+    await writing;
+    expect(sent).toHaveLength(1);
+
+    backlog = 10 * 1024 * 1024;
+    const stuck = channel.write(new Uint8Array(10));
+    channel.fail(unavailable('link down'));
+    await expect(stuck).rejects.toMatchObject({ status: 'UNAVAILABLE' });
   });
 
   it('a reader that stops reading stalls the writer at the window', async () => {
@@ -147,17 +170,18 @@ describe('channels over a link', () => {
 
   it('works when the receiver acknowledges less often than the sender window needs', async () => {
     const sent: Uint8Array[] = [];
-    let peer: ChannelTable | undefined;
-    const small = new ChannelTable((f) => (setImmediate(() => peer?.route(f)), sent.push(f), true), {
+    const far: { table?: ChannelTable } = {};
+    const small = new ChannelTable((f) => (setImmediate(() => far.table?.route(f)), sent.push(f), true), {
       windowBytes: 16 * 1024,
       ackEveryBytes: 16 * 1024,
       maxFrameBytes: 4 * 1024,
     });
-    peer = new ChannelTable((f) => (setImmediate(() => small.route(f)), true), {
+    const peer = new ChannelTable((f) => (setImmediate(() => small.route(f)), true), {
       windowBytes: 1024 * 1024,
       ackEveryBytes: 512 * 1024,
       maxFrameBytes: 64 * 1024,
     });
+    far.table = peer;
     const sender = small.open(1);
     const receiver = peer.open(1);
     const data = randomBytes(200_000);

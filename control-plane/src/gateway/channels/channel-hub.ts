@@ -1,4 +1,4 @@
-import { CHANNEL_OPEN_COMMAND, ChannelTable, unavailable } from '@outpost/shared';
+import { CHANNEL_OPEN_COMMAND, ChannelTable, backlogGate, unavailable } from '@outpost/shared';
 import type { Channel, ChannelService, FlowSettings } from '@outpost/shared';
 
 /** Sends a command over a device's live link (the gateway's `sendCommand`). */
@@ -29,10 +29,13 @@ export class ChannelHub {
     private readonly flow?: FlowSettings,
   ) {}
 
-  /** A device connected: its frames go out through `send`. Channels of an earlier connection fail. */
-  attach(deviceName: string, send: (frame: Uint8Array) => boolean): void {
+  /**
+   * A device connected: its frames go out through `send`; `backlog` tells how much its connection has queued
+   * (channel data waits while that is large). Channels of an earlier connection fail.
+   */
+  attach(deviceName: string, send: (frame: Uint8Array) => boolean, backlog: () => number = () => 0): void {
     this.detach(deviceName, 'the device connected again');
-    this.links.set(deviceName, new ChannelTable(send, this.flow));
+    this.links.set(deviceName, new ChannelTable(send, this.flow, backlogGate(backlog)));
   }
 
   /** The device's link closed: its channels fail as UNAVAILABLE. */

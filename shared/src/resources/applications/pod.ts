@@ -21,7 +21,14 @@ export const POD_PHASES = [
 ] as const;
 export type PodPhase = (typeof POD_PHASES)[number];
 
-export const SERVICE_STATES = ['STATE_UNSPECIFIED', 'WAITING', 'RUNNING', 'TERMINATED', 'UNKNOWN', 'RESTARTING'] as const;
+export const SERVICE_STATES = [
+  'STATE_UNSPECIFIED',
+  'WAITING',
+  'RUNNING',
+  'TERMINATED',
+  'UNKNOWN',
+  'RESTARTING',
+] as const;
 export type ServiceState = (typeof SERVICE_STATES)[number];
 
 export const POD_RUNTIMES = ['process', 'docker', 'podman'] as const;

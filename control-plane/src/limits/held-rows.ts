@@ -1,0 +1,48 @@
+import type { ResourceHandle } from '../resources/resource-handle.js';
+import type { Doc, StoredRow } from '../resources/resource-table.js';
+
+type Edit = (doc: Doc) => Doc;
+
+/**
+ * Rows of one kind read earlier in the transaction, to write over without reading them again. They are used
+ * only while nothing of that kind was written since they were read (the table's version has not moved);
+ * otherwise, and for names not held, the rows are read again, all in one go.
+ */
+export class HeldRows {
+  private readonly version: number;
+  private readonly rows = new Map<string, StoredRow>();
+
+  /** Make it before reading the rows it is to hold. */
+  constructor(private readonly handle: ResourceHandle) {
+    this.version = handle.table.version;
+  }
+
+  hold(name: string, row: StoredRow): void {
+    this.rows.set(name, row);
+  }
+
+  /** Applies pure edits as the system (as ResourceHandle.patchAll); names not stored are skipped. */
+  patch(edits: Iterable<readonly [string, Edit]>): void {
+    const byName = new Map<string, Edit>();
+    for (const [name, edit] of edits) {
+      const earlier = byName.get(name);
+      byName.set(name, earlier ? (doc) => edit(earlier(doc)) : edit);
+    }
+    if (byName.size === 0) return;
+    const fresh = this.handle.table.version === this.version;
+    const missing = fresh ? [...byName.keys()].filter((name) => !this.rows.has(name)) : [...byName.keys()];
+    const read = missing.length > 0 ? this.handle.table.findMany(missing) : new Map<string, StoredRow>();
+    const rows: [StoredRow, Edit][] = [];
+    for (const [name, edit] of byName) {
+      const row = (fresh ? this.rows.get(name) : undefined) ?? read.get(name);
+      if (row) rows.push([row, edit]);
+    }
+    this.handle.patchRows(rows);
+    if (fresh) this.rows.clear(); // written: what is held is no longer what is stored
+  }
+}
+
+/** Applies pure edits to documents of one kind by name, reading them in one go. */
+export function patchByName(handle: ResourceHandle, edits: Iterable<readonly [string, Edit]>): void {
+  new HeldRows(handle).patch(edits);
+}
