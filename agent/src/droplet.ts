@@ -173,13 +173,16 @@ export async function startDroplet(options: DropletOptions): Promise<Droplet> {
     }),
   });
 
+  // specs are written in the order they arrive: two writes in flight could otherwise land out of order
+  let persisted: Promise<void> = Promise.resolve();
   link.addSpecConsumer(async (device: DesiredDevice) => {
     osUpdater?.setDesired(device);
     workloads.manager
       .setDesired(device.pods)
       .catch((err: unknown) => logger.error({ err }, 'cannot converge the pods'));
     health.apply(device.healthChecks);
-    await writeJsonFileAtomic(paths.desiredDeviceFile, device);
+    persisted = persisted.catch(() => {}).then(() => writeJsonFileAtomic(paths.desiredDeviceFile, device));
+    await persisted;
     logger.info(
       { generation: device.metadata.generation, osVersion: device.spec.osVersion },
       'received the device spec',

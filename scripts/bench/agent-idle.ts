@@ -20,7 +20,8 @@
  *   probes_served                    requests the HTTP, TCP and gRPC targets saw (the checks really ran)
  *
  * Run from the repository root:  npm run build && npx tsx scripts/bench/agent-idle.ts
- *   [--seconds 600] [--interval 10] [--sample-seconds 5] [--metrics-interval 60] [--without-grpc]
+ *   [--seconds 600] [--warmup 120] [--interval 10] [--sample-seconds 5] [--metrics-interval 60] [--checks 10]
+ *   [--without-grpc] [--node-flags='--flag ...']   (--checks 0: the agent alone, for comparison)
  */
 import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -50,6 +51,7 @@ interface Options {
   withGrpc: boolean;
   nodeFlags: string[];
   checks: number;
+  warmupSeconds: number;
 }
 
 function options(): Options {
@@ -62,6 +64,7 @@ function options(): Options {
       'without-grpc': { type: 'boolean', default: false },
       'node-flags': { type: 'string', default: '' },
       checks: { type: 'string', default: '10' },
+      warmup: { type: 'string', default: '120' },
     },
   });
   return {
@@ -72,6 +75,7 @@ function options(): Options {
     withGrpc: !values['without-grpc'],
     nodeFlags: values['node-flags'].split(' ').filter((f) => f !== ''),
     checks: Math.max(0, Math.min(10, Number(values.checks))),
+    warmupSeconds: Number(values.warmup),
   };
 }
 
@@ -110,7 +114,7 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const report = createReporter('agent-idle', { seconds: opts.seconds, checks: opts.checks });
-  exitAfter((opts.seconds + 300) * 1000, 1, 'agent-idle: did not finish in time');
+  exitAfter((opts.seconds + opts.warmupSeconds + 300) * 1000, 1, 'agent-idle: did not finish in time');
   const { startBenchServer } = await import('./lib/bench-server.js');
 
   await withTempDir('outpost-agent-idle-', async (dir) => {
@@ -209,8 +213,9 @@ async function main(): Promise<void> {
         if (Date.now() > warmDeadline) throw new Error('the checks did not all turn Healthy within 2 minutes');
         await sleep(500);
       }
-      // settle after start-up (module loading, first device-info read) before measuring
-      await sleep(Math.min(30, opts.seconds / 10) * 1000);
+      // idle is after start-up: modules loaded, first device info read, the hot functions optimised by V8
+      report.progress(`warming up for ${opts.warmupSeconds} s`);
+      await sleep(opts.warmupSeconds * 1000);
 
       report.progress(`measuring for ${opts.seconds} s`);
       const agentSamples: ProcSample[] = [];

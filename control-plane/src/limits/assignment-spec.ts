@@ -26,7 +26,7 @@ export function usablePlan(
   assignee: string,
   service: string,
 ): Plan {
-  const doc = ctx.h.plans.find(planName);
+  const doc = reader.plan(planName);
   if (!doc) throw failedPrecondition(`plan "${planName}" does not exist`);
   const plan = planOf(doc);
   checkPlanFitsAssignee(plan, assignee, service);

@@ -4,6 +4,7 @@ import { childrenOf, type LimitsContext } from './context.js';
 import type { Assignment } from './core/index.js';
 import { acceptedPlanName, assigneeField, assignmentIdOf, lastSegment, ownerOf, planAssignmentName } from './names.js';
 import { assignmentFields, text } from './records.js';
+import { HeldRows } from './held-rows.js';
 import type { AssignmentRef } from './scope.js';
 
 /** The assignee's PlanAssignment for a service, if it has one. */
@@ -19,13 +20,16 @@ export interface SaveAssignment {
   current?: Doc | undefined;
   /** the id of new documents (default: assignmentIdOf) */
   id?: string;
+  /** PlanAssignment rows the caller read (see HeldRows) */
+  held?: HeldRows;
 }
 
 /**
  * Writes an assignment as the system: the assigner's AcceptedPlan and the assignee's PlanAssignment synced
- * with it. An AcceptedPlan held by another assigner (the entity moved) moves to `assigner`.
+ * with it. An AcceptedPlan held by another assigner (the entity moved) moves to `assigner`. Returns the
+ * names and the AcceptedPlan as stored.
  */
-export function saveAssignment(ctx: LimitsContext, save: SaveAssignment): AssignmentRef {
+export function saveAssignment(ctx: LimitsContext, save: SaveAssignment): AssignmentRef & { acceptedPlanDoc: Doc } {
   const { acceptedPlans, planAssignments } = ctx.h;
   const fields = assignmentFields(save.next);
   const id = save.current
@@ -33,25 +37,33 @@ export function saveAssignment(ctx: LimitsContext, save: SaveAssignment): Assign
     : (save.id ?? assignmentIdOf(save.assignee, save.next.service));
   const planAssignment = save.current ? text(save.current['name']) : planAssignmentName(save.assignee, id);
   const previousAccepted = save.current ? text(save.current['source']) : '';
-  const held = previousAccepted ? acceptedPlans.find(previousAccepted) : undefined;
+  const held = previousAccepted ? acceptedPlans.table.find(previousAccepted) : undefined;
   let acceptedPlan = previousAccepted;
+  let acceptedPlanDoc: Doc;
   if (held && ownerOf(previousAccepted) === save.assigner) {
-    acceptedPlans.patch(acceptedPlan, (doc) => ({ ...doc, ...fields }));
+    acceptedPlanDoc = acceptedPlans.patchRow(held, (doc) => ({ ...doc, ...fields }));
   } else {
     acceptedPlan = acceptedPlanName(save.assigner, previousAccepted ? lastSegment(previousAccepted) : id);
-    if (acceptedPlan !== previousAccepted && acceptedPlans.find(acceptedPlan)) {
+    if (acceptedPlan !== previousAccepted && acceptedPlans.exists(acceptedPlan)) {
       throw alreadyExists(`accepted plan "${acceptedPlan}" already exists`);
     }
     if (held) acceptedPlans.remove(previousAccepted);
-    acceptedPlans.put({ ...(held ?? {}), name: acceptedPlan, ...fields, assignee: assigneeField(save.assignee) });
+    acceptedPlanDoc = acceptedPlans.put({
+      ...(held?.doc ?? {}),
+      name: acceptedPlan,
+      ...fields,
+      assignee: assigneeField(save.assignee),
+    });
   }
   if (save.current) {
-    planAssignments.patch(planAssignment, (doc) => ({ ...doc, ...fields, source: acceptedPlan }));
+    (save.held ?? new HeldRows(planAssignments)).patch([
+      [planAssignment, (doc) => ({ ...doc, ...fields, source: acceptedPlan })],
+    ]);
   } else {
-    if (planAssignments.find(planAssignment)) throw alreadyExists(`plan assignment "${planAssignment}" already exists`);
+    if (planAssignments.exists(planAssignment)) throw alreadyExists(`plan assignment "${planAssignment}" already exists`);
     planAssignments.put({ name: planAssignment, ...fields, source: acceptedPlan });
   }
-  return { planAssignment, acceptedPlan };
+  return { planAssignment, acceptedPlan, acceptedPlanDoc };
 }
 
 /** Removes both documents of an assignment. */

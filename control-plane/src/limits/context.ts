@@ -69,6 +69,16 @@ export function childRows(handle: ResourceHandle, parent: string): QueriedRow[] 
   return handle.table.query({ where: [{ sql: 'parent = ?', params: [parent] }], keys: [{ sql: 'name', desc: false }] });
 }
 
+/** The rows directly under any of `parents`, in name order (one statement). */
+export function rowsUnder(handle: ResourceHandle, parents: readonly string[]): QueriedRow[] {
+  if (parents.length === 0) return [];
+  const unique = [...new Set(parents)];
+  return handle.table.query({
+    where: [{ sql: `parent IN (${unique.map(() => '?').join(', ')})`, params: unique }],
+    keys: [{ sql: 'name', desc: false }],
+  });
+}
+
 /** Every document of a kind, in name order. */
 export function everyDoc(handle: ResourceHandle): Doc[] {
   return everyRow(handle).map((row) => row.doc);

@@ -6,10 +6,11 @@ import { list, text } from './records.js';
 
 /**
  * Reads the service → organizations → projects hierarchy from the store. One reader serves one operation
- * (inside its transaction): it remembers the entities it read.
+ * (inside its transaction): it remembers the entities and plans it read.
  */
 export class HierarchyReader {
   private readonly read = new Map<string, Doc | undefined>();
+  private readonly plans = new Map<string, Doc | undefined>();
 
   constructor(private readonly ctx: LimitsContext) {}
 
@@ -22,6 +23,12 @@ export class HierarchyReader {
   entity(name: string): Doc | undefined {
     if (!this.read.has(name)) this.read.set(name, this.handleOf(name).find(name));
     return this.read.get(name);
+  }
+
+  /** A plan document (remembered: plans are not written while one operation reads them). */
+  plan(name: string): Doc | undefined {
+    if (!this.plans.has(name)) this.plans.set(name, this.ctx.h.plans.find(name));
+    return this.plans.get(name);
   }
 
   /** The parent organization of an organization or project; undefined under the services. */

@@ -1,6 +1,6 @@
 import { failedPrecondition, invalidArgument, notFound } from '@outpost/shared';
 import type { Doc } from '../resources/resource-table.js';
-import { findAssignment, removeAssignment, saveAssignment } from './assignment-store.js';
+import { removeAssignment, saveAssignment } from './assignment-store.js';
 import { usablePlan } from './assignment-spec.js';
 import type { LimitsContext } from './context.js';
 import { assignerOf, type Assignment, type LimitsSnapshot, type RequestType } from './core/index.js';
@@ -8,7 +8,7 @@ import { HierarchyReader } from './hierarchy-reader.js';
 import { ownerOf } from './names.js';
 import { requestTypeOf, specOf, text } from './records.js';
 import { settle, withAssignment } from './settle.js';
-import { loadScope, snapshotOf, type Scope } from './scope.js';
+import { assignmentKey, loadScope, snapshotOf, type Scope } from './scope.js';
 
 /** A PlanAssignmentRequest read against the current tree: what it asks of whom, and who approves it. */
 export interface PreparedRequest {
@@ -35,11 +35,10 @@ export function prepareRequest(ctx: LimitsContext, doc: Doc): PreparedRequest {
   if ('assign' in request) {
     const plan = request.assign.plan;
     if (!plan) throw invalidArgument('request.assign.plan is required');
-    const planDoc = ctx.h.plans.find(plan);
+    const planDoc = reader.plan(plan);
     if (!planDoc) throw failedPrecondition(`plan "${plan}" does not exist`);
     service = text(planDoc['service']);
     usablePlan(ctx, reader, plan, assignee, service);
-    current = findAssignment(ctx, assignee, service);
     plans.push(plan);
   } else {
     const assignment = 'extend' in request ? request.extend.assignment : request.unassign.assignment;
@@ -54,7 +53,9 @@ export function prepareRequest(ctx: LimitsContext, doc: Doc): PreparedRequest {
   if (given !== '' && given !== service)
     throw invalidArgument(`service "${given}" does not match the request's ${service}`);
 
-  const scope = loadScope(ctx, [assignee], { plans });
+  const scope = loadScope(ctx, [assignee], { plans, reader });
+  // the assignee's assignment for the service (an entity holds one per service), as the scope read it
+  current ??= scope.planAssignments.get(assignmentKey(assignee, service));
   const snapshot = snapshotOf(scope);
   return {
     assignee,
@@ -81,7 +82,14 @@ export function carryOut(
     settle(ctx, withAssignment(prepared.scope, assignee, undefined, service, undefined));
     return undefined;
   }
-  const ref = saveAssignment(ctx, { assignee, assigner: approver, next, current });
+  const { planAssignment, acceptedPlan } = saveAssignment(ctx, {
+    assignee,
+    assigner: approver,
+    next,
+    current,
+    held: prepared.scope.held.planAssignments,
+  });
+  const ref = { planAssignment, acceptedPlan };
   settle(ctx, withAssignment(prepared.scope, assignee, next, service, ref));
   return ref.acceptedPlan;
 }

@@ -1,5 +1,5 @@
 import type { Doc, QueriedRow } from '../resources/resource-table.js';
-import { childRows, countBy, countContaining, everyDoc, everyRow, type LimitsContext } from './context.js';
+import { countBy, countContaining, everyDoc, everyRow, rowsUnder, type LimitsContext } from './context.js';
 import {
   entityKind,
   indexHierarchy,
@@ -34,6 +34,8 @@ export interface Scope {
   assignments: AssigneeAssignment[];
   /** `${assignee} ${service}` → documents */
   refs: Map<string, AssignmentRef>;
+  /** `${assignee} ${service}` → the PlanAssignment as read */
+  planAssignments: Map<string, Doc>;
   plans: Map<string, Plan>;
   previous: TreeState;
   external: ExternalDraw[];
@@ -54,12 +56,14 @@ export interface ScopeOptions {
   removed?: readonly Doc[];
   /** plans to read besides those the assignments use (a request's plan) */
   plans?: readonly string[];
+  /** the operation's reader, when nothing was written since it read */
+  reader?: HierarchyReader;
 }
 
 /** The scope of `targets` (existing services, organizations or projects) and everything above them. */
 export function loadScope(ctx: LimitsContext, targets: readonly string[], options: ScopeOptions = {}): Scope {
   const h = ctx.h;
-  const reader = new HierarchyReader(ctx);
+  const reader = options.reader ?? new HierarchyReader(ctx);
   const entities = new Set<string>();
   const include = (entity: string | undefined): void => {
     if (entity === undefined || entities.has(entity) || !reader.entity(entity)) return;
@@ -88,20 +92,19 @@ export function loadScope(ctx: LimitsContext, targets: readonly string[], option
 
   const owners = [...entities, ...(options.removed ?? []).map((doc) => text(doc['name']))];
   const held = holdRows(ctx);
-  const { assignments, refs } = readAssignments(ctx, [...entities], held);
+  const { assignments, refs, docs } = assignmentsOfDocs(
+    hold(held.planAssignments, rowsUnder(h.planAssignments, [...entities])),
+  );
   const previous: TreeState = {
-    limitPools: owners
-      .filter((o) => entityKind(o) !== 'project')
-      .flatMap((o) => hold(held.pools, childRows(h.pools, o)).map(poolOf)),
-    limits: owners
-      .filter((o) => entityKind(o) === 'project')
-      .flatMap((o) => hold(held.limits, childRows(h.limits, o)).map(limitOf)),
+    limitPools: hold(held.pools, rowsUnder(h.pools, owners.filter((o) => entityKind(o) !== 'project'))).map(poolOf),
+    limits: hold(held.limits, rowsUnder(h.limits, owners.filter((o) => entityKind(o) === 'project'))).map(limitOf),
   };
   return {
     hierarchy: { organizations, projects, services: serviceNodes },
     assignments,
     refs,
-    plans: readPlans(ctx, assignments, options.plans ?? []),
+    planAssignments: docs,
+    plans: readPlans(reader, assignments, options.plans ?? []),
     previous,
     external: externalDraws(ctx, previous),
     held,
@@ -116,11 +119,12 @@ export function loadWorld(ctx: LimitsContext): Scope {
   const projects = everyDoc(h.projects).map((doc) => reader.projectNode(doc));
   const services = everyDoc(h.services).map((doc) => ({ name: text(doc['name']), regions: regionsOf(doc) }));
   const held = holdRows(ctx);
-  const { assignments, refs } = assignmentsOfDocs(hold(held.planAssignments, everyRow(h.planAssignments)));
+  const { assignments, refs, docs } = assignmentsOfDocs(hold(held.planAssignments, everyRow(h.planAssignments)));
   return {
     hierarchy: { organizations, projects, services },
     assignments,
     refs,
+    planAssignments: docs,
     plans: new Map(
       everyDoc(h.plans).map((doc) => {
         const plan = planOf(doc);
@@ -158,40 +162,38 @@ export const snapshotOf = (scope: Scope): LimitsSnapshot => ({
   plans: scope.plans,
 });
 
-function readAssignments(ctx: LimitsContext, entities: readonly string[], held: HeldScopeRows) {
-  return assignmentsOfDocs(
-    entities.flatMap((entity) => hold(held.planAssignments, childRows(ctx.h.planAssignments, entity))),
-  );
-}
-
 function assignmentsOfDocs(docs: readonly Doc[]): {
   assignments: AssigneeAssignment[];
   refs: Map<string, AssignmentRef>;
+  docs: Map<string, Doc>;
 } {
   const assignments: AssigneeAssignment[] = [];
   const refs = new Map<string, AssignmentRef>();
+  const byKey = new Map<string, Doc>();
   for (const doc of docs) {
     const name = text(doc['name']);
     const assignee = name.slice(0, name.indexOf('/planAssignments/'));
     const stored = storedAssignmentOf(doc);
     assignments.push({ ...stored, assignee });
-    refs.set(assignmentKey(assignee, stored.service), { planAssignment: name, acceptedPlan: text(doc['source']) });
+    const key = assignmentKey(assignee, stored.service);
+    refs.set(key, { planAssignment: name, acceptedPlan: text(doc['source']) });
+    if (!byKey.has(key)) byKey.set(key, doc);
   }
-  return { assignments, refs };
+  return { assignments, refs, docs: byKey };
 }
 
-function readPlans(ctx: LimitsContext, assignments: readonly AssigneeAssignment[], more: readonly string[]) {
+function readPlans(reader: HierarchyReader, assignments: readonly AssigneeAssignment[], more: readonly string[]) {
   const names = new Set(more);
   for (const a of assignments) {
     if (a.defaultRegionalPlan) names.add(a.defaultRegionalPlan);
     for (const override of a.regionalPlanOverrides) names.add(override.plan);
   }
-  const plans: Plan[] = [];
+  const plans = new Map<string, Plan>();
   for (const name of names) {
-    const doc = ctx.h.plans.find(name);
-    if (doc) plans.push(planOf(doc));
+    const doc = reader.plan(name);
+    if (doc) plans.set(name, planOf(doc));
   }
-  return new Map(plans.map((plan) => [plan.name, plan]));
+  return plans;
 }
 
 /**

@@ -107,7 +107,8 @@ export class ResourceEngine {
     const time = this.now().toISOString();
     const op = after === null ? 'delete' : 'put';
     const seq = this.log.append(plural, name, op, after ?? before, time, after === null ? undefined : text);
-    this.pending.push({ seq, plural, name, op, before, after, time });
+    // transactions are synchronous: nobody can subscribe between this write and its publication
+    if (this.bus.subscriberCount(plural) > 0) this.pending.push({ seq, plural, name, op, before, after, time });
     return seq;
   }
 }

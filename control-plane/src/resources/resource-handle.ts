@@ -235,6 +235,11 @@ export class ResourceHandle {
     });
   }
 
+  /** patchRows for one row; returns what is stored. */
+  patchRow(row: StoredRow, edit: (doc: Doc) => Doc): Doc {
+    return this.engine.transaction(() => this.write(row.doc, this.keepSystemMeta(row.doc, edit(row.doc)), row));
+  }
+
   /** Whether a resource of this name is stored (without reading it). */
   exists(name: string): boolean {
     return this.table.exists(name);
@@ -264,7 +269,7 @@ export class ResourceHandle {
   }
 
   private insertValidated(name: string, pattern: NamePattern, doc: Doc, ctx: OperationContext): Doc {
-    if (this.table.find(name)) throw alreadyExists(`${this.def.singular} "${name}" already exists`);
+    if (this.table.exists(name)) throw alreadyExists(`${this.def.singular} "${name}" already exists`);
     this.validate(doc);
     const now = this.engine.now().toISOString();
     const stamped = stampMetadata(undefined, doc, now, this.engine.log.head() + 1, this.outputOnly);

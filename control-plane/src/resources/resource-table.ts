@@ -1,5 +1,4 @@
 import type { FilterField, FilterSchema, SqlFragment, SqlTarget } from '@outpost/shared';
-import { getPath } from '@outpost/shared';
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../db/open-database.js';
 import { columnOf, isMultiValued, jsonPath, multiValuesOf, sqlLiteral } from './sql-columns.js';
@@ -36,6 +35,7 @@ export interface QueriedRow {
 /** A scalar filterable path and the column that holds its value. */
 interface ScalarColumn {
   path: string;
+  keys: readonly string[];
   column: string;
   /** json_extract(<doc>, path) over a bound document text */
   value: string;
@@ -58,7 +58,7 @@ export class ResourceTable {
   private readonly multiTable: string;
   private readonly statements = new Map<string, Statement<unknown[]>>();
   private readonly updates = new Map<string, Statement<unknown[]>>();
-  private readonly multiFields: FilterField[];
+  private readonly multiFields: { field: FilterField; keys: readonly string[] }[];
   private readonly scalars: ScalarColumn[];
   private readonly byName;
   private readonly byNameExists;
@@ -75,11 +75,12 @@ export class ResourceTable {
   ) {
     this.table = `r_${plural}`;
     this.multiTable = `r_${plural}_values`;
-    this.multiFields = filterSchema.fields.filter(isMultiValued);
+    this.multiFields = filterSchema.fields.filter(isMultiValued).map((field) => ({ field, keys: field.path.split('.') }));
     this.scalars = filterSchema.fields
       .filter((field) => !isMultiValued(field) && field.path !== 'name')
       .map((field) => ({
         path: field.path,
+        keys: field.path.split('.'),
         column: columnOf(field),
         value: `json_extract(?, ${sqlLiteral(jsonPath(field.path))})`,
       }));
@@ -226,7 +227,7 @@ export class ResourceTable {
    */
   update(id: number, doc: Doc, text = JSON.stringify(doc), before?: Doc): void {
     this.writes++;
-    const changed = before === undefined ? this.scalars : this.scalars.filter((c) => mayDiffer(before, doc, c.path));
+    const changed = before === undefined ? this.scalars : this.scalars.filter((c) => mayDiffer(before, doc, c.keys));
     this.updateStatement(changed).run(text, ...changed.map(() => text), id);
     if (this.multiFields.length > 0 && (before === undefined || this.multiValuesDiffer(before, doc))) {
       this.deleteMulti.run(id);
@@ -252,9 +253,9 @@ export class ResourceTable {
   }
 
   private multiValuesDiffer(before: Doc, after: Doc): boolean {
-    return this.multiFields.some((field) => {
-      const old = getPath(before, field.path);
-      const next = getPath(after, field.path);
+    return this.multiFields.some(({ field, keys }) => {
+      const old = valueAt(before, keys);
+      const next = valueAt(after, keys);
       if (old === next) return false;
       const a = new Set(multiValuesOf(field, old));
       const b = new Set(multiValuesOf(field, next));
@@ -263,8 +264,8 @@ export class ResourceTable {
   }
 
   private writeMultiValues(id: number, doc: Doc): void {
-    for (const field of this.multiFields) {
-      for (const value of new Set(multiValuesOf(field, getPath(doc, field.path)))) {
+    for (const { field, keys } of this.multiFields) {
+      for (const value of new Set(multiValuesOf(field, valueAt(doc, keys)))) {
         this.insertMulti.run(id, field.path, value);
       }
     }
@@ -329,12 +330,22 @@ const indexName = (table: string, column: string): string => `${table}_by_${colu
  * Whether json_extract at `path` may give another value for `after` than for `before`: equal scalars give
  * the same value; objects and arrays are compared as the text json_extract gives for them.
  */
-function mayDiffer(before: Doc, after: Doc, path: string): boolean {
-  const a = getPath(before, path);
-  const b = getPath(after, path);
+function mayDiffer(before: Doc, after: Doc, keys: readonly string[]): boolean {
+  const a = valueAt(before, keys);
+  const b = valueAt(after, keys);
   if (a === b) return false;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return true;
   return JSON.stringify(a) !== JSON.stringify(b);
+}
+
+/** getPath over a path split once: own keys of plain objects, anything else ends the walk. */
+function valueAt(doc: Doc, keys: readonly string[]): unknown {
+  let node: unknown = doc;
+  for (const key of keys) {
+    if (typeof node !== 'object' || node === null || Array.isArray(node)) return undefined;
+    node = Object.hasOwn(node, key) ? (node as Doc)[key] : undefined;
+  }
+  return node;
 }
 
 /**

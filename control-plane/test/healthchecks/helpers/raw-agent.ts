@@ -30,6 +30,7 @@ export class RawAgent {
       capabilities: ['status', 'metrics', 'spec'],
     });
     await agent.next('welcome');
+    agent.send({ type: 'getSpec' }); // as the agent does after every welcome
     return agent;
   }
 
