@@ -115,7 +115,6 @@ const converged = (version: string) => (s: Snapshot) =>
   s.running === version &&
   s.osReady?.status === 'True' &&
   s.osReady.reason === 'Converged';
-const online = (s: Snapshot): boolean => s.connection === 'CONNECTED' && s.running !== undefined;
 
 const setVersion = (name: string, osVersion: string) =>
   server.admin.update({ name, spec: { osVersion } }, { updateMask: 'spec.osVersion' });

@@ -236,11 +236,11 @@ export class AgentGateway {
     const name = session.deviceName;
     switch (message.type) {
       case 'hello':
-        // the agent asks for its spec (getSpec) after every welcome; no need to send it twice
         this.status.connection(name, 'CONNECTED', new Date().toISOString(), {
           version: message.agentVersion,
           bootId: message.bootId,
         });
+        this.sendSpec(session);
         return;
       case 'getSpec':
         this.sendSpec(session);

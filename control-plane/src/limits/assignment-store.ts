@@ -60,7 +60,8 @@ export function saveAssignment(ctx: LimitsContext, save: SaveAssignment): Assign
       [planAssignment, (doc) => ({ ...doc, ...fields, source: acceptedPlan })],
     ]);
   } else {
-    if (planAssignments.exists(planAssignment)) throw alreadyExists(`plan assignment "${planAssignment}" already exists`);
+    if (planAssignments.exists(planAssignment))
+      throw alreadyExists(`plan assignment "${planAssignment}" already exists`);
     planAssignments.put({ name: planAssignment, ...fields, source: acceptedPlan });
   }
   return { planAssignment, acceptedPlan, acceptedPlanDoc };

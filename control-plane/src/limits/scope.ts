@@ -96,8 +96,20 @@ export function loadScope(ctx: LimitsContext, targets: readonly string[], option
     hold(held.planAssignments, rowsUnder(h.planAssignments, [...entities])),
   );
   const previous: TreeState = {
-    limitPools: hold(held.pools, rowsUnder(h.pools, owners.filter((o) => entityKind(o) !== 'project'))).map(poolOf),
-    limits: hold(held.limits, rowsUnder(h.limits, owners.filter((o) => entityKind(o) === 'project'))).map(limitOf),
+    limitPools: hold(
+      held.pools,
+      rowsUnder(
+        h.pools,
+        owners.filter((o) => entityKind(o) !== 'project'),
+      ),
+    ).map(poolOf),
+    limits: hold(
+      held.limits,
+      rowsUnder(
+        h.limits,
+        owners.filter((o) => entityKind(o) === 'project'),
+      ),
+    ).map(limitOf),
   };
   return {
     hierarchy: { organizations, projects, services: serviceNodes },

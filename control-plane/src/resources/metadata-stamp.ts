@@ -8,7 +8,9 @@ import type { Doc } from './resource-table.js';
  */
 export function specChanged(before: Doc, after: Doc, outputOnly: readonly string[]): boolean {
   const skipped = (path: string): boolean =>
-    path === 'metadata' || path.startsWith('metadata.') || outputOnly.some((o) => path === o || path.startsWith(o + '.'));
+    path === 'metadata' ||
+    path.startsWith('metadata.') ||
+    outputOnly.some((o) => path === o || path.startsWith(o + '.'));
   return changedOutside(before, after, '', skipped);
 }
 

@@ -75,7 +75,9 @@ export class ResourceTable {
   ) {
     this.table = `r_${plural}`;
     this.multiTable = `r_${plural}_values`;
-    this.multiFields = filterSchema.fields.filter(isMultiValued).map((field) => ({ field, keys: field.path.split('.') }));
+    this.multiFields = filterSchema.fields
+      .filter(isMultiValued)
+      .map((field) => ({ field, keys: field.path.split('.') }));
     this.scalars = filterSchema.fields
       .filter((field) => !isMultiValued(field) && field.path !== 'name')
       .map((field) => ({
@@ -126,9 +128,7 @@ export class ResourceTable {
       path TEXT NOT NULL,
       value TEXT NOT NULL
     )`);
-      this.db.exec(
-        `CREATE INDEX IF NOT EXISTS ${this.multiTable}_by_value ON ${this.multiTable}(path, value, row_id)`,
-      );
+      this.db.exec(`CREATE INDEX IF NOT EXISTS ${this.multiTable}_by_value ON ${this.multiTable}(path, value, row_id)`);
       this.db.exec(`CREATE INDEX IF NOT EXISTS ${this.multiTable}_by_row ON ${this.multiTable}(row_id)`);
       if (this.columns().some((c) => c.generated)) this.dropGeneratedColumns();
       const wanted = new Set(this.scalars.map((c) => c.column));
@@ -142,9 +142,7 @@ export class ResourceTable {
       for (const scalar of this.scalars) {
         if (existing.has(scalar.column)) continue;
         this.db.exec(`ALTER TABLE ${t} ADD COLUMN ${scalar.column}`);
-        this.db.exec(
-          `UPDATE ${t} SET ${scalar.column} = json_extract(doc, ${sqlLiteral(jsonPath(scalar.path))})`,
-        );
+        this.db.exec(`UPDATE ${t} SET ${scalar.column} = json_extract(doc, ${sqlLiteral(jsonPath(scalar.path))})`);
       }
       this.db.exec(`CREATE INDEX IF NOT EXISTS ${t}_by_parent ON ${t}(parent, name)`);
       for (const field of filterSchema.fields) {

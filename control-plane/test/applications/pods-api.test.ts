@@ -146,7 +146,7 @@ describe('pods and their devices', () => {
     });
     expect(stored?.status?.serviceStatuses).toEqual([{ name: 'web', state: 'RUNNING' }]);
     await agent.close();
-    await eventually(async () => expect((await server.admin.get<Pod>(pod)).status?.phase).toBe('UNKNOWN'));
+    await eventually(async () => expect((await server.admin.get<Pod>(pod)).status?.phase).toBe('UNKNOWN'), 20_000);
   });
 });
 

@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -224,8 +224,12 @@ describe('stateful watch over HTTP', () => {
 
 describe('stateless watch resets (engine level)', () => {
   const parent = 'projects/reset/regions/r1';
+  const dirs: string[] = [];
+  afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
   const setup = (retain?: number) => {
-    const db = openDatabase(join(mkdtempSync(join(tmpdir(), 'outpost-watch-')), 'w.db'));
+    const dir = mkdtempSync(join(tmpdir(), 'outpost-watch-'));
+    dirs.push(dir);
+    const db = openDatabase(join(dir, 'w.db'));
     const engine = new ResourceEngine(db, { changeLogRetain: retain });
     return { engine, widgets: engine.register(widgetDefinition) };
   };

@@ -2,7 +2,6 @@ import express from 'express';
 import type { Request, Response, NextFunction, Router } from 'express';
 import { ApiError, changesKey, notFound, permissionOf } from '@outpost/shared';
 import type { ResourceEngine } from '../resource-engine.js';
-import type { ResourceHandle } from '../resource-handle.js';
 import { listResources } from '../list-operation.js';
 import { parseView } from '../views.js';
 import { watchOne } from '../watch/single-watch.js';

@@ -95,13 +95,11 @@ const move: fc.Arbitrary<Move> = fc.oneof(
   fc
     .tuple(fc.constantFrom(...PROJECTS), fc.constantFrom(...REGIONS))
     .map(([p, r]) => ({ label: `region ${r} → ${p}`, run: (w: World) => addRegion(w, p, r), touched: [p] })),
-  fc
-    .tuple(fc.constantFrom(PLANS[2]!.name, PLANS[1]!.name), fc.integer({ min: 0, max: 120 }))
-    .map(([p, v]) => ({
-      label: `plan ${p}=${v}`,
-      run: (w: World) => changePlan(w, p, DEVICES, v),
-      touched: [] as string[],
-    })),
+  fc.tuple(fc.constantFrom(PLANS[2]!.name, PLANS[1]!.name), fc.integer({ min: 0, max: 120 })).map(([p, v]) => ({
+    label: `plan ${p}=${v}`,
+    run: (w: World) => changePlan(w, p, DEVICES, v),
+    touched: [] as string[],
+  })),
   fc
     .tuple(fc.constantFrom(...PROJECTS), fc.constantFrom(...REGIONS), fc.integer({ min: 1, max: 6 }), fc.boolean())
     .map(([p, r, n, give]) => ({
