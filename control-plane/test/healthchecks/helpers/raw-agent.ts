@@ -31,6 +31,8 @@ export class RawAgent {
     });
     await agent.next('welcome');
     agent.send({ type: 'getSpec' }); // as the agent does after every welcome
+    await agent.next('spec');
+    await new Promise((resolve) => setTimeout(resolve, 200)); // the server may answer hello with a spec too
     return agent;
   }
 
@@ -41,6 +43,13 @@ export class RawAgent {
   /** The spec messages received so far. */
   specs(): DesiredDevice[] {
     return this.received.filter((m) => m.type === 'spec').map((m) => m['device'] as DesiredDevice);
+  }
+
+  /** Waits for the next spec message after the ones received so far, and answers it. */
+  async nextSpec(): Promise<DesiredDevice> {
+    const seen = this.specs().length;
+    await this.next('spec', seen + 1);
+    return this.specs()[seen]!;
   }
 
   /** Waits for the `count`-th message of `type` (1-based, counting from the start). */
