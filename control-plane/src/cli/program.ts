@@ -55,11 +55,14 @@ export async function runProgram(program: Command, argv: readonly string[], io: 
 
 /**
  * Flags a command defines with the name of a global option: `outpost os publish --key signing.key` means the
- * signing key (issue contract), while `--key` elsewhere is the API key. After the command's words, such a flag
+ * signing key and `collect-debug-bundle -o file` the bundle file (issue contracts), while `--key` and `-o`
+ * elsewhere are the API key and the output format. After the command's words, such a flag
  * is renamed to the command's own option; before them it stays global.
  */
 const LOCAL_FLAGS: readonly { command: readonly string[]; flag: string; local: string }[] = [
   { command: ['os', 'publish'], flag: '--key', local: '--signing-key' },
+  // `collect-debug-bundle <device> -o file` names the bundle file, not the output format
+  { command: ['devices', 'collect-debug-bundle'], flag: '-o', local: '--file' },
 ];
 
 export function localFlags(argv: readonly string[]): string[] {

@@ -119,7 +119,10 @@ export function registerTransferCommands(group: Command, ctxFactory: ContextFact
     .description(
       "gather the device's agent log, journal, state, system information, pod states and configuration (secrets redacted) into a tar.gz",
     )
-    .option('-f, --file <path>', 'where to write it (default: the name the server suggests, in this folder)')
+    .option(
+      '-f, --file <path>',
+      'where to write it, also -o after the command (default: the name the server suggests, in this folder)',
+    )
     .action(async (deviceName: string, opts: { file?: string }, command: Command) => {
       const ctx = ctxFactory(command);
       const response = await debugBundleDownload(connectionOf(command), deviceName);

@@ -9,6 +9,12 @@ import type { ResourceRules } from './resource-rules.js';
 import { ResourceTable } from './resource-table.js';
 import type { Doc } from './resource-table.js';
 
+interface QueuedCall {
+  fn: () => unknown;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
 export interface EngineOptions {
   now?: () => Date;
   /** how many change-log entries to keep for watchers to resume from */
@@ -26,6 +32,7 @@ export class ResourceEngine {
   private readonly handles = new Map<string, ResourceHandle>();
   private depth = 0;
   private pending: Change[] = [];
+  private queued: QueuedCall[] = [];
 
   constructor(
     readonly db: Db,
@@ -82,6 +89,56 @@ export class ResourceEngine {
     this.pending = [];
     for (const change of committed) this.bus.publish(change);
     return result;
+  }
+
+  /**
+   * Group commit. Runs `fn` as a transaction of its own, but together with the other calls made in the same
+   * turn of the event loop: at the end of the turn (setImmediate) they run one after the other, in the order
+   * they were made, each in a savepoint of one SQLite transaction (a call that throws undoes only its own
+   * writes), and that transaction is committed with one fsync. The promise settles only once the commit is
+   * durable; when the commit fails, every call of the group fails with its error. Nothing else runs between
+   * the calls of a group, so nobody sees their writes before they are committed. `fn` must be synchronous and
+   * change nothing outside the database (anything it did would precede the commit). Inside a transaction,
+   * `fn` simply joins it.
+   */
+  batch<R>(fn: () => R): Promise<R> {
+    if (this.depth > 0) {
+      try {
+        return Promise.resolve(fn());
+      } catch (err) {
+        return Promise.reject(err as Error);
+      }
+    }
+    return new Promise<R>((resolve, reject) => {
+      if (this.queued.length === 0) setImmediate(() => this.commitQueued());
+      this.queued.push({ fn, resolve: resolve as (value: unknown) => void, reject });
+    });
+  }
+
+  private commitQueued(): void {
+    const calls = this.queued;
+    this.queued = [];
+    const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
+    try {
+      this.transaction(() => {
+        for (const call of calls) {
+          try {
+            outcomes.push({ ok: true, value: this.savepoint(call.fn) });
+          } catch (error) {
+            if (!this.db.inTransaction) throw error; // SQLite abandoned the whole transaction
+            outcomes.push({ ok: false, error });
+          }
+        }
+      });
+    } catch (error) {
+      for (const call of calls) call.reject(error);
+      return;
+    }
+    calls.forEach((call, i) => {
+      const outcome = outcomes[i];
+      if (outcome?.ok) call.resolve(outcome.value);
+      else call.reject(outcome?.error);
+    });
   }
 
   /** Inside a transaction: runs `fn` so that, if it throws, its writes and changes alone are undone. */

@@ -92,17 +92,17 @@ describe('the gateway sends each device the checks that apply to it, and pushes 
     agents.push(agent);
     const checksOf = (device: DesiredDevice | undefined): string[] =>
       (device?.healthChecks ?? []).map((c) => `${String(c['id'])}:${String((c['spec'] as { type: string }).type)}`);
-    const latest = (): DesiredDevice | undefined => agent.specs().at(-1);
-    expect(latest()?.healthChecks).toBeUndefined();
+    expect(agent.specs().at(-1)?.healthChecks).toBeUndefined();
     const atConnect = agent.specs().length;
 
     // a check selecting the device's labels is pushed at once, without its selector
-    await server.admin.create(region, 'healthChecks', {
-      name: `${region}/healthChecks/web`,
-      spec: { type: 'HTTP', http: { url: 'http://127.0.0.1/' }, selector: { matchLabels: { role: 'gateway' } } },
-    });
-    await agent.nextSpec();
-    expect(latest()?.healthChecks).toEqual([
+    let pushed = await agent.specPushedBy(() =>
+      server.admin.create(region, 'healthChecks', {
+        name: `${region}/healthChecks/web`,
+        spec: { type: 'HTTP', http: { url: 'http://127.0.0.1/' }, selector: { matchLabels: { role: 'gateway' } } },
+      }),
+    );
+    expect(pushed.healthChecks).toEqual([
       { name: `${region}/healthChecks/web`, id: 'web', spec: { type: 'HTTP', http: { url: 'http://127.0.0.1/' } } },
     ]);
 
@@ -117,31 +117,33 @@ describe('the gateway sends each device the checks that apply to it, and pushes 
     });
 
     // naming a check in spec.healthChecks adds it
-    await server.admin.update(
-      { name: `${region}/devices/gw-1`, spec: { healthChecks: ['disk'] } },
-      { updateMask: 'spec.healthChecks' },
+    pushed = await agent.specPushedBy(() =>
+      server.admin.update(
+        { name: `${region}/devices/gw-1`, spec: { healthChecks: ['disk'] } },
+        { updateMask: 'spec.healthChecks' },
+      ),
     );
-    await agent.nextSpec();
-    expect(checksOf(latest())).toEqual(['disk:DEVICE_FILE', 'web:HTTP']);
+    expect(checksOf(pushed)).toEqual(['disk:DEVICE_FILE', 'web:HTTP']);
 
     // a label change that unselects it takes the selected check away
-    await server.admin.update(
-      { name: `${region}/devices/gw-1`, metadata: { labels: { role: 'camera-less' } } },
-      { updateMask: 'metadata.labels' },
+    pushed = await agent.specPushedBy(() =>
+      server.admin.update(
+        { name: `${region}/devices/gw-1`, metadata: { labels: { role: 'camera-less' } } },
+        { updateMask: 'metadata.labels' },
+      ),
     );
-    await agent.nextSpec();
-    expect(checksOf(latest())).toEqual(['disk:DEVICE_FILE']);
+    expect(checksOf(pushed)).toEqual(['disk:DEVICE_FILE']);
 
     // changing the check it runs pushes the new definition; deleting it takes it away
-    await server.admin.update(
-      { name: `${region}/healthChecks/disk`, spec: { type: 'DEVICE_FILE', deviceFile: { path: '/dev/sdb' } } },
-      { updateMask: 'spec.deviceFile.path' },
+    pushed = await agent.specPushedBy(() =>
+      server.admin.update(
+        { name: `${region}/healthChecks/disk`, spec: { type: 'DEVICE_FILE', deviceFile: { path: '/dev/sdb' } } },
+        { updateMask: 'spec.deviceFile.path' },
+      ),
     );
-    await agent.nextSpec();
-    expect(latest()?.healthChecks?.[0]?.['spec']).toMatchObject({ deviceFile: { path: '/dev/sdb' } });
-    await server.admin.delete(`${region}/healthChecks/disk`);
-    await agent.nextSpec();
-    expect(latest()?.healthChecks).toBeUndefined();
+    expect(pushed.healthChecks?.[0]?.['spec']).toMatchObject({ deviceFile: { path: '/dev/sdb' } });
+    pushed = await agent.specPushedBy(() => server.admin.delete(`${region}/healthChecks/disk`));
+    expect(pushed.healthChecks).toBeUndefined();
     expect(agent.specs()).toHaveLength(atConnect + 5); // and no push for the checks that do not concern it
   });
 });

@@ -50,6 +50,7 @@ export function reviewMethods(ctx: LimitsContext): CustomMethod[] {
       scope: 'resource',
       httpMethod: 'POST',
       permission: ACCEPT_PERMISSION,
+      batchable: true,
       handle: (call) =>
         ctx.engine.transaction(() => {
           const { doc, status } = pending(call, ACCEPT_PERMISSION);
@@ -73,6 +74,7 @@ export function reviewMethods(ctx: LimitsContext): CustomMethod[] {
       scope: 'resource',
       httpMethod: 'POST',
       permission: DECLINE_PERMISSION,
+      batchable: true,
       handle: (call) =>
         ctx.engine.transaction(() => {
           const { status, body } = pending(call, DECLINE_PERMISSION);

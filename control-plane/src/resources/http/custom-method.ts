@@ -31,5 +31,10 @@ export interface CustomMethod {
    * `planAssignmentRequests:listApprover` names its scope in the request); `*` otherwise for root methods.
    */
   authorizeOn?(request: { target: string; query: Nested; body: unknown }): string;
+  /**
+   * `handle` is synchronous and writes only through the engine: the call may share one commit with the other
+   * calls of the moment (ResourceEngine.batch) and is answered once that commit is durable.
+   */
+  batchable?: boolean;
   handle(call: CustomCall): unknown;
 }

@@ -69,15 +69,17 @@ export function createResourceRouter(options: ResourceRouterOptions): ResourceRo
           check(custom.permission, scope || '*');
         }
         const controller = new AbortController();
-        const result = await custom.handle({
-          target: targetName,
-          body: req.body,
-          query,
-          principal,
-          authorization: req.get('authorization'),
-          authorize: check,
-          signal: controller.signal,
-        });
+        const call = () =>
+          custom.handle({
+            target: targetName,
+            body: req.body,
+            query,
+            principal,
+            authorization: req.get('authorization'),
+            authorize: check,
+            signal: controller.signal,
+          });
+        const result = await (custom.batchable && !custom.stream ? engine.batch(call) : call());
         if (custom.stream) return await stream(res, result as AsyncIterable<unknown>, controller);
         res.json(result ?? {});
         return;
@@ -162,25 +164,29 @@ export function createResourceRouter(options: ResourceRouterOptions): ResourceRo
         const q = only(query, ['updateMask', 'allowMissing', 'cas', 'responseMask']);
         if (asBoolean(q.allowMissing, 'allowMissing')) check(permission('create'), name);
         const cas = asObject(q.cas, 'cas');
-        return handle.update(
-          {
-            name,
-            resource: body,
-            updateMask: q.updateMask === undefined ? undefined : asString(q.updateMask, 'updateMask'),
-            allowMissing: asBoolean(q.allowMissing, 'allowMissing'),
-            cas: cas && { conditionalState: cas['conditionalState'], fieldMask: maskOf(cas['fieldMask']) },
-            responseMask: responseMaskOf(q.responseMask),
-          },
-          { principal: res.locals['principal'] },
+        return engine.batch(() =>
+          handle.update(
+            {
+              name,
+              resource: body,
+              updateMask: q.updateMask === undefined ? undefined : asString(q.updateMask, 'updateMask'),
+              allowMissing: asBoolean(q.allowMissing, 'allowMissing'),
+              cas: cas && { conditionalState: cas['conditionalState'], fieldMask: maskOf(cas['fieldMask']) },
+              responseMask: responseMaskOf(q.responseMask),
+            },
+            { principal: res.locals['principal'] },
+          ),
         );
       }
       if (method === 'DELETE') {
         offered('delete');
         check(permission('delete'), name);
         const q = only(query, ['allowMissing']);
-        handle.delete(
-          { name, allowMissing: asBoolean(q.allowMissing, 'allowMissing') },
-          { principal: res.locals['principal'] },
+        await engine.batch(() =>
+          handle.delete(
+            { name, allowMissing: asBoolean(q.allowMissing, 'allowMissing') },
+            { principal: res.locals['principal'] },
+          ),
         );
         return {};
       }
@@ -256,9 +262,11 @@ export function createResourceRouter(options: ResourceRouterOptions): ResourceRo
       check(permission('create'), scopeName);
       const q = only(query, ['responseMask']);
       res.status(200);
-      return handle.create(
-        { parent, resource: body, responseMask: responseMaskOf(q.responseMask) },
-        { principal: res.locals['principal'] },
+      return engine.batch(() =>
+        handle.create(
+          { parent, resource: body, responseMask: responseMaskOf(q.responseMask) },
+          { principal: res.locals['principal'] },
+        ),
       );
     }
     throw new ApiError('UNIMPLEMENTED', `${method} is not supported on ${parent}/${handle.def.plural}`);

@@ -45,9 +45,10 @@ export class RawAgent {
     return this.received.filter((m) => m.type === 'spec').map((m) => m['device'] as DesiredDevice);
   }
 
-  /** Waits for the next spec message after the ones received so far, and answers it. */
-  async nextSpec(): Promise<DesiredDevice> {
+  /** Runs `action` and waits for the spec message it makes the server push (the first one after it started). */
+  async specPushedBy(action: () => Promise<unknown>): Promise<DesiredDevice> {
     const seen = this.specs().length;
+    await action();
     await this.next('spec', seen + 1);
     return this.specs()[seen]!;
   }
