@@ -7,6 +7,8 @@ export type Db = Database.Database;
 /**
  * Opens (creating if needed) the control plane's SQLite file.
  * WAL with synchronous=FULL: a committed write survives a crash or power loss.
+ * Temporary storage in memory: a savepoint (ResourceEngine.batch runs each call in one) keeps the pages it
+ * changes in a sub-journal, which would otherwise spill to a temporary file beyond 64 KiB.
  */
 export function openDatabase(file: string): Db {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
@@ -15,5 +17,6 @@ export function openDatabase(file: string): Db {
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
+  db.pragma('temp_store = MEMORY');
   return db;
 }

@@ -13,7 +13,7 @@ import {
 } from './core/index.js';
 import { HierarchyReader } from './hierarchy-reader.js';
 import { ownerOf } from './names.js';
-import { planOf, specOf } from './records.js';
+import { specOf } from './records.js';
 
 /**
  * A plan may serve an assignee when it is for the same service and level, and belongs to the service or to
@@ -26,9 +26,8 @@ export function usablePlan(
   assignee: string,
   service: string,
 ): Plan {
-  const doc = reader.plan(planName);
-  if (!doc) throw failedPrecondition(`plan "${planName}" does not exist`);
-  const plan = planOf(doc);
+  const plan = reader.plan(planName);
+  if (!plan) throw failedPrecondition(`plan "${planName}" does not exist`);
   checkPlanFitsAssignee(plan, assignee, service);
   const owner = ownerOf(planName);
   if (entityKind(owner) === 'organization' && !reader.ancestors(assignee).includes(owner)) {

@@ -24,6 +24,7 @@ export interface LimitsHandles {
 export class LimitsContext {
   private attached: LimitsHandles | undefined;
   private readonly statements = new Map<string, Statement<unknown[]>>();
+  private readonly memos = new Map<string, { versions: number[]; value: unknown }>();
 
   constructor(readonly engine: ResourceEngine) {}
 
@@ -35,6 +36,20 @@ export class LimitsContext {
       this.statements.set(sql, statement);
     }
     return statement as Statement<unknown[], R>;
+  }
+
+  /**
+   * A value derived from the stored documents of `handles`, kept across operations and computed again only
+   * after one of them was written (or a transaction rolled back: see ResourceTable.version). Callers must
+   * not change it.
+   */
+  derived<T>(key: string, handles: readonly ResourceHandle[], compute: () => T): T {
+    const versions = handles.map((handle) => handle.table.version);
+    const memo = this.memos.get(key);
+    if (memo && memo.versions.every((version, i) => version === versions[i])) return memo.value as T;
+    const value = compute();
+    this.memos.set(key, { versions, value });
+    return value;
   }
 
   attach(handles: LimitsHandles): void {

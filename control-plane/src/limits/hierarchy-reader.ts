@@ -1,16 +1,15 @@
 import type { ResourceHandle } from '../resources/resource-handle.js';
 import type { Doc } from '../resources/resource-table.js';
 import { column, type LimitsContext } from './context.js';
-import { entityKind, type OrganizationNode, type ProjectNode } from './core/index.js';
-import { list, text } from './records.js';
+import { entityKind, type OrganizationNode, type Plan, type ProjectNode } from './core/index.js';
+import { list, planOf, text } from './records.js';
 
 /**
  * Reads the service → organizations → projects hierarchy from the store. One reader serves one operation
- * (inside its transaction): it remembers the entities and plans it read.
+ * (inside its transaction): it remembers the entities it read.
  */
 export class HierarchyReader {
   private readonly read = new Map<string, Doc | undefined>();
-  private readonly plans = new Map<string, Doc | undefined>();
 
   constructor(private readonly ctx: LimitsContext) {}
 
@@ -25,10 +24,15 @@ export class HierarchyReader {
     return this.read.get(name);
   }
 
-  /** A plan document (remembered: plans are not written while one operation reads them). */
-  plan(name: string): Doc | undefined {
-    if (!this.plans.has(name)) this.plans.set(name, this.ctx.h.plans.find(name));
-    return this.plans.get(name);
+  /** A plan (kept across operations until plans are written). */
+  plan(name: string): Plan | undefined {
+    const plans = this.ctx.h.plans;
+    const known = this.ctx.derived('plans', [plans], () => new Map<string, Plan | undefined>());
+    if (!known.has(name)) {
+      const doc = plans.find(name);
+      known.set(name, doc && planOf(doc));
+    }
+    return known.get(name);
   }
 
   /** The parent organization of an organization or project; undefined under the services. */
@@ -56,6 +60,13 @@ export class HierarchyReader {
   /** An organization's own regions and those of everything under it (read from the region index, no documents). */
   subtreeRegions(org: string): string[] {
     const h = this.ctx.h;
+    return [
+      ...this.ctx.derived(`subtreeRegions ${org}`, [h.organizations, h.projects], () => this.readSubtreeRegions(org)),
+    ];
+  }
+
+  private readSubtreeRegions(org: string): string[] {
+    const h = this.ctx.h;
     const regions = new Set<string>(regionsOf(this.entity(org)));
     const pending = [org];
     const seen = new Set(pending);
@@ -75,6 +86,11 @@ export class HierarchyReader {
 
   /** Every region any project, organization or service lists (a loose index scan: fast for few regions). */
   allRegions(): string[] {
+    const h = this.ctx.h;
+    return [...this.ctx.derived('allRegions', [h.projects, h.organizations, h.services], () => this.readAllRegions())];
+  }
+
+  private readAllRegions(): string[] {
     const h = this.ctx.h;
     const regions = new Set<string>();
     for (const handle of [h.projects, h.organizations, h.services]) {

@@ -35,9 +35,9 @@ export function prepareRequest(ctx: LimitsContext, doc: Doc): PreparedRequest {
   if ('assign' in request) {
     const plan = request.assign.plan;
     if (!plan) throw invalidArgument('request.assign.plan is required');
-    const planDoc = reader.plan(plan);
-    if (!planDoc) throw failedPrecondition(`plan "${plan}" does not exist`);
-    service = text(planDoc['service']);
+    const planRecord = reader.plan(plan);
+    if (!planRecord) throw failedPrecondition(`plan "${plan}" does not exist`);
+    service = planRecord.service;
     usablePlan(ctx, reader, plan, assignee, service);
     plans.push(plan);
   } else {

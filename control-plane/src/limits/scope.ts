@@ -8,6 +8,7 @@ import {
   type AssigneeAssignment,
   type ExternalDraw,
   type Hierarchy,
+  type HierarchyIndex,
   type LimitPool,
   type LimitsSnapshot,
   type Plan,
@@ -31,6 +32,8 @@ export interface AssignmentRef {
  */
 export interface Scope {
   hierarchy: Hierarchy;
+  /** indexHierarchy(hierarchy), made once when first asked for */
+  index(): HierarchyIndex;
   assignments: AssigneeAssignment[];
   /** `${assignee} ${service}` → documents */
   refs: Map<string, AssignmentRef>;
@@ -72,8 +75,10 @@ export function loadScope(ctx: LimitsContext, targets: readonly string[], option
   };
   for (const target of targets) include(target);
   for (const removed of options.removed ?? []) include(text(removed['parentOrganization']) || undefined);
-  const services = everyDoc(h.services);
-  for (const service of services) entities.add(text(service['name']));
+  const services = ctx.derived('services', [h.services], () =>
+    everyDoc(h.services).map((doc) => ({ name: text(doc['name']), regions: regionsOf(doc) })),
+  );
+  for (const service of services) entities.add(service.name);
 
   const allRegions = reader.allRegions();
   const organizations: Hierarchy['organizations'][number][] = [];
@@ -85,9 +90,9 @@ export function loadScope(ctx: LimitsContext, targets: readonly string[], option
       organizations.push(reader.organizationNode(reader.entity(entity) ?? {}, reader.subtreeRegions(entity)));
     }
   }
-  const serviceNodes = services.map((doc) => ({
-    name: text(doc['name']),
-    regions: [...new Set([...regionsOf(doc), ...allRegions])].sort(),
+  const serviceNodes = services.map((service) => ({
+    name: service.name,
+    regions: [...new Set([...service.regions, ...allRegions])].sort(),
   }));
 
   const owners = [...entities, ...(options.removed ?? []).map((doc) => text(doc['name']))];
@@ -111,8 +116,10 @@ export function loadScope(ctx: LimitsContext, targets: readonly string[], option
       ),
     ).map(limitOf),
   };
+  const hierarchy: Hierarchy = { organizations, projects, services: serviceNodes };
   return {
-    hierarchy: { organizations, projects, services: serviceNodes },
+    hierarchy,
+    index: indexOnce(hierarchy),
     assignments,
     refs,
     planAssignments: docs,
@@ -132,8 +139,10 @@ export function loadWorld(ctx: LimitsContext): Scope {
   const services = everyDoc(h.services).map((doc) => ({ name: text(doc['name']), regions: regionsOf(doc) }));
   const held = holdRows(ctx);
   const { assignments, refs, docs } = assignmentsOfDocs(hold(held.planAssignments, everyRow(h.planAssignments)));
+  const hierarchy: Hierarchy = { organizations, projects, services };
   return {
-    hierarchy: { organizations, projects, services },
+    hierarchy,
+    index: indexOnce(hierarchy),
     assignments,
     refs,
     planAssignments: docs,
@@ -167,9 +176,14 @@ function hold(held: HeldRows, rows: readonly QueriedRow[]): Doc[] {
   });
 }
 
+function indexOnce(hierarchy: Hierarchy): () => HierarchyIndex {
+  let index: HierarchyIndex | undefined;
+  return () => (index ??= indexHierarchy(hierarchy));
+}
+
 /** What the request rules of the core read. */
 export const snapshotOf = (scope: Scope): LimitsSnapshot => ({
-  index: indexHierarchy(scope.hierarchy),
+  index: scope.index(),
   tree: lookupTree(scope.previous),
   plans: scope.plans,
 });
@@ -202,8 +216,8 @@ function readPlans(reader: HierarchyReader, assignments: readonly AssigneeAssign
   }
   const plans = new Map<string, Plan>();
   for (const name of names) {
-    const doc = reader.plan(name);
-    if (doc) plans.set(name, planOf(doc));
+    const plan = reader.plan(name);
+    if (plan) plans.set(name, plan);
   }
   return plans;
 }

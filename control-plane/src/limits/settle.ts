@@ -10,7 +10,14 @@ import { writeAssignmentDocs, writeTree } from './tree-writer.js';
  * more than its size.
  */
 export function settle(ctx: LimitsContext, scope: Scope): RecomputeResult {
-  const result = recomputeTree(scope.hierarchy, scope.assignments, scope.plans, scope.previous, scope.external);
+  const result = recomputeTree(
+    scope.hierarchy,
+    scope.assignments,
+    scope.plans,
+    scope.previous,
+    scope.external,
+    scope.index(),
+  );
   guardCapacity(scope.previous, result.diff);
   writeTree(ctx, result.diff, scope.held);
   const changed: [AssignmentRef, Assignment][] = [];

@@ -53,7 +53,8 @@ export interface ExternalDraw {
  *
  * With `external`, the hierarchy may be a part of the tree closed upwards (every parent of an entity in it is
  * in it too): `previous` then holds only the pools and limits of its entities, and `external` what children
- * outside it hold of those pools; the result covers the part only.
+ * outside it hold of those pools; the result covers the part only. `index`: indexHierarchy(hierarchy), when
+ * the caller has it already.
  */
 export function recomputeTree(
   hierarchy: Hierarchy,
@@ -61,8 +62,8 @@ export function recomputeTree(
   plans: PlansByName,
   previous: TreeState,
   external: readonly ExternalDraw[] = [],
+  index: HierarchyIndex = indexHierarchy(hierarchy),
 ): RecomputeResult {
-  const index = indexHierarchy(hierarchy);
   const allowancesOf = new Map<string, Allowance[]>();
   const changedAssignments: RecomputeResult['changedAssignments'] = [];
   const orphanedAssignments: AssigneeAssignment[] = [];

@@ -31,8 +31,7 @@ export class RawAgent {
     });
     await agent.next('welcome');
     agent.send({ type: 'getSpec' }); // as the agent does after every welcome
-    await agent.next('spec');
-    await new Promise((resolve) => setTimeout(resolve, 200)); // the server may answer hello with a spec too
+    await agent.next('spec', 2); // the server answers both the hello and the getSpec with the spec
     return agent;
   }
 
