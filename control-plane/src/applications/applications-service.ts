@@ -87,15 +87,17 @@ export function createApplicationsService(
 
   // a device that goes offline cannot vouch for its pods any more
   let stopped = false;
+  // Any write that leaves the device DISCONNECTED counts, not only a CONNECTED → DISCONNECTED change: status
+  // writes are batched, so a short connection's CONNECTED and DISCONNECTED can reach the store as one change.
   const unsubscribeDevices = devices.subscribe((change) => {
-    const was = ((change.before?.['status'] ?? {}) as Doc)['connectionStatus'];
     const is = ((change.after?.['status'] ?? {}) as Doc)['connectionStatus'];
-    if (was !== 'CONNECTED' || is !== 'DISCONNECTED') return;
+    if (is !== 'DISCONNECTED') return;
     // after the commit that published this change, not inside it
     setImmediate(() => {
       if (stopped) return;
       engine.transaction(() => {
         for (const pod of podsOn(change.name)) {
+          if (((pod['status'] ?? {}) as Doc)['phase'] === 'UNKNOWN') continue;
           pods.patch(pod['name'] as string, (doc) => ({
             ...doc,
             status: { ...((doc['status'] ?? {}) as Doc), phase: 'UNKNOWN' },

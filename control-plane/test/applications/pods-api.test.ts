@@ -148,6 +148,17 @@ describe('pods and their devices', () => {
     await agent.close();
     await eventually(async () => expect((await server.admin.get<Pod>(pod)).status?.phase).toBe('UNKNOWN'), 20_000);
   });
+
+  it('shows pods UNKNOWN after a connection so short its CONNECTED and DISCONNECTED were written together', async () => {
+    const name = `${region}/devices/brief-box`;
+    const credential = await createDevice(server.admin, name);
+    const pod = `${region}/pods/brief-pod`;
+    await server.admin.create(region, 'pods', { name: pod, spec: { node: name, services: SERVICES } });
+    const agent = await ScriptedAgent.connect(server.url, credential);
+    agent.send({ type: 'podStatus', pods: [{ name: pod, status: { phase: 'RUNNING' } }] });
+    await agent.close();
+    await eventually(async () => expect((await server.admin.get<Pod>(pod)).status?.phase).toBe('UNKNOWN'));
+  });
 });
 
 describe(':start, :stop and :restart', () => {
