@@ -23,8 +23,10 @@
  * Each timed figure also gets a `*_cpu_ms` line: the CPU time (user + system) this process spent meanwhile, server
  * and client together (they share the process), so runs on a loaded machine can be compared.
  *
- * Every HTTP call is one SQLite transaction, committed with the server's durability (synchronous=FULL: an fsync
- * per commit); `--synchronous NORMAL` runs the same with that pragma instead, to show what the disk costs.
+ * Every HTTP write is a transaction of its own (undone alone if it fails), committed with the server's durability
+ * (synchronous=FULL: an fsync per commit); writes that arrive together share one commit (group commit,
+ * ResourceEngine.batch), and each is answered only once that commit is durable. `--synchronous NORMAL` runs the
+ * same with that pragma instead, to show what the disk costs.
  *
  * Output: one JSON line per figure on stdout ({"bench","figure","value","goal"?,"met"?,...}); progress on stderr.
  * Run from the repository root:  npm run build && npx tsx scripts/bench/limits.ts [--synchronous NORMAL]

@@ -99,6 +99,11 @@ export function everyDoc(handle: ResourceHandle): Doc[] {
   return everyRow(handle).map((row) => row.doc);
 }
 
+/** Every row of a kind, in name order, one at a time (see ResourceTable.each). */
+export function eachRow(handle: ResourceHandle, visit: (row: QueriedRow) => void): void {
+  handle.table.each({ where: [], keys: [{ sql: 'name', desc: false }] }, visit);
+}
+
 /** Every row of a kind, in name order. */
 export function everyRow(handle: ResourceHandle): QueriedRow[] {
   return handle.table.query({ where: [], keys: [{ sql: 'name', desc: false }] });

@@ -10,15 +10,16 @@ type Edit = (doc: Doc) => Doc;
  */
 export class HeldRows {
   private readonly version: number;
-  private readonly rows = new Map<string, StoredRow>();
+  private readonly rows = new Map<string, { id: number; text: string }>();
 
   /** Make it before reading the rows it is to hold. */
   constructor(private readonly handle: ResourceHandle) {
     this.version = handle.table.version;
   }
 
-  hold(name: string, row: StoredRow): void {
-    this.rows.set(name, row);
+  /** Holds a row as its stored text (parsed again when written: less to keep meanwhile). */
+  hold(name: string, row: { id: number; text: string }): void {
+    this.rows.set(name, { id: row.id, text: row.text });
   }
 
   /** Applies pure edits as the system (as ResourceHandle.patchAll); names not stored are skipped. */
@@ -34,7 +35,8 @@ export class HeldRows {
     const read = missing.length > 0 ? this.handle.table.findMany(missing) : new Map<string, StoredRow>();
     const rows: [StoredRow, Edit][] = [];
     for (const [name, edit] of byName) {
-      const row = (fresh ? this.rows.get(name) : undefined) ?? read.get(name);
+      const heldRow = fresh ? this.rows.get(name) : undefined;
+      const row = heldRow ? { id: heldRow.id, doc: JSON.parse(heldRow.text) as Doc } : read.get(name);
       if (row) rows.push([row, edit]);
     }
     this.handle.patchRows(rows);

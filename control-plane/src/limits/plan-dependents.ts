@@ -1,5 +1,5 @@
 import type { Doc } from '../resources/resource-table.js';
-import { column, type LimitsContext } from './context.js';
+import { column, countBy, type LimitsContext } from './context.js';
 import { ownerOf } from './names.js';
 import { text } from './records.js';
 import { settle } from './settle.js';
@@ -22,6 +22,11 @@ export function assignmentsUsingPlan(ctx: LimitsContext, plan: string): Doc[] {
 
 /** After a plan's limits changed: every assignment using it, and every pool and limit below, follow. */
 export function settlePlanDependents(ctx: LimitsContext, plan: string): void {
+  // many use it as their default (an indexed count): the whole tree, without listing them
+  if (countBy(ctx.h.planAssignments, 'defaultRegionalPlan', plan) > WHOLE_TREE_ABOVE) {
+    settle(ctx, loadWorld(ctx));
+    return;
+  }
   const dependents = assignmentsUsingPlan(ctx, plan);
   if (dependents.length === 0) return;
   const scope =

@@ -8,7 +8,7 @@ import { HierarchyReader } from './hierarchy-reader.js';
 import { ownerOf } from './names.js';
 import { requestTypeOf, specOf, text } from './records.js';
 import { settle, withAssignment } from './settle.js';
-import { assignmentKey, loadScope, snapshotOf, type Scope } from './scope.js';
+import { loadScope, snapshotOf, type Scope } from './scope.js';
 
 /** A PlanAssignmentRequest read against the current tree: what it asks of whom, and who approves it. */
 export interface PreparedRequest {
@@ -55,7 +55,7 @@ export function prepareRequest(ctx: LimitsContext, doc: Doc): PreparedRequest {
 
   const scope = loadScope(ctx, [assignee], { plans, reader });
   // the assignee's assignment for the service (an entity holds one per service), as the scope read it
-  current ??= scope.planAssignments.get(assignmentKey(assignee, service));
+  current ??= scope.planAssignmentOf(assignee, service);
   const snapshot = snapshotOf(scope);
   return {
     assignee,

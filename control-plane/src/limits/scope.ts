@@ -1,5 +1,5 @@
 import type { Doc, QueriedRow } from '../resources/resource-table.js';
-import { countBy, countContaining, everyDoc, everyRow, rowsUnder, type LimitsContext } from './context.js';
+import { countBy, countContaining, eachRow, everyDoc, rowsUnder, type LimitsContext } from './context.js';
 import {
   entityKind,
   indexHierarchy,
@@ -9,6 +9,7 @@ import {
   type ExternalDraw,
   type Hierarchy,
   type HierarchyIndex,
+  type Limit,
   type LimitPool,
   type LimitsSnapshot,
   type Plan,
@@ -37,8 +38,8 @@ export interface Scope {
   assignments: AssigneeAssignment[];
   /** `${assignee} ${service}` → documents */
   refs: Map<string, AssignmentRef>;
-  /** `${assignee} ${service}` → the PlanAssignment as read */
-  planAssignments: Map<string, Doc>;
+  /** the assignee's PlanAssignment for the service, as the scope read it */
+  planAssignmentOf(assignee: string, service: string): Doc | undefined;
   plans: Map<string, Plan>;
   previous: TreeState;
   external: ExternalDraw[];
@@ -122,7 +123,7 @@ export function loadScope(ctx: LimitsContext, targets: readonly string[], option
     index: indexOnce(hierarchy),
     assignments,
     refs,
-    planAssignments: docs,
+    planAssignmentOf: (assignee, service) => docs.get(assignmentKey(assignee, service)),
     plans: readPlans(reader, assignments, options.plans ?? []),
     previous,
     external: externalDraws(ctx, previous),
@@ -138,24 +139,40 @@ export function loadWorld(ctx: LimitsContext): Scope {
   const projects = everyDoc(h.projects).map((doc) => reader.projectNode(doc));
   const services = everyDoc(h.services).map((doc) => ({ name: text(doc['name']), regions: regionsOf(doc) }));
   const held = holdRows(ctx);
-  const { assignments, refs, docs } = assignmentsOfDocs(hold(held.planAssignments, everyRow(h.planAssignments)));
+  // the world is large: its documents are read one at a time and not kept (the rows are held as text)
+  const assignments: AssigneeAssignment[] = [];
+  const refs = new Map<string, AssignmentRef>();
+  eachRow(h.planAssignments, (row) => {
+    held.planAssignments.hold(text(row.doc['name']), row);
+    addAssignment(row.doc, assignments, refs);
+  });
+  const limitPools: LimitPool[] = [];
+  eachRow(h.pools, (row) => {
+    held.pools.hold(text(row.doc['name']), row);
+    limitPools.push(poolOf(row.doc));
+  });
+  const limits: Limit[] = [];
+  eachRow(h.limits, (row) => {
+    held.limits.hold(text(row.doc['name']), row);
+    limits.push(limitOf(row.doc));
+  });
   const hierarchy: Hierarchy = { organizations, projects, services };
   return {
     hierarchy,
     index: indexOnce(hierarchy),
     assignments,
     refs,
-    planAssignments: docs,
+    planAssignmentOf: (assignee, service) => {
+      const ref = refs.get(assignmentKey(assignee, service));
+      return ref && ctx.h.planAssignments.find(ref.planAssignment);
+    },
     plans: new Map(
       everyDoc(h.plans).map((doc) => {
         const plan = planOf(doc);
         return [plan.name, plan] as const;
       }),
     ),
-    previous: {
-      limitPools: hold(held.pools, everyRow(h.pools)).map(poolOf),
-      limits: hold(held.limits, everyRow(h.limits)).map(limitOf),
-    },
+    previous: { limitPools, limits },
     external: [],
     held,
   };
@@ -196,16 +213,23 @@ function assignmentsOfDocs(docs: readonly Doc[]): {
   const assignments: AssigneeAssignment[] = [];
   const refs = new Map<string, AssignmentRef>();
   const byKey = new Map<string, Doc>();
-  for (const doc of docs) {
-    const name = text(doc['name']);
-    const assignee = name.slice(0, name.indexOf('/planAssignments/'));
-    const stored = storedAssignmentOf(doc);
-    assignments.push({ ...stored, assignee });
-    const key = assignmentKey(assignee, stored.service);
-    refs.set(key, { planAssignment: name, acceptedPlan: text(doc['source']) });
-    if (!byKey.has(key)) byKey.set(key, doc);
-  }
+  for (const doc of docs) addAssignment(doc, assignments, refs, byKey);
   return { assignments, refs, docs: byKey };
+}
+
+function addAssignment(
+  doc: Doc,
+  assignments: AssigneeAssignment[],
+  refs: Map<string, AssignmentRef>,
+  byKey?: Map<string, Doc>,
+): void {
+  const name = text(doc['name']);
+  const assignee = name.slice(0, name.indexOf('/planAssignments/'));
+  const stored = storedAssignmentOf(doc);
+  assignments.push({ ...stored, assignee });
+  const key = assignmentKey(assignee, stored.service);
+  refs.set(key, { planAssignment: name, acceptedPlan: text(doc['source']) });
+  if (byKey && !byKey.has(key)) byKey.set(key, doc);
 }
 
 function readPlans(reader: HierarchyReader, assignments: readonly AssigneeAssignment[], more: readonly string[]) {

@@ -1,4 +1,5 @@
 import type { FilterField, FilterSchema, SqlFragment, SqlTarget } from '@outpost/shared';
+import { deepEqual } from '@outpost/shared';
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../db/open-database.js';
 import { columnOf, isMultiValued, jsonPath, multiValuesOf, sqlLiteral } from './sql-columns.js';
@@ -29,6 +30,8 @@ export interface TableQuery {
 export interface QueriedRow {
   id: number;
   doc: Doc;
+  /** the document as stored (JSON) */
+  text: string;
   keyValues: unknown[];
 }
 
@@ -57,6 +60,7 @@ export class ResourceTable {
   readonly table: string;
   private readonly multiTable: string;
   private readonly statements = new Map<string, Statement<unknown[]>>();
+  /** UPDATE statements by the columns they write */
   private readonly updates = new Map<string, Statement<unknown[]>>();
   private readonly multiFields: { field: FilterField; keys: readonly string[] }[];
   private readonly scalars: ScalarColumn[];
@@ -254,7 +258,7 @@ export class ResourceTable {
     return this.multiFields.some(({ field, keys }) => {
       const old = valueAt(before, keys);
       const next = valueAt(after, keys);
-      if (old === next) return false;
+      if (old === next || deepEqual(old, next)) return false;
       const a = new Set(multiValuesOf(field, old));
       const b = new Set(multiValuesOf(field, next));
       return a.size !== b.size || [...a].some((value) => !b.has(value));
@@ -270,6 +274,16 @@ export class ResourceTable {
   }
 
   query(q: TableQuery): QueriedRow[] {
+    const rows: QueriedRow[] = [];
+    this.each(q, (row) => rows.push(row));
+    return rows;
+  }
+
+  /**
+   * `query` one row at a time: each document is parsed just before `visit` sees it, so what `visit` does not
+   * keep is soon garbage (for reading many rows into something smaller).
+   */
+  each(q: TableQuery, visit: (row: QueriedRow) => void): void {
     const params: unknown[] = [];
     const conditions = q.where.map((w) => {
       params.push(...w.params);
@@ -288,11 +302,15 @@ export class ResourceTable {
       ` ORDER BY ${q.keys.map((k, i) => `k${i} ${flip(k.desc)}`).join(', ')}` +
       (q.limit !== undefined ? ` LIMIT ${Math.floor(q.limit)}` : '');
     const rows = this.statement(sql).all(...params) as Record<string, unknown>[];
-    return rows.map((row) => ({
-      id: row['id'] as number,
-      doc: JSON.parse(row['doc'] as string) as Doc,
-      keyValues: q.keys.map((_, i) => row[`k${i}`]),
-    }));
+    for (const row of rows) {
+      const text = row['doc'] as string;
+      visit({
+        id: row['id'] as number,
+        doc: JSON.parse(text) as Doc,
+        text,
+        keyValues: q.keys.map((_, i) => row[`k${i}`]),
+      });
+    }
   }
 
   count(where: SqlFragment[], seek?: { keys: SortKey[]; values: unknown[]; before: boolean }): number {

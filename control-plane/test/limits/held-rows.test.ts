@@ -1,0 +1,75 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/db/open-database.js';
+import { HeldRows } from '../../src/limits/held-rows.js';
+import { ResourceEngine } from '../../src/resources/resource-engine.js';
+import { widgetDefinition } from '../helpers/widgets.js';
+
+/** Rows read earlier are written over without reading them again only while nothing of their kind was written. */
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+const PARENT = 'projects/p1/regions/eu';
+const A = `${PARENT}/widgets/w-a`;
+const B = `${PARENT}/widgets/w-b`;
+
+function start() {
+  const dir = mkdtempSync(join(tmpdir(), 'outpost-held-'));
+  dirs.push(dir);
+  const engine = new ResourceEngine(openDatabase(join(dir, 'outpost.db')));
+  const widgets = engine.register(widgetDefinition);
+  widgets.create({ parent: PARENT, resource: { name: A, spec: { size: 1 } } });
+  widgets.create({ parent: PARENT, resource: { name: B, spec: { size: 1 } } });
+  const held = new HeldRows(widgets);
+  for (const row of widgets.table.query({ where: [], keys: [{ sql: 'name', desc: false }] })) {
+    held.hold(row.doc['name'] as string, row);
+  }
+  return { engine, widgets, held };
+}
+
+const color = (value: string) => (doc: Record<string, unknown>) => ({
+  ...doc,
+  spec: { ...(doc['spec'] as object), color: value },
+});
+
+describe('HeldRows', () => {
+  it('writes over what it holds while the table is unchanged', () => {
+    const { engine, widgets, held } = start();
+    engine.transaction(() => held.patch([[A, color('red')]]));
+    expect(widgets.find(A)?.['spec']).toEqual({ size: 1, color: 'red' });
+  });
+
+  it('reads again once the table was written since, so no write is lost', () => {
+    const { engine, widgets, held } = start();
+    engine.transaction(() => {
+      widgets.patch(A, (doc) => ({ ...doc, displayName: 'written meanwhile' }));
+      held.patch([
+        [A, color('red')],
+        [B, color('blue')],
+      ]);
+    });
+    expect(widgets.find(A)).toMatchObject({ displayName: 'written meanwhile', spec: { size: 1, color: 'red' } });
+    expect(widgets.find(B)?.['spec']).toEqual({ size: 1, color: 'blue' });
+  });
+
+  it('reads again after a rollback undid what it read', () => {
+    const { engine, widgets } = start();
+    let held: HeldRows | undefined;
+    expect(() =>
+      engine.transaction(() => {
+        widgets.patch(A, (doc) => ({ ...doc, displayName: 'undone' }));
+        held = new HeldRows(widgets);
+        const row = widgets.table.find(A);
+        if (row) held.hold(A, { id: row.id, text: JSON.stringify(row.doc) });
+        throw new Error('undo');
+      }),
+    ).toThrow('undo');
+    engine.transaction(() => held?.patch([[A, color('green')]]));
+    expect(widgets.find(A)?.['displayName']).toBeUndefined();
+    expect(widgets.find(A)?.['spec']).toEqual({ size: 1, color: 'green' });
+  });
+});

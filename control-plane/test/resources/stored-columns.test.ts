@@ -1,0 +1,199 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openDatabase, type Db } from '../../src/db/open-database.js';
+import { ResourceEngine } from '../../src/resources/resource-engine.js';
+import type { ResourceHandle } from '../../src/resources/resource-handle.js';
+import { widgetDefinition } from '../helpers/widgets.js';
+
+/**
+ * The filter columns are ordinary columns the engine writes with each document (only those that change):
+ * after any sequence of writes they hold exactly json_extract(doc, path), and the side table holds the
+ * labels; a table of an earlier version, with generated columns, is rebuilt with its rows and ids.
+ */
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+function freshDb(): Db {
+  const dir = mkdtempSync(join(tmpdir(), 'outpost-columns-'));
+  dirs.push(dir);
+  return openDatabase(join(dir, 'outpost.db'));
+}
+
+const PARENT = 'projects/p1/regions/eu';
+const SCALARS = widgetDefinition.filterSchema.fields.filter(
+  (f) => f.path !== 'name' && f.type !== 'labels' && f.type !== 'stringList',
+);
+
+/** Rows whose column disagrees with the document, and side-table rows that disagree with the labels. */
+function drift(db: Db): { columns: unknown[]; labels: unknown[] } {
+  const columns = SCALARS.flatMap((field) => {
+    const column = 'f_' + field.path.replace(/[^A-Za-z0-9]/g, '_');
+    const path =
+      '$.' +
+      field.path
+        .split('.')
+        .map((s) => `"${s}"`)
+        .join('.');
+    return db
+      .prepare(`SELECT name, ? AS field FROM r_widgets WHERE ${column} IS NOT json_extract(doc, ?)`)
+      .all(field.path, path);
+  });
+  const labels = db
+    .prepare(
+      `SELECT name FROM r_widgets w WHERE
+         (SELECT group_concat(value, ',') FROM (SELECT value FROM r_widgets_values v
+            WHERE v.row_id = w.id AND v.path = 'metadata.labels' ORDER BY value)) IS NOT
+         (SELECT group_concat(value, ',') FROM (
+            SELECT key AS value FROM json_each(w.doc, '$.metadata.labels')
+            UNION SELECT key || ':' || value FROM json_each(w.doc, '$.metadata.labels') WHERE type = 'text'
+            ORDER BY value))`,
+    )
+    .all();
+  return { columns, labels };
+}
+
+const count = (widgets: ResourceHandle, sql: string, params: unknown[] = []): number =>
+  widgets.table.count([{ sql, params }]);
+
+describe('filter columns', () => {
+  it('follow every kind of write, and a rolled-back one leaves them as they were', () => {
+    const db = freshDb();
+    const engine = new ResourceEngine(db);
+    const widgets = engine.register(widgetDefinition);
+    const name = (i: number): string => `${PARENT}/widgets/w${i}`;
+    for (let i = 0; i < 6; i++) {
+      widgets.create({
+        parent: PARENT,
+        resource: { name: name(i), spec: { color: i % 2 ? 'red' : 'blue', size: i }, metadata: { labels: { a: 'x' } } },
+      });
+    }
+    widgets.update({ name: name(0), resource: { spec: { color: 'green' } }, updateMask: 'spec.color' });
+    widgets.update({ name: name(1), resource: { displayName: 'One', metadata: { labels: { b: 'y' } } } });
+    widgets.put({ name: name(2), spec: { size: 20, enabled: true }, status: { state: 'BUSY', counter: 2 } });
+    widgets.patch(name(3), (doc) => ({ ...doc, status: { state: 'IDLE' } }));
+    widgets.patchAll([[name(4), (doc) => ({ ...doc, spec: { owner: 'projects/p9', network: { dhcp: true } } })]]);
+    const rows = widgets.table.findMany([name(5)]);
+    widgets.patchRows([...rows.values()].map((row) => [row, (doc) => ({ ...doc, displayName: 'Five' })] as const));
+    expect(() =>
+      engine.transaction(() => {
+        widgets.patch(name(5), (doc) => ({ ...doc, spec: { color: 'gone' } }));
+        throw new Error('undo');
+      }),
+    ).toThrow('undo');
+    expect(drift(db)).toEqual({ columns: [], labels: [] });
+    expect(count(widgets, 'f_spec_color = ?', ['green'])).toBe(1);
+    expect(count(widgets, 'f_spec_color = ?', ['gone'])).toBe(0);
+    expect(count(widgets, 'f_status_state = ?', ['BUSY'])).toBe(1);
+    expect(count(widgets, 'f_spec_enabled = 1')).toBe(1);
+    expect(count(widgets, 'f_displayName = ?', ['Five'])).toBe(1);
+    widgets.remove(name(1));
+    // w2 was replaced without labels, w1 is gone: four widgets with a: x
+    expect(db.prepare('SELECT COUNT(*) AS n FROM r_widgets_values').get()).toEqual({ n: 2 * 4 });
+  });
+
+  it('a table with generated columns (an earlier version) is rebuilt with its documents and row ids', () => {
+    const db = freshDb();
+    db.exec(
+      `CREATE TABLE r_widgets (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, parent TEXT NOT NULL, doc TEXT NOT NULL)`,
+    );
+    db.exec(`CREATE INDEX r_widgets_by_parent ON r_widgets(parent, name)`);
+    db.exec(`CREATE TABLE r_widgets_values (row_id INTEGER NOT NULL, path TEXT NOT NULL, value TEXT NOT NULL)`);
+    for (const field of SCALARS) {
+      const column = 'f_' + field.path.replace(/[^A-Za-z0-9]/g, '_');
+      const path =
+        '$.' +
+        field.path
+          .split('.')
+          .map((s) => `"${s}"`)
+          .join('.');
+      db.exec(`ALTER TABLE r_widgets ADD COLUMN ${column} GENERATED ALWAYS AS (json_extract(doc, '${path}')) VIRTUAL`);
+      db.exec(`CREATE INDEX r_widgets_by_${column}_in_parent ON r_widgets(${column}, parent, name)`);
+    }
+    const insert = db.prepare('INSERT INTO r_widgets(id, name, parent, doc) VALUES (?, ?, ?, ?)');
+    const label = db.prepare(`INSERT INTO r_widgets_values(row_id, path, value) VALUES (?, 'metadata.labels', ?)`);
+    for (const [id, color] of [
+      [7, 'red'],
+      [9, 'blue'],
+    ] as const) {
+      const name = `${PARENT}/widgets/old-${id}`;
+      insert.run(
+        id,
+        name,
+        PARENT,
+        JSON.stringify({ name, spec: { color, size: id }, metadata: { labels: { k: 'v' } } }),
+      );
+      label.run(id, 'k');
+      label.run(id, 'k:v');
+    }
+
+    const engine = new ResourceEngine(db);
+    const widgets = engine.register(widgetDefinition);
+    const generated = db
+      .prepare(`SELECT COUNT(*) AS n FROM pragma_table_xinfo('r_widgets') WHERE hidden IN (2, 3)`)
+      .get() as { n: number };
+    expect(generated.n).toBe(0);
+    expect(widgets.table.find(`${PARENT}/widgets/old-9`)?.id).toBe(9);
+    expect(count(widgets, 'f_spec_color = ?', ['red'])).toBe(1);
+    expect(count(widgets, 'f_spec_size > 8')).toBe(1);
+    const labels = widgetDefinition.filterSchema.fields.find((f) => f.path === 'metadata.labels');
+    expect(widgets.table.count([widgets.table.sqlTarget.contains(labels!, 'k:v')])).toBe(2);
+    widgets.patch(`${PARENT}/widgets/old-7`, (doc) => ({ ...doc, spec: { color: 'blue' } }));
+    expect(count(widgets, 'f_spec_color = ?', ['blue'])).toBe(2);
+    expect(drift(db)).toEqual({ columns: [], labels: [] });
+    const indexes = db.prepare(
+      `SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'index' AND tbl_name = 'r_widgets'`,
+    );
+    expect((indexes.get() as { n: number }).n).toBe(
+      // by parent, the unique name, and one per scalar field
+      2 + SCALARS.length,
+    );
+  });
+});
+
+describe('group commit (ResourceEngine.batch)', () => {
+  it('runs the calls of one turn in one transaction; a failing call undoes only its own writes', async () => {
+    const db = freshDb();
+    const engine = new ResourceEngine(db);
+    const widgets = engine.register(widgetDefinition);
+    const seen: string[] = [];
+    widgets.subscribe((change) => seen.push(change.name));
+    const before = engine.log.head();
+    const name = (id: string): string => `${PARENT}/widgets/w-${id}`;
+    const calls = [
+      engine.batch(() => widgets.create({ parent: PARENT, resource: { name: name('a') } })),
+      engine.batch(() => {
+        widgets.create({ parent: PARENT, resource: { name: name('b') } });
+        throw new Error('refused');
+      }),
+      engine.batch(() => widgets.create({ parent: PARENT, resource: { name: name('c') } })),
+    ];
+    expect(widgets.exists(name('a'))).toBe(false); // nothing runs before the end of the turn
+    const outcomes = await Promise.allSettled(calls);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(db.inTransaction).toBe(false);
+    expect([widgets.exists(name('a')), widgets.exists(name('b')), widgets.exists(name('c'))]).toEqual([
+      true,
+      false,
+      true,
+    ]);
+    expect(seen).toEqual([name('a'), name('c')]);
+    expect(engine.log.head()).toBe(before + 2);
+    expect(drift(db)).toEqual({ columns: [], labels: [] });
+  });
+
+  it('inside a transaction a call joins it', async () => {
+    const db = freshDb();
+    const engine = new ResourceEngine(db);
+    const widgets = engine.register(widgetDefinition);
+    let promise: Promise<unknown> | undefined;
+    engine.transaction(() => {
+      promise = engine.batch(() => widgets.create({ parent: PARENT, resource: { name: `${PARENT}/widgets/inner` } }));
+    });
+    expect(widgets.exists(`${PARENT}/widgets/inner`)).toBe(true);
+    await expect(promise).resolves.toMatchObject({ name: `${PARENT}/widgets/inner` });
+  });
+});
