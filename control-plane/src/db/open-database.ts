@@ -18,5 +18,6 @@ export function openDatabase(file: string): Db {
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
   db.pragma('temp_store = MEMORY');
+  db.pragma('cache_size = -65536');
   return db;
 }

@@ -15,9 +15,22 @@ export interface Change {
   time: string;
 }
 
+/**
+ * A change as the log keeps it: which resource changed and how. A put keeps no document (the resource table
+ * holds its current one, and writing every document twice would double the cost of each write); a delete
+ * keeps the deleted document, which is nowhere else.
+ */
+export interface LoggedChange {
+  seq: number;
+  name: string;
+  op: ChangeOp;
+  /** the deleted document (deletes only) */
+  deleted: Record<string, unknown> | null;
+  time: string;
+}
+
 interface ChangeRow {
   seq: number;
-  plural: string;
   name: string;
   op: ChangeOp;
   doc: string | null;
@@ -33,7 +46,6 @@ export class ChangeLog {
   private readonly since;
   private readonly sinceTime;
   private readonly prune;
-  private readonly previousOf;
   private readonly bounds;
   private appendsSincePrune = 0;
   /** the newest sequence number, kept in memory; undefined after a rollback until read again */
@@ -52,18 +64,16 @@ export class ChangeLog {
       time TEXT NOT NULL
     )`);
     db.exec('CREATE INDEX IF NOT EXISTS change_log_by_time ON change_log(time)');
-    db.exec('CREATE INDEX IF NOT EXISTS change_log_by_name ON change_log(plural, name, seq)');
+    // an earlier version looked up a resource's previous document by name
+    db.exec('DROP INDEX IF EXISTS change_log_by_name');
     this.insert = db.prepare<[string, string, ChangeOp, string | null, string]>(
       'INSERT INTO change_log(plural, name, op, doc, time) VALUES (?, ?, ?, ?, ?)',
     );
     this.since = db.prepare<[string, number, number], ChangeRow>(
-      'SELECT * FROM change_log WHERE plural = ? AND seq > ? ORDER BY seq LIMIT ?',
+      'SELECT seq, name, op, doc, time FROM change_log WHERE plural = ? AND seq > ? ORDER BY seq LIMIT ?',
     );
     this.sinceTime = db.prepare<[string, string], { seq: number }>(
       'SELECT COALESCE(MIN(seq) - 1, (SELECT COALESCE(MAX(seq), 0) FROM change_log)) AS seq FROM change_log WHERE plural = ? AND time >= ?',
-    );
-    this.previousOf = db.prepare<[string, string, number], ChangeRow>(
-      'SELECT * FROM change_log WHERE plural = ? AND name = ? AND seq < ? ORDER BY seq DESC LIMIT 1',
     );
     this.prune = db.prepare<[number]>('DELETE FROM change_log WHERE seq <= ?');
     this.bounds = db.prepare<[], { oldest: number | null; newest: number | null }>(
@@ -71,16 +81,10 @@ export class ChangeLog {
     );
   }
 
-  /** Appends inside the caller's transaction; returns the new sequence number. */
-  append(
-    plural: string,
-    name: string,
-    op: ChangeOp,
-    doc: Record<string, unknown> | null,
-    time: string,
-    text?: string,
-  ): number {
-    const info = this.insert.run(plural, name, op, doc === null ? null : (text ?? JSON.stringify(doc)), time);
+  /** Appends inside the caller's transaction; returns the new sequence number. `deleted`: a delete's document. */
+  append(plural: string, name: string, op: ChangeOp, deleted: Record<string, unknown> | null, time: string): number {
+    const doc = op === 'delete' && deleted !== null ? JSON.stringify(deleted) : null;
+    const info = this.insert.run(plural, name, op, doc, time);
     this.knownHead = Number(info.lastInsertRowid);
     if (++this.appendsSincePrune >= 1000) {
       this.appendsSincePrune = 0;
@@ -108,27 +112,15 @@ export class ChangeLog {
     return oldest === null || seq >= oldest - 1;
   }
 
-  /** The document a resource had just before change `seq` (null: absent or deleted; undefined: no longer in the log). */
-  documentBefore(plural: string, name: string, seq: number): Record<string, unknown> | null | undefined {
-    const row = this.previousOf.get(plural, name, seq);
-    if (!row) return undefined;
-    return row.op === 'put' && row.doc !== null ? (JSON.parse(row.doc) as Record<string, unknown>) : null;
-  }
-
-  /** Changes of one resource kind after `seq`, oldest first (deletes carry the deleted document as `before`). */
-  read(plural: string, afterSeq: number, limit: number): Change[] {
-    return this.since.all(plural, afterSeq, limit).map((row) => {
-      const doc = row.doc === null ? null : (JSON.parse(row.doc) as Record<string, unknown>);
-      return {
-        seq: row.seq,
-        plural: row.plural,
-        name: row.name,
-        op: row.op,
-        before: row.op === 'delete' ? doc : null,
-        after: row.op === 'put' ? doc : null,
-        time: row.time,
-      };
-    });
+  /** Changes of one resource kind after `seq`, oldest first. */
+  read(plural: string, afterSeq: number, limit: number): LoggedChange[] {
+    return this.since.all(plural, afterSeq, limit).map((row) => ({
+      seq: row.seq,
+      name: row.name,
+      op: row.op,
+      deleted: row.op === 'delete' && row.doc !== null ? (JSON.parse(row.doc) as Record<string, unknown>) : null,
+      time: row.time,
+    }));
   }
 
   /** The position just before the first change of a kind at or after `time`. */

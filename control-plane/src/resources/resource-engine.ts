@@ -48,7 +48,7 @@ export class ResourceEngine {
     const table = new ResourceTable(this.db, def.plural, def.filterSchema);
     const handle = new ResourceHandle(def, table, rules, {
       transaction: (fn) => this.transaction(fn),
-      record: (plural, name, before, after, text) => this.record(plural, name, before, after, text),
+      record: (plural, name, before, after) => this.record(plural, name, before, after),
       log: this.log,
       bus: this.bus,
       now: this.now,
@@ -160,10 +160,10 @@ export class ResourceEngine {
     for (const handle of this.handles.values()) handle.table.invalidate();
   }
 
-  private record(plural: string, name: string, before: Doc | null, after: Doc | null, text?: string): number {
+  private record(plural: string, name: string, before: Doc | null, after: Doc | null): number {
     const time = this.now().toISOString();
     const op = after === null ? 'delete' : 'put';
-    const seq = this.log.append(plural, name, op, after ?? before, time, after === null ? undefined : text);
+    const seq = this.log.append(plural, name, op, after === null ? before : null, time);
     // transactions are synchronous: nobody can subscribe between this write and its publication
     if (this.bus.subscriberCount(plural) > 0) this.pending.push({ seq, plural, name, op, before, after, time });
     return seq;

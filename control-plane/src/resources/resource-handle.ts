@@ -37,7 +37,7 @@ import { present, selectedPaths } from './views.js';
 export interface EngineServices {
   transaction<R>(fn: () => R): R;
   /** `text`: the document already serialised, when the caller has it */
-  record(plural: string, name: string, before: Doc | null, after: Doc | null, text?: string): number;
+  record(plural: string, name: string, before: Doc | null, after: Doc | null): number;
   log: ChangeLog;
   bus: ChangeBus;
   now(): Date;
@@ -274,9 +274,8 @@ export class ResourceHandle {
     const now = this.engine.now().toISOString();
     const stamped = stampMetadata(undefined, doc, now, this.engine.log.head() + 1, this.outputOnly);
     const final = this.rules.beforeCreate?.(stamped, ctx) ?? stamped;
-    const text = JSON.stringify(final);
-    this.table.insert(name, pattern.parentOf(name) ?? '', final, text);
-    this.engine.record(this.def.plural, name, null, final, text);
+    this.table.insert(name, pattern.parentOf(name) ?? '', final);
+    this.engine.record(this.def.plural, name, null, final);
     this.rules.afterCreate?.(final, ctx);
     return final;
   }
@@ -291,9 +290,8 @@ export class ResourceHandle {
     const stamped = stampMetadata(stored, next, now, this.engine.log.head() + 1, this.outputOnly);
     const current = row ?? this.table.find(stored['name'] as string);
     if (current === undefined) throw notFound(`${this.def.singular} "${String(stored['name'])}" not found`);
-    const text = JSON.stringify(stamped);
-    this.table.update(current.id, stamped, text, current.doc);
-    this.engine.record(this.def.plural, stamped['name'] as string, stored, stamped, text);
+    this.table.update(current.id, stamped, JSON.stringify(stamped), current.doc);
+    this.engine.record(this.def.plural, stamped['name'] as string, stored, stamped);
     return stamped;
   }
 

@@ -161,7 +161,12 @@ function snapshot(handle: ResourceHandle, query: CollectionQuery): { docs: Doc[]
   return { docs, seq };
 }
 
-/** Replays every change of the log after `from`, in order, as chunks ending in a current message. Returns the position reached. */
+/**
+ * Replays the log after `from` as chunks ending in a current message; returns the position reached. The log
+ * keeps no documents of puts: each changed resource is sent once, as it is now (or as removed), in the order
+ * of its last change. Whether a resource that no longer matches did match before `from` is not known: it is
+ * sent as removed, and a client drops it if it had it.
+ */
 async function* replay(
   handle: ResourceHandle,
   from: number,
@@ -170,28 +175,34 @@ async function* replay(
   current: (doc: Doc) => ChangeMessage,
   removed: (name: string) => ChangeMessage,
 ): AsyncGenerator<WatchCollectionResponse, number> {
-  const messages: ChangeMessage[] = [];
-  const matchedBefore = new Map<string, boolean>();
-  const wasMatching = (change: Change): boolean => {
-    const known = matchedBefore.get(change.name);
-    if (known !== undefined) return known;
-    const before = handle.engineLog.documentBefore(handle.def.plural, change.name, change.seq);
-    return before === undefined ? true : matches(before); // unknown history: tell the client to drop it
+  // name → its message, in the order of each name's last change
+  const messages = new Map<string, ChangeMessage>();
+  const send = (name: string, message: ChangeMessage): void => {
+    messages.delete(name);
+    messages.set(name, message);
   };
+  const matching = new Map<string, boolean>();
   let position = from;
   for (;;) {
     const page = handle.engineLog.read(handle.def.plural, position, LOG_READ_BATCH);
+    const stored = handle.table.findMany(page.filter((c) => c.op === 'put').map((c) => c.name));
     for (const change of page) {
-      const nowMatching = change.after !== null && matches(change.after);
-      if (nowMatching) messages.push(current(change.after!));
-      else if (change.after === null ? matches(change.before) : wasMatching(change))
-        messages.push(removed(change.name));
-      matchedBefore.set(change.name, nowMatching);
       position = change.seq;
+      if (change.op === 'delete') {
+        if (matching.get(change.name) ?? matches(change.deleted)) send(change.name, removed(change.name));
+        matching.set(change.name, false);
+        continue;
+      }
+      const doc = stored.get(change.name)?.doc;
+      if (doc === undefined) continue; // deleted since: a later delete in the log says so
+      const nowMatching = matches(doc);
+      if (nowMatching) send(change.name, current(doc));
+      else if (matching.get(change.name) ?? true) send(change.name, removed(change.name));
+      matching.set(change.name, nowMatching);
     }
     if (page.length < LOG_READ_BATCH) break;
   }
   position = Math.max(position, handle.engineLog.head());
-  yield* chunked(messages, chunkSize, { resumeToken: encodeResumeToken(position) });
+  yield* chunked([...messages.values()], chunkSize, { resumeToken: encodeResumeToken(position) });
   return position;
 }
