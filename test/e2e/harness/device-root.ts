@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, copyFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { HookName } from '@outpost/shared';
 import { run } from './command.js';
 import type { ControlPlane } from './control-plane.js';
 import type { Partition } from './disk-layout.js';
@@ -28,6 +29,8 @@ export interface DeviceRootOptions {
   commitTimeoutSeconds: number;
   /** more DROPLET_* variables for config/droplet.env */
   dropletEnv?: Record<string, string>;
+  /** hook scripts for config/hooks/, replacing the default on-boot and on-shutdown hooks of the same name */
+  hookScripts?: Partial<Record<HookName, string>>;
 }
 
 export interface ProvisionedRoot {
@@ -62,8 +65,14 @@ export async function provisionDeviceRoot(dir: string, options: DeviceRootOption
 
   const hooks = join(dir, 'config', 'hooks');
   await mkdir(hooks, { recursive: true });
-  for (const hook of ['on-boot', 'on-shutdown']) {
-    await writeFile(join(hooks, hook), hookScript(hook));
+  const scripts = {
+    'on-boot': hookScript('on-boot'),
+    'on-shutdown': hookScript('on-shutdown'),
+    ...options.hookScripts,
+  };
+  for (const [hook, script] of Object.entries(scripts)) {
+    if (script === undefined) continue;
+    await writeFile(join(hooks, hook), script);
     await chmod(join(hooks, hook), 0o755);
   }
 

@@ -1,6 +1,6 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Device } from '@outpost/shared';
+import type { Device, HookName } from '@outpost/shared';
 import type { ControlPlane } from './control-plane.js';
 import { DeviceHistory, osReadyOf } from './device-history.js';
 import { DATA_FILES, buildDataImage, provisionDeviceRoot } from './device-root.js';
@@ -18,6 +18,8 @@ export interface E2eDeviceOptions {
   maxBoots?: number;
   /** more DROPLET_* variables for {device_root}/config/droplet.env */
   dropletEnv?: Record<string, string>;
+  /** hook scripts for {device_root}/config/hooks, replacing the default on-boot and on-shutdown ones of that name */
+  hookScripts?: Partial<Record<HookName, string>>;
 }
 
 export interface E2eDeviceDeps {
@@ -75,6 +77,7 @@ export class E2eDevice {
       publicKey: deps.images.publicKey,
       commitTimeoutSeconds: options.commitTimeoutSeconds ?? 240,
       ...(options.dropletEnv === undefined ? {} : { dropletEnv: options.dropletEnv }),
+      ...(options.hookScripts === undefined ? {} : { hookScripts: options.hookScripts }),
     });
     const dataImage = join(dir, 'data.img');
     await buildDataImage(deviceRoot, partitionOf(deps.layout, 'data'), dataImage);

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Slot } from '@outpost/shared';
@@ -204,6 +204,17 @@ export class Vm {
     });
   }
 
+  /**
+   * Ends the guest's open connections to the control plane, as a network outage would: kills their relay
+   * processes (QEMU starts one per connection, `relay.mjs PORT NAME`), found by their command line.
+   * Returns how many there were.
+   */
+  dropConnections(): number {
+    const relays = processesRunning([process.execPath, RELAY_SCRIPT, ...this.relayArgs()]);
+    for (const pid of relays) process.kill(pid, 'SIGTERM');
+    return relays.length;
+  }
+
   /** Registers a listener for the VM failing (boot timeout, QEMU error, reboot loop); returns its removal. */
   onFailure(listener: (err: Error) => void): () => void {
     if (this.failure !== undefined) {
@@ -242,7 +253,7 @@ export class Vm {
   }
 
   private qemuArgs(serialLog: string): string[] {
-    const relay = `cmd:${process.execPath} ${RELAY_SCRIPT} ${this.options.controlPlanePort}`;
+    const relay = `cmd:${[process.execPath, RELAY_SCRIPT, ...this.relayArgs()].join(' ')}`;
     return [
       ...['-machine', 'q35', '-accel', 'tcg', '-cpu', 'max', '-smp', '2'],
       ...['-m', String(this.options.memoryMiB ?? 1024), '-bios', OVMF_FIRMWARE],
@@ -252,6 +263,11 @@ export class Vm {
       ...['-device', 'virtio-net-pci,netdev=n0'],
       ...['-display', 'none', '-vga', 'none', '-monitor', 'none', '-serial', `file:${serialLog}`, '-no-reboot'],
     ];
+  }
+
+  /** the relay's arguments: the control plane's port, and this machine's name (so its relays can be found) */
+  private relayArgs(): string[] {
+    return [String(this.options.controlPlanePort), this.options.name];
   }
 
   /** Polls the running boot's console: GRUB's choice, droplet's start, and the boot timeout. */
@@ -307,4 +323,19 @@ export class Vm {
   private requireOff(what: string): void {
     if (this.process !== undefined) throw new Error(`cannot ${what} of ${this.options.name} while it runs`);
   }
+}
+
+/** Ids of the processes whose command line is exactly `argv` (from /proc). */
+function processesRunning(argv: readonly string[]): number[] {
+  const wanted = argv.join('\0');
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0$/, '') === wanted;
+      } catch {
+        return false; // it exited meanwhile
+      }
+    })
+    .map(Number);
 }

@@ -51,3 +51,33 @@ export function tailLines(text: string, count: number): string {
   const clean = text.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').replace(/[\x00-\x08\x0b-\x1f\x7f]/g, '');
   return clean.split('\n').slice(-count).join('\n');
 }
+
+/** One of droplet's log records (pino JSON) as it appeared on the serial console; `time` is the guest's clock (ms). */
+export interface AgentLogRecord {
+  time: number;
+  msg: string;
+  [field: string]: unknown;
+}
+
+/** droplet's JSON log lines on a serial console (systemd's and the kernel's lines around them are skipped). */
+export function agentLogRecords(log: string): AgentLogRecord[] {
+  const records: AgentLogRecord[] = [];
+  for (const line of log.split('\n')) {
+    const start = line.indexOf('{"level":');
+    const end = line.lastIndexOf('}');
+    if (start < 0 || end < start) continue;
+    try {
+      const record: unknown = JSON.parse(line.slice(start, end + 1));
+      if (isAgentLogRecord(record)) records.push(record);
+    } catch {
+      // a line the console cut or mixed with another
+    }
+  }
+  return records;
+}
+
+function isAgentLogRecord(value: unknown): value is AgentLogRecord {
+  if (typeof value !== 'object' || value === null) return false;
+  const { time, msg } = value as Record<string, unknown>;
+  return typeof time === 'number' && typeof msg === 'string';
+}
