@@ -10,16 +10,16 @@ type Edit = (doc: Doc) => Doc;
  */
 export class HeldRows {
   private readonly version: number;
-  private readonly rows = new Map<string, { id: number; text: string }>();
+  private readonly rows = new Map<string, { id: number; text: string; doc?: Doc }>();
 
   /** Make it before reading the rows it is to hold. */
   constructor(private readonly handle: ResourceHandle) {
     this.version = handle.table.version;
   }
 
-  /** Holds a row as its stored text (parsed again when written: less to keep meanwhile). */
-  hold(name: string, row: { id: number; text: string }): void {
-    this.rows.set(name, { id: row.id, text: row.text });
+  /** Holds a row: its document when the caller parsed it anyway, else its stored text (parsed when written). */
+  hold(name: string, row: { id: number; text: string; doc?: Doc }): void {
+    this.rows.set(name, row);
   }
 
   /** Applies pure edits as the system (as ResourceHandle.patchAll); names not stored are skipped. */
@@ -36,15 +36,10 @@ export class HeldRows {
     const rows: [StoredRow, Edit][] = [];
     for (const [name, edit] of byName) {
       const heldRow = fresh ? this.rows.get(name) : undefined;
-      const row = heldRow ? { id: heldRow.id, doc: JSON.parse(heldRow.text) as Doc } : read.get(name);
+      const row = heldRow ? { id: heldRow.id, doc: heldRow.doc ?? (JSON.parse(heldRow.text) as Doc) } : read.get(name);
       if (row) rows.push([row, edit]);
     }
     this.handle.patchRows(rows);
     if (fresh) this.rows.clear(); // written: what is held is no longer what is stored
   }
-}
-
-/** Applies pure edits to documents of one kind by name, reading them in one go. */
-export function patchByName(handle: ResourceHandle, edits: Iterable<readonly [string, Edit]>): void {
-  new HeldRows(handle).patch(edits);
 }

@@ -51,6 +51,8 @@ export interface HeldScopeRows {
   pools: HeldRows;
   limits: HeldRows;
   planAssignments: HeldRows;
+  /** held only by the world scope (which writes many) */
+  acceptedPlans?: HeldRows;
 }
 
 export const assignmentKey = (assignee: string, service: string): string => `${assignee} ${service}`;
@@ -156,6 +158,8 @@ export function loadWorld(ctx: LimitsContext): Scope {
     held.limits.hold(text(row.doc['name']), row);
     limits.push(limitOf(row.doc));
   });
+  const acceptedPlans = new HeldRows(h.acceptedPlans);
+  h.acceptedPlans.table.eachStoredText((id, name, text) => acceptedPlans.hold(name, { id, text }));
   const hierarchy: Hierarchy = { organizations, projects, services };
   return {
     hierarchy,
@@ -174,7 +178,7 @@ export function loadWorld(ctx: LimitsContext): Scope {
     ),
     previous: { limitPools, limits },
     external: [],
-    held,
+    held: { ...held, acceptedPlans },
   };
 }
 

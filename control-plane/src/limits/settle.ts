@@ -25,7 +25,7 @@ export function settle(ctx: LimitsContext, scope: Scope): RecomputeResult {
     const ref = scope.refs.get(assignmentKey(assignment.assignee, assignment.service));
     if (ref) changed.push([ref, assignment]);
   }
-  writeAssignmentDocs(ctx, changed, scope.held.planAssignments);
+  writeAssignmentDocs(ctx, changed, scope.held.planAssignments, scope.held.acceptedPlans);
   for (const orphan of result.orphanedAssignments) {
     const ref = scope.refs.get(assignmentKey(orphan.assignee, orphan.service));
     if (!ref) continue;

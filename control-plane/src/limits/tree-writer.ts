@@ -1,7 +1,7 @@
 import type { Doc } from '../resources/resource-table.js';
 import type { LimitsContext } from './context.js';
 import type { Assignment, TreeDiff } from './core/index.js';
-import { HeldRows, patchByName } from './held-rows.js';
+import { HeldRows } from './held-rows.js';
 import { assignmentFields, limitFields, poolFields } from './records.js';
 import type { AssignmentRef, HeldScopeRows } from './scope.js';
 import { existingUsage } from './usage-count.js';
@@ -29,14 +29,14 @@ export function writeAssignmentDocs(
   ctx: LimitsContext,
   changed: readonly (readonly [AssignmentRef, Assignment])[],
   held?: HeldRows,
+  heldAcceptedPlans?: HeldRows,
 ): void {
   const merge = (a: Assignment) => {
     const fields = assignmentFields(a);
     return (doc: Doc): Doc => ({ ...doc, ...fields });
   };
   (held ?? new HeldRows(ctx.h.planAssignments)).patch(changed.map(([ref, a]) => [ref.planAssignment, merge(a)]));
-  patchByName(
-    ctx.h.acceptedPlans,
+  (heldAcceptedPlans ?? new HeldRows(ctx.h.acceptedPlans)).patch(
     changed.filter(([ref]) => ref.acceptedPlan !== '').map(([ref, a]) => [ref.acceptedPlan, merge(a)]),
   );
 }

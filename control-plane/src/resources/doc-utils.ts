@@ -1,5 +1,4 @@
-import { isDeepStrictEqual } from 'node:util';
-import { invalidArgument } from '@outpost/shared';
+import { deepEqual, invalidArgument } from '@outpost/shared';
 import type { Doc } from './resource-table.js';
 
 export function asDocument(body: unknown, what: string): Doc {
@@ -11,7 +10,8 @@ export function asDocument(body: unknown, what: string): Doc {
 
 export const clone = <T>(value: T): T => structuredClone(value);
 
-export const sameDocument = (a: unknown, b: unknown): boolean => isDeepStrictEqual(a, b);
+/** Equality of JSON documents (what the store holds: no dates, maps or prototypes to tell apart). */
+export const sameDocument = (a: unknown, b: unknown): boolean => deepEqual(a, b);
 
 /**
  * Equality for compare-and-swap: query-string values arrive as strings, so a string equals a number or

@@ -2,21 +2,41 @@ import { randomUUID } from 'node:crypto';
 import { deepEqual } from '@outpost/shared';
 import type { Doc } from './resource-table.js';
 
-/**
- * True when a change touches what the user asked for: anything but metadata and system-owned paths. The
- * same answer as asking whether changedPaths(before, after) holds such a path, without listing them all.
- */
-export function specChanged(before: Doc, after: Doc, outputOnly: readonly string[]): boolean {
-  const skipped = (path: string): boolean =>
-    path === 'metadata' ||
-    path.startsWith('metadata.') ||
-    outputOnly.some((o) => path === o || path.startsWith(o + '.'));
-  return changedOutside(before, after, '', skipped);
+/** Paths as a tree of their segments; `true` marks a path whose whole subtree is covered. */
+export type PathTree = Map<string, PathTree | true>;
+
+/** The paths a write may change without it counting as a change of the spec: metadata and `outputOnly`. */
+export function systemOwnedPaths(outputOnly: readonly string[]): PathTree {
+  const root: PathTree = new Map();
+  for (const path of ['metadata', ...outputOnly]) {
+    const segments = path.split('.');
+    let node = root;
+    for (const [i, segment] of segments.entries()) {
+      const child = node.get(segment);
+      if (child === true) break; // already covered by a shorter path
+      if (i === segments.length - 1) {
+        node.set(segment, true);
+        break;
+      }
+      const next: PathTree = child ?? new Map();
+      node.set(segment, next);
+      node = next;
+    }
+  }
+  return root;
 }
 
-/** Whether changedPaths(before, after) under `path` lists a path `skipped` does not cover (which covers all below it). */
-function changedOutside(before: unknown, after: unknown, path: string, skipped: (path: string) => boolean): boolean {
-  if (path !== '' && skipped(path)) return false;
+/**
+ * True when a change touches what the user asked for: anything but metadata and system-owned paths. The
+ * same answer as asking whether changedPaths(before, after) holds a path `skipped` does not cover, without
+ * listing them all.
+ */
+export function specChanged(before: Doc, after: Doc, skipped: PathTree): boolean {
+  return changedOutside(before, after, skipped);
+}
+
+/** Whether changedPaths(before, after) lists a path that `skipped` (relative to here) does not cover. */
+function changedOutside(before: unknown, after: unknown, skipped: PathTree | undefined): boolean {
   const beforeIsObject = isPlainObject(before);
   const afterIsObject = isPlainObject(after);
   const descend =
@@ -29,7 +49,9 @@ function changedOutside(before: unknown, after: unknown, path: string, skipped: 
   const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
   if (keys.size === 0) return beforeIsObject !== afterIsObject;
   for (const key of keys) {
-    if (changedOutside(ownValue(a, key), ownValue(b, key), path === '' ? key : `${path}.${key}`, skipped)) return true;
+    const below = skipped?.get(key);
+    if (below === true) continue;
+    if (changedOutside(ownValue(a, key), ownValue(b, key), below)) return true;
   }
   return false;
 }
@@ -45,7 +67,7 @@ export function stampMetadata(
   after: Doc,
   now: string,
   version: number,
-  outputOnly: readonly string[],
+  systemOwned: PathTree,
 ): Doc {
   const previous = (before?.['metadata'] ?? {}) as Doc;
   const meta = { ...((after['metadata'] ?? {}) as Doc) };
@@ -53,7 +75,7 @@ export function stampMetadata(
   meta['updateTime'] = now;
   meta['uuid'] = previous['uuid'] ?? randomUUID();
   const generation = typeof previous['generation'] === 'number' ? previous['generation'] : 0;
-  meta['generation'] = before === undefined ? 1 : specChanged(before, after, outputOnly) ? generation + 1 : generation;
+  meta['generation'] = before === undefined ? 1 : specChanged(before, after, systemOwned) ? generation + 1 : generation;
   meta['resourceVersion'] = String(version);
   return { ...after, metadata: meta };
 }

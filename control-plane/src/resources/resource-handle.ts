@@ -19,7 +19,7 @@ import type { FieldTree, NamePattern, ResourceDefinition } from '@outpost/shared
 import type { ChangeBus, ChangeListener } from './change-bus.js';
 import type { ChangeLog } from './change-log.js';
 import { asDocument, clone, isAtOrUnder, looselyEqual, sameDocument } from './doc-utils.js';
-import { stampMetadata } from './metadata-stamp.js';
+import { stampMetadata, systemOwnedPaths, type PathTree } from './metadata-stamp.js';
 import type { ResourceRules, OperationContext } from './resource-rules.js';
 import type { Doc, ResourceTable, StoredRow } from './resource-table.js';
 import type {
@@ -50,6 +50,7 @@ export class ResourceHandle {
   readonly fieldTree: FieldTree;
   /** paths only the system writes: the definition's plus metadata's own */
   readonly outputOnly: readonly string[];
+  private readonly systemOwned: PathTree;
 
   constructor(
     readonly def: ResourceDefinition,
@@ -59,6 +60,7 @@ export class ResourceHandle {
   ) {
     this.fieldTree = fieldTreeFromZod(def.schema);
     this.outputOnly = [...META_OUTPUT_ONLY, ...def.outputOnly];
+    this.systemOwned = systemOwnedPaths(this.outputOnly);
   }
 
   get engineLog(): ChangeLog {
@@ -272,7 +274,7 @@ export class ResourceHandle {
     if (this.table.exists(name)) throw alreadyExists(`${this.def.singular} "${name}" already exists`);
     this.validate(doc);
     const now = this.engine.now().toISOString();
-    const stamped = stampMetadata(undefined, doc, now, this.engine.log.head() + 1, this.outputOnly);
+    const stamped = stampMetadata(undefined, doc, now, this.engine.log.head() + 1, this.systemOwned);
     const final = this.rules.beforeCreate?.(stamped, ctx) ?? stamped;
     this.table.insert(name, pattern.parentOf(name) ?? '', final);
     this.engine.record(this.def.plural, name, null, final);
@@ -287,7 +289,7 @@ export class ResourceHandle {
   private write(stored: Doc, next: Doc, row?: StoredRow): Doc {
     if (sameDocument(stored, next)) return stored;
     const now = this.engine.now().toISOString();
-    const stamped = stampMetadata(stored, next, now, this.engine.log.head() + 1, this.outputOnly);
+    const stamped = stampMetadata(stored, next, now, this.engine.log.head() + 1, this.systemOwned);
     const current = row ?? this.table.find(stored['name'] as string);
     if (current === undefined) throw notFound(`${this.def.singular} "${String(stored['name'])}" not found`);
     this.table.update(current.id, stamped, JSON.stringify(stamped), current.doc);
@@ -344,6 +346,8 @@ export class ResourceHandle {
   }
 
   private keepSystemMeta(stored: Doc, next: Doc): Doc {
+    // the usual system edit copies the document and leaves its metadata (the same object) alone
+    if (next['metadata'] === stored['metadata'] && next['name'] === stored['name']) return next;
     const meta = { ...((next['metadata'] ?? {}) as Doc) };
     const previous = (stored['metadata'] ?? {}) as Doc;
     for (const key of ['createTime', 'updateTime', 'uuid', 'generation', 'resourceVersion']) {

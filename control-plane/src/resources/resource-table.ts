@@ -313,6 +313,12 @@ export class ResourceTable {
     }
   }
 
+  /** Every row's id, name and stored text, without parsing the documents (to hold rows for a later write). */
+  eachStoredText(visit: (id: number, name: string, text: string) => void): void {
+    const rows = this.statement(`SELECT id, name, doc FROM ${this.table}`).raw().all() as [number, string, string][];
+    for (const [id, name, text] of rows) visit(id, name, text);
+  }
+
   count(where: SqlFragment[], seek?: { keys: SortKey[]; values: unknown[]; before: boolean }): number {
     const params: unknown[] = [];
     const conditions = where.map((w) => {
