@@ -4,7 +4,7 @@
  * Starts, as child processes, a real control plane (control-plane/dist, a fresh SQLite file) and a real droplet
  * agent (agent/dist) connected to it, and in the same run a bare Node HTTP server (this script in another role)
  * that just writes a PUT body to a file and serves a file to a GET. This process plays the `outpost devices scp`
- * command line with the command line's own code (tree sender, transfer client, tree writer):
+ * command line with the command line's own code (uploadTree and downloadTree of its transfer client):
  *
  *   scp_upload_mb_s     local file → POST {device}:upload → channel over the agent's WebSocket → file on the device
  *   scp_download_mb_s   the device's file → channel → GET {device}:download → local file
@@ -21,6 +21,8 @@
  *
  * Run from the repository root:
  *   npm run build && npx tsx scripts/bench/scp.ts
+ * `ROUNDS=1` runs one round; to profile, `CHILD_NODE_FLAGS='--cpu-prof --cpu-prof-dir=/tmp/prof'` passes node flags
+ * to the control plane and the agent, and `node --cpu-prof --import tsx scripts/bench/scp.ts` profiles this side.
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -37,7 +39,9 @@ import { withTempDir } from './lib/temp-dir.js';
 import { exitAfter, sleep, withTimeout } from './lib/time.js';
 
 const SIZE = 1024 * 1024 * 1024;
-const ROUNDS = 3;
+const ROUNDS = Number(process.env['ROUNDS'] ?? 3);
+/** extra node flags for the control plane and the agent, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` */
+const CHILD_NODE_FLAGS = (process.env['CHILD_NODE_FLAGS'] ?? '').split(' ').filter((flag) => flag !== '');
 const DEVICE = 'projects/bench/regions/local/devices/scp-bench';
 const SERVER_MAIN = join(REPO_ROOT, 'control-plane', 'dist', 'server', 'main.js');
 const AGENT_MAIN = join(REPO_ROOT, 'agent', 'dist', 'main.js');
@@ -70,7 +74,16 @@ async function main(): Promise<void> {
       children.push(
         start(
           process.execPath,
-          [SERVER_MAIN, '--port', String(port), '--data-dir', join(dir, 'server'), '--log-level', 'silent'],
+          [
+            ...CHILD_NODE_FLAGS,
+            SERVER_MAIN,
+            '--port',
+            String(port),
+            '--data-dir',
+            join(dir, 'server'),
+            '--log-level',
+            'silent',
+          ],
           {
             OUTPOST_ADMIN_KEY: apiKey,
           },
@@ -90,7 +103,9 @@ async function main(): Promise<void> {
       mkdirSync(join(root, 'config'), { recursive: true });
       writeFileSync(join(root, 'config', 'credential'), `${credential}\n`, { mode: 0o600 });
       writeFileSync(join(root, 'config', 'droplet.json'), JSON.stringify({ server, deviceName: DEVICE }));
-      children.push(start(process.execPath, [AGENT_MAIN, '--device-root', root, '--log-level', 'warn'], {}));
+      children.push(
+        start(process.execPath, [...CHILD_NODE_FLAGS, AGENT_MAIN, '--device-root', root, '--log-level', 'warn'], {}),
+      );
       const connected = async (): Promise<boolean> =>
         (await admin.get<{ status?: { connectionStatus?: string } }>(DEVICE)).status?.connectionStatus === 'CONNECTED';
       await withTimeout(until(connected), 30_000, 'the agent to connect');
@@ -114,6 +129,7 @@ async function main(): Promise<void> {
         process.execPath,
         [...process.execArgv, fileURLToPath(import.meta.url), '--bare-server', bareDir],
         {},
+        true,
       );
       children.push(bare);
       const barePort = await withTimeout(firstLine(bare), 30_000, 'the bare server to start');
@@ -126,18 +142,17 @@ async function main(): Promise<void> {
         seconds.up.push(
           await timed(async () => {
             const source = await shared.prepareTreeSource(file, false);
-            await client.uploadTransfer(connection, DEVICE, `${remote}/`, shared.encodeTree(source));
+            await client.uploadTree(connection, DEVICE, `${remote}/`, source);
           }),
         );
         await check(join(remote, 'payload.bin'), sha, 'the uploaded copy');
         report.progress(`round ${round}/${ROUNDS}: scp download`);
         seconds.down.push(
           await timed(async () => {
-            const response = await client.downloadTransfer(connection, DEVICE, join(remote, 'payload.bin'), false);
-            await shared.writeTree(
-              response,
-              new shared.TreeWriter({ placeRoot: async (r) => shared.placeEntry(`${back}/`, r.name, true) }),
-            );
+            const writer = new shared.TreeWriter({
+              placeRoot: async (r) => shared.placeEntry(`${back}/`, r.name, true),
+            });
+            await client.downloadTree(connection, DEVICE, join(remote, 'payload.bin'), false, writer);
           }),
         );
         await check(join(back, 'payload.bin'), sha, 'the downloaded copy');
@@ -236,8 +251,13 @@ async function timed(work: () => Promise<void>): Promise<number> {
   return (performance.now() - started) / 1000;
 }
 
-function start(command: string, args: string[], env: Record<string, string>): ChildProcess {
-  const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+/** A child whose stdout this script reads (`readStdout`) or passes on to stderr. */
+function start(command: string, args: string[], env: Record<string, string>, readStdout = false): ChildProcess {
+  const child = spawn(command, args, {
+    env: { ...process.env, ...env },
+    // fd 2: what a child prints goes to our stderr, never among the figures on stdout
+    stdio: ['ignore', readStdout ? 'pipe' : 2, 'inherit'],
+  });
   child.on('error', (err) => process.stderr.write(`${command}: ${err.message}\n`));
   return child;
 }

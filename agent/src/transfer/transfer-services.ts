@@ -49,7 +49,9 @@ export function downloadService(deviceRoot: string, logger: Logger): ChannelServ
     return {
       info: { kind: source.kind, name: source.rootName, size: source.size },
       run: async () => {
-        for await (const piece of encodeTree(source)) await channel.write(piece);
+        // file bytes are read straight into frames: sent without a copy
+        const frames = encodeTree(source, undefined, (length) => channel.payloadBuffer(length));
+        for await (const piece of frames) await channel.write(piece);
         await channel.end();
         logger.info({ path: source.path }, 'download sent');
       },

@@ -2,15 +2,7 @@ import { createWriteStream } from 'node:fs';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import {
-  ApiError,
-  TreeWriter,
-  encodeTree,
-  failedPrecondition,
-  placeEntry,
-  prepareTreeSource,
-  writeTree,
-} from '@outpost/shared';
+import { ApiError, TreeWriter, failedPrecondition, placeEntry, prepareTreeSource } from '@outpost/shared';
 import type { FileProgress, TreeRoot } from '@outpost/shared';
 import type { Command } from 'commander';
 import { connectionOf } from './connection.js';
@@ -18,12 +10,7 @@ import type { ContextFactory } from './context.js';
 import { progressBar } from './progress.js';
 import type { Progress } from './progress.js';
 import { UsageError } from './usage-error.js';
-import {
-  debugBundleDownload,
-  downloadTransfer,
-  suggestedFileName,
-  uploadTransfer,
-} from '../transfer/transfer-client.js';
+import { debugBundleDownload, downloadTree, suggestedFileName, uploadTree } from '../transfer/transfer-client.js';
 
 /** `<device_name>:<path>`, the remote side of a copy. */
 export interface RemoteEndpoint {
@@ -75,31 +62,28 @@ export function registerTransferCommands(group: Command, ctxFactory: ContextFact
             throw new UsageError(`the device path "${to.path}" must be absolute (start with /) for an upload`);
           }
           const tree = await prepareTreeSource(source, opts.recursive === true);
-          const summary = await uploadTransfer(
-            connection,
-            to.device,
-            to.path,
-            encodeTree(tree, progress),
-            interrupt.signal,
-          );
+          const summary = await uploadTree(connection, to.device, to.path, tree, {
+            ...(progress === undefined ? {} : { onProgress: progress }),
+            signal: interrupt.signal,
+          });
           for (const skipped of summary.skipped ?? []) ctx.note(`skipped ${skipped.path}: ${skipped.reason}`);
           if (ctx.format !== 'table') ctx.output(summary);
           else if (opts.verbose === true)
             ctx.note(`copied ${summary.files} file(s), ${summary.bytes} bytes, to ${to.device}:${summary.destination}`);
         } else if (from !== undefined) {
           if (from.path === '') throw new UsageError('the device path is empty');
-          const response = await downloadTransfer(
-            connection,
-            from.device,
-            from.path,
-            opts.recursive === true,
-            interrupt.signal,
-          );
           const writer = new TreeWriter({
             placeRoot: (root) => placeDownloadRoot(destination, root),
             ...(progress === undefined ? {} : { onProgress: progress }),
           });
-          const summary = await writeTree(response, writer);
+          const summary = await downloadTree(
+            connection,
+            from.device,
+            from.path,
+            opts.recursive === true,
+            writer,
+            interrupt.signal,
+          );
           for (const skipped of summary.skipped) ctx.note(`skipped ${skipped.path}: ${skipped.reason}`);
           if (ctx.format !== 'table') ctx.output(summary);
           else if (opts.verbose === true)

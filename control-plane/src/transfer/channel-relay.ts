@@ -15,6 +15,12 @@ export function drained(res: Response): Promise<void> {
 }
 
 /**
+ * A response holding more than this (not yet taken by the socket) is left to drain before more is written: about
+ * a frame, so that the socket has the next one at hand without the relay holding much.
+ */
+const RESPONSE_BACKLOG_BYTES = 1024 * 1024;
+
+/**
  * Writes what a channel delivers to an HTTP response, reading the channel only as fast as the client takes the
  * bytes (the channel's acknowledgements then slow the device down). A channel that fails after the first byte
  * ends the response abruptly, so the client never takes a cut stream for a whole one.
@@ -23,7 +29,7 @@ export async function relayChannelToResponse(channel: Channel, res: Response): P
   try {
     for await (const chunk of channel) {
       if (res.destroyed) return;
-      if (!res.write(chunk)) await drained(res);
+      if (!res.write(chunk) && res.writableLength > RESPONSE_BACKLOG_BYTES) await drained(res);
     }
   } catch (err) {
     res.destroy(err instanceof Error ? err : undefined);

@@ -2,8 +2,16 @@ import { request as httpRequest } from 'node:http';
 import type { ClientRequest, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { once } from 'node:events';
-import { ApiError, TRANSFER_CONTENT_TYPE, unavailable, uploadSummarySchema } from '@outpost/shared';
-import type { UploadSummary } from '@outpost/shared';
+import {
+  ApiError,
+  TRANSFER_CONTENT_TYPE,
+  encodeTree,
+  unavailable,
+  uploadSummarySchema,
+  writeTree,
+} from '@outpost/shared';
+import type { FileProgress, TreeSource, TreeSummary, TreeWriter, UploadSummary } from '@outpost/shared';
+import { ChunkPool } from './chunk-pool.js';
 
 /** Where the command line sends transfers, and as whom. */
 export interface TransferConnection {
@@ -18,23 +26,56 @@ const devicePath = (device: string, verb: string): string =>
     .map((s) => encodeURIComponent(s))
     .join('/')}:${verb}`;
 
-/** POSTs a transfer stream to `{device}:upload`; answers the device's summary. */
+/**
+ * Uploads a prepared source to `{device}:upload` (what `outpost devices scp` does); answers the device's summary.
+ * The file is read into a few buffers used over and over, each once the socket has taken it: a large upload
+ * allocates next to no memory (and gives the garbage collector nothing to do).
+ */
+export async function uploadTree(
+  connection: TransferConnection,
+  device: string,
+  remotePath: string,
+  source: TreeSource,
+  options: { onProgress?: (progress: FileProgress) => void; signal?: AbortSignal } = {},
+): Promise<UploadSummary> {
+  const chunks = new ChunkPool();
+  const body = encodeTree(source, options.onProgress, chunks.allocate);
+  return uploadTransfer(connection, device, remotePath, body, options.signal, chunks.release);
+}
+
+/**
+ * POSTs a transfer stream to `{device}:upload`; answers the device's summary. `written` is told of each piece of
+ * `body` once the socket has taken it.
+ */
 export async function uploadTransfer(
   connection: TransferConnection,
   device: string,
   remotePath: string,
   body: AsyncIterable<Uint8Array>,
   signal?: AbortSignal,
+  written?: (piece: Uint8Array) => void,
 ): Promise<UploadSummary> {
   const response = await send(
     connection,
     'POST',
     `${devicePath(device, 'upload')}?${new URLSearchParams({ path: remotePath })}`,
     { 'content-type': TRANSFER_CONTENT_TYPE },
-    body,
+    { pieces: body, ...(written === undefined ? {} : { written }) },
     signal,
   );
   return uploadSummarySchema.parse(JSON.parse(await text(response)));
+}
+
+/** Downloads `{device}:download` into `writer` (what `outpost devices scp` does); answers what was written. */
+export async function downloadTree(
+  connection: TransferConnection,
+  device: string,
+  remotePath: string,
+  recursive: boolean,
+  writer: TreeWriter,
+  signal?: AbortSignal,
+): Promise<TreeSummary> {
+  return writeTree(await downloadTransfer(connection, device, remotePath, recursive, signal), writer);
 }
 
 /** GETs `{device}:download` as a transfer stream. */
@@ -82,12 +123,18 @@ export function suggestedFileName(response: IncomingMessage): string | undefined
  * One HTTP request through node:http (no buffering of the body: it is piped with backpressure); a non-2xx
  * answer throws its ApiError, a network failure UNAVAILABLE.
  */
+/** A request body, and whom to tell as each piece is handed to the socket. */
+interface RequestBody {
+  pieces: AsyncIterable<Uint8Array>;
+  written?: (piece: Uint8Array) => void;
+}
+
 async function send(
   connection: TransferConnection,
   method: string,
   path: string,
   headers: OutgoingHttpHeaders,
-  body: AsyncIterable<Uint8Array> | undefined,
+  body: RequestBody | undefined,
   signal: AbortSignal | undefined,
 ): Promise<IncomingMessage> {
   const url = new URL(connection.server.replace(/\/+$/, '') + path);
@@ -131,7 +178,7 @@ async function send(
  */
 async function writeBody(
   request: ClientRequest,
-  body: AsyncIterable<Uint8Array>,
+  body: RequestBody,
   responded: Promise<IncomingMessage>,
 ): Promise<void> {
   let refused = false;
@@ -139,9 +186,13 @@ async function writeBody(
     (response) => (refused = (response.statusCode ?? 0) >= 300),
     () => undefined,
   );
-  for await (const chunk of body) {
+  const { written } = body;
+  for await (const chunk of body.pieces) {
     if (refused) return;
-    if (!request.write(chunk)) await Promise.race([once(request, 'drain'), responded]);
+    const taken = (err?: Error | null): void => {
+      if (!err) written?.(chunk);
+    };
+    if (!request.write(chunk, taken)) await Promise.race([once(request, 'drain'), responded]);
   }
   request.end();
 }

@@ -4,6 +4,7 @@ import express from 'express';
 import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
 import {
   ApiError,
+  DEFAULT_FLOW,
   DEVICE_PATTERN,
   TRANSFER_CONTENT_TYPE,
   TransferDecoder,
@@ -29,8 +30,8 @@ import { readBatches } from './read-batches.js';
 export const CONNECT_PERMISSION = 'services/proxies.outpost/permissions/projects.connect';
 export const DEBUG_BUNDLE_PERMISSION = permissionOf(deviceDefinition, 'collectDebugBundle');
 
-/** request bytes are relayed to the device in batches of up to this size */
-const RELAY_BATCH_BYTES = 1024 * 1024;
+/** request bytes are relayed to the device in batches that, with one more socket read (64 KiB), fit one frame */
+const RELAY_BATCH_BYTES = DEFAULT_FLOW.maxFrameBytes - 64 * 1024;
 
 export interface TransferRoutesOptions {
   devices: ResourceHandle;
@@ -202,29 +203,33 @@ async function relayRawFile(opened: OpenChannel, res: Response): Promise<void> {
   res.end();
 }
 
-/** Wraps a raw request body as the transfer stream of one file. */
+/**
+ * Wraps a raw request body as the transfer stream of one file, as the request delivers it: each batch of its
+ * chunks becomes one chunk record, written in one go (a frame or so).
+ */
 async function* rawFileStream(
   req: IncomingMessage,
   name: string,
   mode: number,
   size: number | undefined,
-): AsyncGenerator<Uint8Array> {
+): AsyncGenerator<Uint8Array[]> {
   const hash = createHash('sha256');
   let total = 0;
-  yield encodeFileStart(name, mode, size);
-  for await (const chunk of req) {
-    const bytes = chunk as Buffer;
-    hash.update(bytes);
-    total += bytes.length;
-    yield encodeChunkPrefix(bytes.length);
-    yield bytes;
+  yield [encodeFileStart(name, mode, size)];
+  for await (const batch of readBatches(req, RELAY_BATCH_BYTES)) {
+    let length = 0;
+    for (const chunk of batch) {
+      hash.update(chunk);
+      length += chunk.length;
+    }
+    total += length;
+    yield [encodeChunkPrefix(length), ...batch];
   }
-  yield encodeFileEnd(hash.digest('hex'), total);
-  yield encodeEnd(1, total);
+  yield [encodeFileEnd(hash.digest('hex'), total), encodeEnd(1, total)];
 }
 
-async function pump(pieces: AsyncIterable<unknown>, channel: Channel): Promise<void> {
-  for await (const piece of pieces) await channel.write(piece as Uint8Array);
+async function pump(pieces: AsyncIterable<Uint8Array[]>, channel: Channel): Promise<void> {
+  for await (const piece of pieces) await channel.write(piece);
 }
 
 function existing(devices: ResourceHandle, device: string): void {

@@ -51,17 +51,9 @@ export function encodeChannelFrameParts(
   parts: readonly Uint8Array[],
   length: number,
 ): Uint8Array {
-  if (!Number.isInteger(channelId) || channelId < 0 || channelId > MAX_CHANNEL_ID) {
-    throw new RangeError(`channel id ${channelId} is not a uint32`);
-  }
-  if (!Number.isSafeInteger(offset) || offset < 0) throw new RangeError(`bad offset ${offset}`);
   // not zero-filled: every byte is written below
   const bytes = Buffer.allocUnsafe(CHANNEL_FRAME_HEADER_BYTES + length);
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  view.setUint8(0, CHANNEL_FRAME_VERSION);
-  view.setUint8(1, CHANNEL_FRAME_KINDS.indexOf(kind) + 1);
-  view.setUint32(2, channelId);
-  view.setBigUint64(6, BigInt(offset));
+  writeChannelFrameHeader(bytes, kind, channelId, offset);
   let at = CHANNEL_FRAME_HEADER_BYTES;
   for (const part of parts) {
     const take = Math.min(part.length, bytes.length - at);
@@ -71,6 +63,24 @@ export function encodeChannelFrameParts(
   }
   if (at !== bytes.length) throw new RangeError(`the parts hold fewer than ${length} bytes`);
   return bytes;
+}
+
+/** Writes a frame's header into the first CHANNEL_FRAME_HEADER_BYTES bytes of `frame`. */
+export function writeChannelFrameHeader(
+  frame: Uint8Array,
+  kind: ChannelFrameKind,
+  channelId: number,
+  offset: number,
+): void {
+  if (!Number.isInteger(channelId) || channelId < 0 || channelId > MAX_CHANNEL_ID) {
+    throw new RangeError(`channel id ${channelId} is not a uint32`);
+  }
+  if (!Number.isSafeInteger(offset) || offset < 0) throw new RangeError(`bad offset ${offset}`);
+  const view = new DataView(frame.buffer, frame.byteOffset, CHANNEL_FRAME_HEADER_BYTES);
+  view.setUint8(0, CHANNEL_FRAME_VERSION);
+  view.setUint8(1, CHANNEL_FRAME_KINDS.indexOf(kind) + 1);
+  view.setUint32(2, channelId);
+  view.setBigUint64(6, BigInt(offset));
 }
 
 export type DecodedChannelFrame = { ok: true; frame: ChannelFrame } | { ok: false; error: string };

@@ -1,11 +1,13 @@
 import { ApiError, failedPrecondition, internalError, unavailable } from '../errors/api-error.js';
 import {
+  CHANNEL_FRAME_HEADER_BYTES,
   ackFrame,
   closeFrame,
   encodeChannelFrame,
   encodeChannelFrameParts,
   errorFrame,
   errorOfFrame,
+  writeChannelFrameHeader,
 } from './channel-frame.js';
 import type { ChannelErrorDetail, ChannelFrame } from './channel-frame.js';
 import { DEFAULT_FLOW, ReceiveWindow, SendWindow, checkFlowSettings } from './flow-control.js';
@@ -44,6 +46,8 @@ export class Channel implements AsyncIterable<Uint8Array> {
   private wakeReader: (() => void) | undefined;
   private wakeWriters: (() => void)[] = [];
   private writing: Promise<void> = Promise.resolve();
+  /** the memory of the buffers `payloadBuffer` handed out and `write` has not sent yet */
+  private readonly framed = new WeakSet<ArrayBufferLike>();
   private markFailed: () => void = () => {};
   /** settles when the channel fails */
   private readonly failed = new Promise<void>((resolve) => (this.markFailed = resolve));
@@ -65,6 +69,19 @@ export class Channel implements AsyncIterable<Uint8Array> {
   /** bytes written so far */
   get bytesSent(): number {
     return this.sendWindow.sent;
+  }
+
+  /**
+   * A buffer for up to `length` bytes that `write` sends without copying them, when they fit one frame: it keeps
+   * room for the frame header just before the bytes. Fill it (or its start, passing `write` that part), then leave
+   * it alone: the link may still be sending it after `write` resolved.
+   */
+  payloadBuffer(length: number): Uint8Array {
+    if (length > this.flow.maxFrameBytes) return Buffer.allocUnsafe(length);
+    // never from the shared pool: the whole memory is this buffer's
+    const frame = Buffer.allocUnsafeSlow(CHANNEL_FRAME_HEADER_BYTES + length);
+    this.framed.add(frame.buffer);
+    return frame.subarray(CHANNEL_FRAME_HEADER_BYTES);
   }
 
   /**
@@ -169,6 +186,8 @@ export class Channel implements AsyncIterable<Uint8Array> {
   }
 
   private async writeNow(parts: readonly Uint8Array[]): Promise<void> {
+    const [only] = parts;
+    if (parts.length === 1 && only !== undefined && this.isPayloadBuffer(only)) return this.writeInPlace(only);
     let remaining = parts.filter((p) => p.length > 0);
     let left = remaining.reduce((n, p) => n + p.length, 0);
     while (left > 0) {
@@ -192,6 +211,31 @@ export class Channel implements AsyncIterable<Uint8Array> {
       remaining = dropBytes(remaining, n);
       left -= n;
     }
+    if (this.failure) throw this.failure;
+  }
+
+  /** the start of a buffer from `payloadBuffer`, not sent yet */
+  private isPayloadBuffer(part: Uint8Array): boolean {
+    return part.byteOffset === CHANNEL_FRAME_HEADER_BYTES && part.length > 0 && this.framed.has(part.buffer);
+  }
+
+  /** Sends the start of a payload buffer as one frame, its header written in the room before it. */
+  private async writeInPlace(payload: Uint8Array): Promise<void> {
+    this.framed.delete(payload.buffer);
+    for (;;) {
+      if (this.failure) throw this.failure;
+      if (this.localEnded) throw failedPrecondition(`channel ${this.id} already ended`);
+      if (this.sendWindow.credit < payload.length) {
+        await new Promise<void>((resolve) => this.wakeWriters.push(resolve));
+        continue;
+      }
+      const busy = this.linkReady();
+      if (busy === undefined) break;
+      await Promise.race([busy, this.failed]);
+    }
+    const frame = new Uint8Array(payload.buffer, 0, CHANNEL_FRAME_HEADER_BYTES + payload.length);
+    writeChannelFrameHeader(frame, 'DATA', this.id, this.sendWindow.take(payload.length));
+    if (!this.transmit(frame)) this.fail(unavailable('the device link closed'));
     if (this.failure) throw this.failure;
   }
 

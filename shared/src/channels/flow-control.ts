@@ -6,16 +6,32 @@ export interface FlowSettings {
   ackEveryBytes: number;
   /** largest DATA payload */
   maxFrameBytes: number;
+  /**
+   * what a receiver accepts beyond its last acknowledgement (the window when not given): at least the window of
+   * every peer it may meet, since a peer of another version may send further ahead than this side would
+   */
+  receiveLimitBytes?: number;
 }
 
+/**
+ * Frames of 1 MiB (a file's chunk record each) and a window of 4: enough in flight to keep a fast link busy, and
+ * little enough held in memory that the bytes in flight die young (a large window keeps them alive across
+ * garbage collections, which then turn into full ones). Agents and control planes before this setting sent up to
+ * 16 MiB ahead in frames of 256 KiB: a receiver still takes that.
+ */
 export const DEFAULT_FLOW: FlowSettings = {
-  windowBytes: 16 * 1024 * 1024,
-  ackEveryBytes: 2 * 1024 * 1024,
-  maxFrameBytes: 256 * 1024,
+  windowBytes: 4 * 1024 * 1024,
+  ackEveryBytes: 1024 * 1024,
+  maxFrameBytes: 1024 * 1024,
+  receiveLimitBytes: 16 * 1024 * 1024,
 };
 
-/** A link with more than this queued (not yet taken by the kernel) holds channel data back (ChannelOptions.linkReady). */
-export const LINK_BACKLOG_BYTES = 512 * 1024;
+/**
+ * A link with more than this queued (not yet taken by the kernel) holds channel data back (ChannelOptions.linkReady):
+ * two frames, so that the socket always has the next one at hand while the link's own messages wait behind at most
+ * a few milliseconds of data.
+ */
+export const LINK_BACKLOG_BYTES = 2 * 1024 * 1024;
 
 /**
  * `linkReady` for a link whose queued bytes `backlog()` tells (a WebSocket's bufferedAmount): while above the
@@ -35,10 +51,11 @@ export function backlogGate(backlog: () => number, limit = LINK_BACKLOG_BYTES): 
 }
 
 export function checkFlowSettings(settings: FlowSettings): FlowSettings {
-  const { windowBytes, ackEveryBytes, maxFrameBytes } = settings;
+  const { windowBytes, ackEveryBytes, maxFrameBytes, receiveLimitBytes = windowBytes } = settings;
   if (!(maxFrameBytes > 0 && ackEveryBytes > 0 && windowBytes >= maxFrameBytes && ackEveryBytes <= windowBytes)) {
     throw new RangeError('flow settings need 0 < maxFrameBytes <= windowBytes and 0 < ackEveryBytes <= windowBytes');
   }
+  if (receiveLimitBytes < windowBytes) throw new RangeError('flow settings need receiveLimitBytes >= windowBytes');
   return settings;
 }
 
@@ -82,16 +99,17 @@ export class ReceiveWindow {
   private consumedBytes = 0;
   private ackedBytes = 0;
 
-  constructor(private readonly settings: Pick<FlowSettings, 'windowBytes' | 'ackEveryBytes'>) {}
+  constructor(private readonly settings: Pick<FlowSettings, 'windowBytes' | 'ackEveryBytes' | 'receiveLimitBytes'>) {}
 
   get received(): number {
     return this.receivedBytes;
   }
 
-  /** Checks a DATA frame: it must continue the stream and stay within the window. */
+  /** Checks a DATA frame: it must continue the stream and stay within the receive limit. */
   accept(offset: number, length: number): ReceiveVerdict {
     if (offset !== this.receivedBytes) return 'out-of-order';
-    if (offset + length - this.ackedBytes > this.settings.windowBytes) return 'overflow';
+    const limit = this.settings.receiveLimitBytes ?? this.settings.windowBytes;
+    if (offset + length - this.ackedBytes > limit) return 'overflow';
     this.receivedBytes += length;
     return 'ok';
   }

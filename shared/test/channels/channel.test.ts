@@ -15,12 +15,12 @@ const FLOW: FlowSettings = { windowBytes: 64 * 1024, ackEveryBytes: 16 * 1024, m
 
 /** Two tables joined by an asynchronous in-memory link that records every frame it carries. */
 function link(flow: FlowSettings = FLOW) {
-  const carried: { to: 'a' | 'b'; frame: ChannelFrame }[] = [];
+  const carried: { to: 'a' | 'b'; frame: ChannelFrame; bytes: Uint8Array }[] = [];
   let up = true;
   const deliver = (to: 'a' | 'b', bytes: Uint8Array): boolean => {
     if (!up) return false;
     const decoded = decodeChannelFrame(bytes);
-    if (decoded.ok) carried.push({ to, frame: decoded.frame });
+    if (decoded.ok) carried.push({ to, frame: decoded.frame, bytes });
     setImmediate(() => (to === 'a' ? a : b).route(bytes));
     return true;
   };
@@ -218,6 +218,65 @@ describe('channels over a link', () => {
     await expect(reading).rejects.toThrow(/protocol error/);
     const reply = decodeChannelFrame(sent.at(-1)!);
     expect(reply.ok && reply.frame.kind).toBe('ERROR');
+  });
+
+  it('a payload buffer goes out as one frame in its own memory, its header written in the room before it', async () => {
+    const { a, b, carried } = link();
+    const sender = a.open(12);
+    const receiver = b.open(12);
+    const first = sender.payloadBuffer(FLOW.maxFrameBytes);
+    first.fill(1);
+    const second = sender.payloadBuffer(1000);
+    second.fill(2);
+    const got = collect(receiver);
+    await sender.write(first.subarray(0, 3000));
+    await sender.write(second);
+    await sender.end();
+    expect((await got).equals(Buffer.concat([Buffer.alloc(3000, 1), Buffer.alloc(1000, 2)]))).toBe(true);
+    const data = carried.filter((c) => c.frame.kind === 'DATA');
+    expect(data.map((c) => [c.frame.offset, c.frame.payload.length])).toEqual([
+      [0, 3000],
+      [3000, 1000],
+    ]);
+    // the very memory handed out: no copy
+    expect(data[0]?.bytes.buffer).toBe(first.buffer);
+    expect(data[1]?.bytes.buffer).toBe(second.buffer);
+  });
+
+  it('a payload buffer waits for credit for all its bytes rather than going out in pieces', async () => {
+    const sent: Uint8Array[] = [];
+    const channel = new Channel({ id: 13, transmit: (f) => (sent.push(f), true), flow: FLOW });
+    await channel.write(new Uint8Array(FLOW.windowBytes - 1000));
+    const payload = channel.payloadBuffer(FLOW.maxFrameBytes);
+    const writing = channel.write(payload);
+    await settle();
+    const framesBefore = sent.length;
+    channel.receive({ kind: 'ACK', channelId: 13, offset: FLOW.maxFrameBytes, payload: new Uint8Array(0) });
+    await writing;
+    expect(sent.length).toBe(framesBefore + 1);
+    const last = decodeChannelFrame(sent.at(-1)!);
+    expect(last.ok && [last.frame.offset, last.frame.payload.length]).toEqual([
+      FLOW.windowBytes - 1000,
+      FLOW.maxFrameBytes,
+    ]);
+  });
+
+  it('a payload buffer larger than a frame is a plain buffer, sent in pieces as any data', async () => {
+    const sent: Uint8Array[] = [];
+    const channel = new Channel({ id: 14, transmit: (f) => (sent.push(f), true), flow: FLOW });
+    const payload = channel.payloadBuffer(FLOW.maxFrameBytes * 2);
+    expect(payload.byteOffset).not.toBe(14);
+    await channel.write(payload);
+    expect(sent).toHaveLength(2);
+  });
+
+  it('a receiver takes data up to its receive limit, beyond the window it sends with', async () => {
+    const flow = { ...FLOW, receiveLimitBytes: FLOW.windowBytes * 4 };
+    const channel = new Channel({ id: 15, transmit: () => true, flow });
+    channel.receive({ kind: 'DATA', channelId: 15, offset: 0, payload: new Uint8Array(FLOW.windowBytes * 4) });
+    expect(channel.error).toBeUndefined();
+    channel.receive({ kind: 'DATA', channelId: 15, offset: FLOW.windowBytes * 4, payload: new Uint8Array(1) });
+    expect(channel.error?.message).toMatch(/overflow/);
   });
 
   it('data beyond the window is a protocol error', async () => {

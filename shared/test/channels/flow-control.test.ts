@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { ReceiveWindow, SendWindow, checkFlowSettings } from '../../src/channels/index.js';
+import { DEFAULT_FLOW, ReceiveWindow, SendWindow, checkFlowSettings } from '../../src/channels/index.js';
 
 describe('flow control', () => {
   it('a sender never has more than the window unacknowledged', () => {
@@ -62,5 +62,15 @@ describe('flow control', () => {
   it('checks its settings', () => {
     expect(() => checkFlowSettings({ windowBytes: 10, ackEveryBytes: 5, maxFrameBytes: 20 })).toThrow(RangeError);
     expect(() => checkFlowSettings({ windowBytes: 10, ackEveryBytes: 11, maxFrameBytes: 5 })).toThrow(RangeError);
+    expect(() =>
+      checkFlowSettings({ windowBytes: 10, ackEveryBytes: 5, maxFrameBytes: 5, receiveLimitBytes: 9 }),
+    ).toThrow(RangeError);
+    expect(checkFlowSettings(DEFAULT_FLOW)).toBe(DEFAULT_FLOW);
+  });
+
+  it('a receiver takes up to its receive limit, which may exceed the window it sends with', () => {
+    const window = new ReceiveWindow({ windowBytes: 100, ackEveryBytes: 30, receiveLimitBytes: 400 });
+    expect(window.accept(0, 400)).toBe('ok');
+    expect(window.accept(400, 1)).toBe('overflow');
   });
 });

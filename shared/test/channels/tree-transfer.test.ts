@@ -15,7 +15,14 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TreeWriter, encodeTree, placeEntry, prepareTreeSource, writeTree } from '../../src/index.js';
+import {
+  CHUNK_RECORD_BYTES,
+  TreeWriter,
+  encodeTree,
+  placeEntry,
+  prepareTreeSource,
+  writeTree,
+} from '../../src/index.js';
 import type { FileProgress, TreeRoot } from '../../src/index.js';
 
 const dirs: string[] = [];
@@ -28,7 +35,10 @@ const tempDir = (): string => {
   return dir;
 };
 
-async function* collectStream(pieces: AsyncIterable<Uint8Array>, mutate?: (all: Buffer) => void) {
+async function* collectStream(
+  pieces: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+  mutate?: (all: Buffer) => void,
+) {
   const parts: Buffer[] = [];
   for await (const piece of pieces) parts.push(Buffer.from(piece));
   const all = Buffer.concat(parts);
@@ -79,6 +89,41 @@ describe('tree transfer (sender and writer on real files)', () => {
     expect(readFileSync(join(dst, 'renamed.bin')).equals(readFileSync(file))).toBe(true);
     expect(statSync(join(dst, 'renamed.bin')).mode & 0o777).toBe(0o640);
     expect(progress.at(-1)).toMatchObject({ finished: true, done: 3 * 1024 * 1024 + 5 });
+  });
+
+  it('reads each chunk record, at most CHUNK_RECORD_BYTES long, into the memory its consumer hands out', async () => {
+    const src = tempDir();
+    const dst = tempDir();
+    const content = randomBytes(2 * CHUNK_RECORD_BYTES + 12_345);
+    writeFileSync(join(src, 'big.bin'), content);
+    const handedOut = new Set<ArrayBufferLike>();
+    const allocate = (length: number): Uint8Array => {
+      const memory = new Uint8Array(length);
+      handedOut.add(memory.buffer);
+      return memory;
+    };
+    const chunks: Uint8Array[] = [];
+    async function* recorded() {
+      for await (const piece of encodeTree(await prepareTreeSource(join(src, 'big.bin'), false), undefined, allocate)) {
+        if (piece[0] === 'C'.charCodeAt(0)) chunks.push(piece);
+        yield piece;
+      }
+    }
+    await writeTree(recorded(), new TreeWriter({ placeRoot: into(dst, true) }));
+    expect(readFileSync(join(dst, 'big.bin')).equals(content)).toBe(true);
+    expect(chunks).toHaveLength(3);
+    expect(chunks.every((chunk) => handedOut.has(chunk.buffer) && chunk.length <= CHUNK_RECORD_BYTES)).toBe(true);
+  });
+
+  it('an empty file travels as a start and a hash record only', async () => {
+    const src = tempDir();
+    const dst = tempDir();
+    writeFileSync(join(src, 'empty'), '');
+    const pieces: Uint8Array[] = [];
+    for await (const piece of encodeTree(await prepareTreeSource(join(src, 'empty'), false))) pieces.push(piece);
+    expect(pieces.map((piece) => String.fromCharCode(piece[0]!))).toEqual(['F', 'H', 'Z']);
+    await writeTree(collectStream(pieces), new TreeWriter({ placeRoot: into(dst, true) }));
+    expect(readFileSync(join(dst, 'empty'))).toHaveLength(0);
   });
 
   it('copies a tree into a directory; symlinks and special files are left out and reported', async () => {

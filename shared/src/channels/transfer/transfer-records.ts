@@ -42,8 +42,11 @@ export type TransferEvent =
 
 const encoder = new TextEncoder();
 
+/** the bytes before a record's header or raw bytes: type and length */
+export const RECORD_PREFIX_BYTES = 5;
+
 function prefix(type: string, length: number): Uint8Array {
-  const bytes = new Uint8Array(5);
+  const bytes = new Uint8Array(RECORD_PREFIX_BYTES);
   bytes[0] = type.charCodeAt(0);
   new DataView(bytes.buffer).setUint32(1, length);
   return bytes;
@@ -99,9 +102,9 @@ export class TransferDecoder {
           state.remaining === n ? { at: 'record', inFile: true } : { at: 'chunk', remaining: state.remaining - n };
         continue;
       }
-      if (input.length < 5) break;
+      if (input.length < RECORD_PREFIX_BYTES) break;
       const type = String.fromCharCode(input[0]!);
-      const length = new DataView(input.buffer, input.byteOffset, 5).getUint32(1);
+      const length = new DataView(input.buffer, input.byteOffset, RECORD_PREFIX_BYTES).getUint32(1);
       if (type === 'C') {
         if (!state.inFile) throw invalidArgument('file bytes outside a file');
         input = input.subarray(5);

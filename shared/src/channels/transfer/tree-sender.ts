@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { lstat, open, readdir, stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   ApiError,
@@ -12,6 +13,7 @@ import {
 } from '../../errors/api-error.js';
 import { lastSegment } from './entry-path.js';
 import {
+  RECORD_PREFIX_BYTES,
   encodeChunkPrefix,
   encodeDir,
   encodeEnd,
@@ -21,7 +23,11 @@ import {
   encodeTransferError,
 } from './transfer-records.js';
 
-const CHUNK_BYTES = 1024 * 1024;
+/**
+ * A file travels in chunk records of this size at most (prefix included), so that each is one channel frame
+ * (DEFAULT_FLOW.maxFrameBytes).
+ */
+export const CHUNK_RECORD_BYTES = 1024 * 1024;
 
 /** What a sender found at its source path, checked before anything is sent. */
 export interface TreeSource {
@@ -62,6 +68,21 @@ export async function prepareTreeSource(path: string, recursive: boolean): Promi
 }
 
 /**
+ * The memory each chunk record is read into (prefix and bytes, `length` in all): a fresh buffer unless the
+ * consumer has a better place for it, like one it can send without copying (Channel.payloadBuffer) or reuse.
+ */
+export type ChunkAllocator = (length: number) => Uint8Array;
+
+const freshBuffer: ChunkAllocator = (length) => Buffer.allocUnsafe(length);
+
+/** What an encoder reports and where it reads to. */
+interface EncodeContext {
+  totals: { files: number; bytes: number };
+  onProgress: (progress: FileProgress) => void;
+  allocate: ChunkAllocator;
+}
+
+/**
  * The transfer stream of a prepared source, produced as it is read (a consumer pulling slowly reads the disk
  * slowly). Inside a tree, symlinks and special files are left out with a skipped record; a failure ends the
  * stream with an error record, never in the middle of a chunk.
@@ -69,13 +90,15 @@ export async function prepareTreeSource(path: string, recursive: boolean): Promi
 export async function* encodeTree(
   source: TreeSource,
   onProgress: (progress: FileProgress) => void = () => {},
+  allocate: ChunkAllocator = freshBuffer,
 ): AsyncGenerator<Uint8Array, void, undefined> {
-  const totals = { files: 0, bytes: 0 };
+  const context: EncodeContext = { totals: { files: 0, bytes: 0 }, onProgress, allocate };
+  const { totals } = context;
   try {
     if (source.kind === 'file') {
-      yield* encodeFile(source.path, source.rootName, await stat(source.path), totals, onProgress);
+      yield* encodeFile(source.path, source.rootName, await stat(source.path), context);
     } else {
-      yield* encodeDirectory(source.path, source.rootName, await stat(source.path), totals, onProgress);
+      yield* encodeDirectory(source.path, source.rootName, await stat(source.path), context);
     }
   } catch (err) {
     const failure = err instanceof ApiError ? err : fsError(err, source.path);
@@ -89,8 +112,7 @@ async function* encodeDirectory(
   path: string,
   entry: string,
   info: Stats,
-  totals: { files: number; bytes: number },
-  onProgress: (progress: FileProgress) => void,
+  context: EncodeContext,
 ): AsyncGenerator<Uint8Array, void, undefined> {
   yield encodeDir(entry, info.mode & 0o7777);
   let names: string[];
@@ -109,8 +131,8 @@ async function* encodeDirectory(
       if (isCode(err, 'ENOENT')) continue; // removed while we walked
       throw fsError(err, childPath);
     }
-    if (child.isDirectory()) yield* encodeDirectory(childPath, childEntry, child, totals, onProgress);
-    else if (child.isFile()) yield* encodeFile(childPath, childEntry, child, totals, onProgress);
+    if (child.isDirectory()) yield* encodeDirectory(childPath, childEntry, child, context);
+    else if (child.isFile()) yield* encodeFile(childPath, childEntry, child, context);
     else yield encodeSkipped(childEntry, child.isSymbolicLink() ? 'symbolic link' : 'not a regular file');
   }
 }
@@ -119,31 +141,29 @@ async function* encodeFile(
   path: string,
   entry: string,
   info: Stats,
-  totals: { files: number; bytes: number },
-  onProgress: (progress: FileProgress) => void,
+  { totals, onProgress, allocate }: EncodeContext,
 ): AsyncGenerator<Uint8Array, void, undefined> {
-  let file;
+  let file: FileHandle;
   try {
     file = await open(path, 'r');
   } catch (err) {
     throw fsError(err, path);
   }
+  let reading: Promise<Uint8Array> | undefined;
   try {
     const size = info.size;
     const hash = createHash('sha256');
     yield encodeFileStart(entry, info.mode & 0o7777, size);
     onProgress({ path: entry, size, done: 0, finished: false });
     let done = 0;
-    while (done < size) {
-      const want = Math.min(CHUNK_BYTES, size - done);
-      // one buffer holds the chunk record's prefix and its bytes: no copy on the way out
-      const buffer = Buffer.allocUnsafe(5 + want);
-      const { bytesRead } = await file.read(buffer, 5, want, done);
-      if (bytesRead === 0) throw failedPrecondition(`${path} shrank while it was being read`);
-      buffer.set(encodeChunkPrefix(bytesRead), 0);
-      const chunk = buffer.subarray(0, 5 + bytesRead);
-      hash.update(chunk.subarray(5));
-      done += bytesRead;
+    reading = size > 0 ? ahead(readChunk(file, done, size, allocate)) : undefined;
+    while (reading !== undefined) {
+      const chunk = await reading;
+      if (chunk.length === 0) throw failedPrecondition(`${path} shrank while it was being read`);
+      done += chunk.length - RECORD_PREFIX_BYTES;
+      // the next read runs while this chunk is hashed and sent
+      reading = done < size ? ahead(readChunk(file, done, size, allocate)) : undefined;
+      hash.update(chunk.subarray(RECORD_PREFIX_BYTES));
       yield chunk;
       onProgress({ path: entry, size, done, finished: false });
     }
@@ -152,8 +172,34 @@ async function* encodeFile(
     totals.bytes += size;
     onProgress({ path: entry, size, done, finished: true });
   } finally {
+    // never close the file under a read still running (the consumer may stop early)
+    await reading?.catch(() => undefined);
     await file.close();
   }
+}
+
+/** A promise started ahead of its use: its failure surfaces where it is awaited, never as an unhandled rejection. */
+function ahead<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => undefined);
+  return promise;
+}
+
+/**
+ * The chunk record of `file` (`size` bytes long) at `position`, prefix and bytes in one buffer (no copy on the way
+ * out); empty at the end of the file.
+ */
+async function readChunk(
+  file: FileHandle,
+  position: number,
+  size: number,
+  allocate: ChunkAllocator,
+): Promise<Uint8Array> {
+  const want = Math.min(CHUNK_RECORD_BYTES - RECORD_PREFIX_BYTES, size - position);
+  const buffer = allocate(RECORD_PREFIX_BYTES + want);
+  const { bytesRead } = await file.read(buffer, RECORD_PREFIX_BYTES, want, position);
+  if (bytesRead === 0) return new Uint8Array(0);
+  buffer.set(encodeChunkPrefix(bytesRead), 0);
+  return buffer.subarray(0, RECORD_PREFIX_BYTES + bytesRead);
 }
 
 /** File system errors as API errors a user understands. */

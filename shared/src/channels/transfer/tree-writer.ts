@@ -42,10 +42,23 @@ interface OpenFile {
   /** bytes received but not written yet: written together, in fewer and larger writes */
   unwritten: Uint8Array[];
   unwrittenBytes: number;
+  /** the batch being written while the next one arrives and is hashed (one at a time, in order) */
+  writing: Promise<void>;
+  /** bytes handed to writes so far */
+  written: number;
+  /** an early flush to disk of what was written up to `flushedTo`, running while more arrives */
+  flushing: Promise<void> | undefined;
+  flushedTo: number;
 }
 
-/** Writes are gathered up to this size (a transfer arrives in pieces of a few dozen KiB). */
+/** Writes are gathered up to this size (a transfer arrives in pieces of 64 KiB to 1 MiB). */
 const WRITE_BATCH_BYTES = 1024 * 1024;
+
+/**
+ * A large file is flushed to disk every this many bytes while it arrives, so that the flush before its rename
+ * finds little left to write.
+ */
+const EARLY_FLUSH_BYTES = 64 * 1024 * 1024;
 
 /**
  * Writes a transfer stream to disk, one event at a time. A file goes to a temporary file beside its
@@ -98,6 +111,8 @@ export class TreeWriter {
     const file = this.current;
     this.current = undefined;
     if (file === undefined) return;
+    await file.writing.catch(() => undefined);
+    await file.flushing?.catch(() => undefined);
     await file.handle.close().catch(() => undefined);
     await rm(file.temp, { force: true });
   }
@@ -161,6 +176,10 @@ export class TreeWriter {
       done: 0,
       unwritten: [],
       unwrittenBytes: 0,
+      writing: Promise.resolve(),
+      written: 0,
+      flushing: undefined,
+      flushedTo: 0,
     };
     this.progress(this.current, false);
   }
@@ -172,32 +191,42 @@ export class TreeWriter {
     file.unwritten.push(bytes);
     file.unwrittenBytes += bytes.length;
     file.done += bytes.length;
-    if (file.unwrittenBytes >= WRITE_BATCH_BYTES) await this.flush(file);
+    if (file.unwrittenBytes >= WRITE_BATCH_BYTES) await this.startWrite(file);
     this.progress(file, false);
   }
 
-  private async flush(file: OpenFile): Promise<void> {
-    let pieces = file.unwritten;
+  /** Writes what was gathered once the previous batch is written; does not wait for this one. */
+  private async startWrite(file: OpenFile): Promise<void> {
+    await file.writing;
+    const pieces = file.unwritten;
     file.unwritten = [];
     file.unwrittenBytes = 0;
-    try {
-      while (pieces.length > 0) {
-        let { bytesWritten } = await file.handle.writev(pieces);
-        // a short write: go on from where it stopped
-        while (bytesWritten > 0 && pieces.length > 0) {
-          const first = pieces[0]!;
-          if (bytesWritten >= first.length) {
-            bytesWritten -= first.length;
-            pieces = pieces.slice(1);
-          } else {
-            pieces = [first.subarray(bytesWritten), ...pieces.slice(1)];
-            bytesWritten = 0;
-          }
-        }
-      }
-    } catch (err) {
+    const writing = writeAll(file.handle, pieces).catch((err: unknown) => {
       throw fsError(err, file.destination);
-    }
+    });
+    // a failure surfaces at the next write, at the file's end, or is dropped by abort()
+    writing.catch(() => undefined);
+    file.writing = writing;
+    file.written += pieces.reduce((n, piece) => n + piece.length, 0);
+    if (file.written - file.flushedTo >= EARLY_FLUSH_BYTES && file.flushing === undefined) this.flushEarly(file);
+  }
+
+  /** Flushes to disk what is written once the batch being written is, without waiting for it. */
+  private flushEarly(file: OpenFile): void {
+    file.flushedTo = file.written;
+    const flushing: Promise<void> = file.writing
+      .then(() => file.handle.datasync())
+      .then(
+        () => {
+          if (file.flushing === flushing) file.flushing = undefined;
+        },
+        // a failure stays, to surface at the file's end (or be dropped by abort())
+        (err: unknown) => {
+          throw fsError(err, file.destination);
+        },
+      );
+    flushing.catch(() => undefined);
+    file.flushing = flushing;
   }
 
   private async endFile(sha256: string, size: number): Promise<void> {
@@ -210,8 +239,10 @@ export class TreeWriter {
     if (actual !== sha256) {
       throw internalError(`${file.entry}: SHA-256 mismatch (sent ${sha256}, received ${actual})`);
     }
+    await this.startWrite(file);
+    await file.writing;
+    await file.flushing;
     try {
-      await this.flush(file);
       await file.handle.datasync();
       await file.handle.chmod(file.mode);
       await file.handle.close();
@@ -239,6 +270,24 @@ export class TreeWriter {
 
   private progress(file: OpenFile, finished: boolean): void {
     this.options.onProgress?.({ path: file.entry, size: file.size ?? file.done, done: file.done, finished });
+  }
+}
+
+/** Writes `pieces` at the file's current position, going on after short writes. */
+async function writeAll(handle: FileHandle, pieces: Uint8Array[]): Promise<void> {
+  let rest = pieces;
+  while (rest.length > 0) {
+    let { bytesWritten } = await handle.writev(rest);
+    while (bytesWritten > 0 && rest.length > 0) {
+      const first = rest[0]!;
+      if (bytesWritten >= first.length) {
+        bytesWritten -= first.length;
+        rest = rest.slice(1);
+      } else {
+        rest = [first.subarray(bytesWritten), ...rest.slice(1)];
+        bytesWritten = 0;
+      }
+    }
   }
 }
 
