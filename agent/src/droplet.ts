@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { DesiredDevice } from '@outpost/shared';
 import { desiredDeviceSchema, readJsonFile, writeJsonFileAtomic } from '@outpost/shared';
 import type { DeviceIdentity } from './config/load-or-provision.js';
@@ -29,7 +30,10 @@ import { registerPowerCommands } from './power/power-commands.js';
 import { startWorkloads } from './workloads/start-workloads.js';
 import type { WorkloadOptions, Workloads } from './workloads/start-workloads.js';
 import { startChannelServices } from './transfer/channel-services.js';
-import { deviceChannelServices } from './transfer/device-channel-services.js';
+import { channelServicesOnDemand } from './channel-services-on-demand.js';
+
+/** The longest the first connection waits for the first reading of device info. */
+const DEVICE_INFO_WAIT_MS = 2_000;
 
 export interface DropletOptions {
   paths: AgentPaths;
@@ -160,7 +164,7 @@ export async function startDroplet(options: DropletOptions): Promise<Droplet> {
   const channels = startChannelServices({
     link,
     logger,
-    services: deviceChannelServices({
+    services: channelServicesOnDemand({
       paths,
       agentVersion: options.agentVersion,
       bootId: options.bootId,
@@ -201,6 +205,9 @@ export async function startDroplet(options: DropletOptions): Promise<Droplet> {
     logger,
   });
   await hooks.start();
+  // the first status after connecting should carry the device info (the control plane checks OS version writes
+  // against its managedFeatures): the first reading takes milliseconds; it never holds the connection up long
+  await Promise.race([reporting.firstDeviceInfo, sleep(DEVICE_INFO_WAIT_MS, undefined, { ref: false })]);
   link.start();
   osUpdater?.start();
   logger.info(

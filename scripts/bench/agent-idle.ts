@@ -1,9 +1,14 @@
 /**
- * Benchmark: what an idle agent costs its device. One real droplet (agent/dist, plain node, boot backend
- * `none`) connected to a real control plane in this process, running 10 health checks every 10 s (HTTP, TCP,
- * gRPC, ICMP, command and device-file checks against local targets this process serves) and sending metrics
- * every 60 s; next to it, for scale, a bare `node -e "setInterval(()=>{},1000)"` measured over the same time.
- * Both are read from /proc every few seconds once every check has turned Healthy.
+ * Benchmark: what an idle agent costs its device. One real droplet (boot backend `none`) connected to a real
+ * control plane in this process, running 10 health checks every 10 s (HTTP, TCP, gRPC, ICMP, command and
+ * device-file checks against local targets this process serves) and sending metrics every 60 s; next to it, for
+ * scale, a bare `node -e "setInterval(()=>{},1000)"` measured over the same time. Both are read from /proc every
+ * few seconds once every check has turned Healthy.
+ *
+ * The droplet is agent/dist/main.js as `npm run build` bundles it, run by plain node exactly as it is installed
+ * (droplet.service, install-agent.sh): its one V8 flag, --max-opt=0 (interpreter only), is set by the agent
+ * itself at start (agent/src/main.ts), so it applies here as everywhere. --expose-gc and the --import preload
+ * below only serve the settled-memory probe; --node-flags adds flags for experiments.
  *
  * Figures (one JSON line each on stdout; progress on stderr):
  *   agent_rss_mb, bare_node_rss_mb   median VmRSS over the run

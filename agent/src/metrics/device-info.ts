@@ -16,8 +16,7 @@ export function deviceInfoFromFacts(
   const networkInterfaces = interfacesOf(facts);
   const deviceInfo: DeviceInfo = {
     architecture: architectureOf(facts.os?.arch ?? process.arch),
-    hardware:
-      facts.system?.raspberry !== undefined || /raspberry/i.test(facts.system?.model ?? '') ? 'raspberrypi' : 'generic',
+    hardware: /raspberry/i.test(facts.system?.model ?? '') ? 'raspberrypi' : 'generic',
     operatingSystem: facts.os?.platform === 'linux' || facts.os === undefined ? 'Linux' : facts.os.platform,
     hardwareInformation: {
       system: {
@@ -62,7 +61,9 @@ export function deviceInfoFromFacts(
 
 function interfacesOf(facts: DeviceFacts): Record<string, NetworkInterface> {
   const result: Record<string, NetworkInterface> = {};
-  for (const [name, addresses = []] of Object.entries(facts.interfaces).sort(([a], [b]) => a.localeCompare(b))) {
+  // code-unit order: localeCompare would load ICU collation data (MiBs) into an agent that needs none
+  const byName = Object.entries(facts.interfaces).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  for (const [name, addresses = []] of byName) {
     if (addresses.length === 0 || addresses.every((a) => a.internal)) continue;
     result[name] = {
       interfaceName: name,
@@ -91,7 +92,7 @@ const ARCHITECTURES: Readonly<Record<string, string>> = { x64: 'amd64', arm64: '
 
 const architectureOf = (arch: string): string => ARCHITECTURES[arch] ?? arch;
 
-/** systeminformation reports unknown values as '-' or placeholders. */
+/** Unknown values may arrive as '-' or firmware placeholders. */
 function meaningful(value: string | undefined): string {
   if (value === undefined || value === '-' || /^(default string|to be filled by o\.e\.m\.)$/i.test(value)) return '';
   return value;

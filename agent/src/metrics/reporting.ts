@@ -22,6 +22,8 @@ export interface ReportingOptions {
 }
 
 export interface Reporting {
+  /** settles once the first reading of device info is reported (or has failed) */
+  firstDeviceInfo: Promise<void>;
   refreshDeviceInfo(): Promise<void>;
   sendMetrics(): Promise<void>;
   stop(): void;
@@ -62,9 +64,10 @@ export function startReporting(options: ReportingOptions): Reporting {
   });
   const metricsTimer = setInterval(() => void sendMetrics(), options.metricsIntervalMs ?? 60_000);
   const deviceInfoTimer = setInterval(() => void refreshDeviceInfo(), options.deviceInfoIntervalMs ?? 5 * 60_000);
-  void refreshDeviceInfo();
+  const firstDeviceInfo = refreshDeviceInfo();
 
   return {
+    firstDeviceInfo,
     refreshDeviceInfo,
     sendMetrics,
     stop() {

@@ -1,16 +1,18 @@
-import { loadavg, networkInterfaces } from 'node:os';
+import { loadavg, networkInterfaces, uptime } from 'node:os';
 import type { NetworkInterfaceInfo } from 'node:os';
-import si from 'systeminformation';
-import type { Systeminformation } from 'systeminformation';
+import { readBios, readCpu, readDisks, readOsRelease, readSystem } from './device-facts.js';
+import type { BiosFacts, CpuFacts, DiskFacts, OsFacts, SystemModelFacts } from './device-facts.js';
+import { cpuLoadMeter, readFilesystems, readMemory, readTemperature } from './usage-facts.js';
+import type { FilesystemFacts, MemoryFacts } from './usage-facts.js';
 
-/** The raw facts device info is made of (read rarely: some take a second). */
+/** The raw facts device info is made of (read rarely: every few minutes). */
 export interface DeviceFacts {
-  os?: Pick<Systeminformation.OsData, 'platform' | 'distro' | 'release' | 'codename' | 'kernel' | 'arch'>;
-  system?: Pick<Systeminformation.SystemData, 'manufacturer' | 'model' | 'version' | 'serial' | 'raspberry'>;
-  cpu?: Pick<Systeminformation.CpuData, 'manufacturer' | 'brand' | 'cores' | 'speed'>;
+  os?: OsFacts;
+  system?: SystemModelFacts;
+  cpu?: CpuFacts;
   memoryTotalBytes?: number;
-  disks?: Pick<Systeminformation.DiskLayoutData, 'device' | 'name' | 'type' | 'size' | 'vendor'>[];
-  bios?: Pick<Systeminformation.BiosData, 'vendor' | 'version' | 'releaseDate'>;
+  disks?: DiskFacts[];
+  bios?: BiosFacts;
   /** node's view: every address of every interface that has one */
   interfaces: NodeJS.Dict<NetworkInterfaceInfo[]>;
 }
@@ -18,8 +20,8 @@ export interface DeviceFacts {
 /** The raw facts of one metrics sample. */
 export interface UsageFacts {
   cpuPercent?: number;
-  memory?: Pick<Systeminformation.MemData, 'total' | 'available'>;
-  filesystems?: Pick<Systeminformation.FsSizeData, 'fs' | 'type' | 'size' | 'used' | 'mount'>[];
+  memory?: MemoryFacts;
+  filesystems?: FilesystemFacts[];
   temperatureCelsius?: number | null;
   uptimeSeconds: number;
   load1: number;
@@ -31,41 +33,47 @@ export interface SystemFactsSource {
   usageFacts(): Promise<UsageFacts>;
 }
 
-/** Reads facts with systeminformation and node:os; a fact that cannot be read is left out. */
-export const systemFacts: SystemFactsSource = {
-  async deviceFacts() {
-    const [os, system, cpu, memory, disks, bios] = await Promise.all([
-      optional(si.osInfo()),
-      optional(si.system()),
-      optional(si.cpu()),
-      optional(si.mem()),
-      optional(si.diskLayout()),
-      optional(si.bios()),
-    ]);
-    const facts: DeviceFacts = { interfaces: networkInterfaces() };
-    if (os !== undefined) facts.os = os;
-    if (system !== undefined) facts.system = system;
-    if (cpu !== undefined) facts.cpu = cpu;
-    if (memory !== undefined) facts.memoryTotalBytes = memory.total;
-    if (disks !== undefined) facts.disks = disks;
-    if (bios !== undefined) facts.bios = bios;
-    return facts;
-  },
+/**
+ * Reads the machine's facts from /proc, /sys, /etc/os-release and node:os: no child processes and no
+ * system-information library (a library reading everything costs an idle agent ~18 MiB and several
+ * processes a minute). A fact that cannot be read is left out. The CPU load is measured between two samples,
+ * so one source is kept for the life of the agent.
+ */
+export function systemFacts(): SystemFactsSource {
+  const cpuLoad = cpuLoadMeter();
+  return {
+    async deviceFacts() {
+      const [os, system, cpu, disks, bios] = await Promise.all([
+        optional(readOsRelease()),
+        optional(readSystem()),
+        optional(readCpu()),
+        optional(readDisks()),
+        optional(readBios()),
+      ]);
+      const facts: DeviceFacts = { interfaces: networkInterfaces(), memoryTotalBytes: (await readMemory()).total };
+      if (os !== undefined) facts.os = os;
+      if (system !== undefined) facts.system = system;
+      if (cpu !== undefined) facts.cpu = cpu;
+      if (disks !== undefined) facts.disks = disks;
+      if (bios !== undefined) facts.bios = bios;
+      return facts;
+    },
 
-  async usageFacts() {
-    const [load, memory, filesystems, temperature] = await Promise.all([
-      optional(si.currentLoad()),
-      optional(si.mem()),
-      optional(si.fsSize()),
-      optional(si.cpuTemperature()),
-    ]);
-    const facts: UsageFacts = { uptimeSeconds: si.time().uptime, load1: loadavg()[0] ?? 0 };
-    if (load !== undefined) facts.cpuPercent = load.currentLoad;
-    if (memory !== undefined) facts.memory = memory;
-    if (filesystems !== undefined) facts.filesystems = filesystems;
-    if (temperature !== undefined) facts.temperatureCelsius = temperature.main;
-    return facts;
-  },
-};
+    async usageFacts() {
+      const [cpuPercent, memory, filesystems, temperature] = await Promise.all([
+        optional(cpuLoad.percent()),
+        optional(readMemory()),
+        optional(readFilesystems()),
+        optional(readTemperature()),
+      ]);
+      const facts: UsageFacts = { uptimeSeconds: uptime(), load1: loadavg()[0] ?? 0 };
+      if (cpuPercent !== undefined) facts.cpuPercent = cpuPercent;
+      if (memory !== undefined) facts.memory = memory;
+      if (filesystems !== undefined) facts.filesystems = filesystems;
+      if (temperature !== undefined) facts.temperatureCelsius = temperature;
+      return facts;
+    },
+  };
+}
 
 const optional = <T>(read: Promise<T>): Promise<T | undefined> => read.catch(() => undefined);

@@ -1,4 +1,3 @@
-import { execa } from 'execa';
 import type { RunningService, ServiceExit, ServiceLaunch, WorkloadRuntime } from './runtime.js';
 
 export type ContainerEngine = 'docker' | 'podman';
@@ -33,6 +32,8 @@ export function containerRunArgs(launch: ServiceLaunch, name: string): string[] 
 
 /** Whether `engine` is installed and its daemon (or podman itself) answers. */
 export async function containerEngineAvailable(engine: ContainerEngine): Promise<boolean> {
+  // loaded on first use (here and below): a device without containers never pays for execa's memory
+  const { execa } = await import('execa');
   const result = await execa(engine, ['info', '--format', '{{json .}}'], { reject: false, timeout: 10_000 });
   return !result.failed && result.exitCode === 0;
 }
@@ -43,6 +44,7 @@ export function containerRuntime(engine: ContainerEngine): WorkloadRuntime {
     kind: engine,
     async start(launch: ServiceLaunch): Promise<RunningService> {
       const name = containerName(launch.pod, launch.service.name);
+      const { execa } = await import('execa');
       // a container left over from an agent that died is replaced, never run twice
       await execa(engine, ['rm', '--force', name], { reject: false, timeout: 30_000 });
       const log = { file: launch.logFile, append: true } as const;

@@ -1,4 +1,3 @@
-import { execa } from 'execa';
 import type { RunningService, ServiceExit, ServiceLaunch, WorkloadRuntime } from './runtime.js';
 
 /**
@@ -12,6 +11,8 @@ export function processRuntime(): WorkloadRuntime {
       const [file, ...rest] = launch.service.command ?? [];
       if (file === undefined) throw new Error(`service ${launch.service.name} has no command`);
       const log = { file: launch.logFile, append: true } as const;
+      // loaded on first use: a device without process services never pays for execa's memory
+      const { execa } = await import('execa');
       const subprocess = execa(file, [...rest, ...(launch.service.args ?? [])], {
         cwd: launch.service.workingDir ?? launch.workDir,
         env: Object.fromEntries(launch.env.map((e) => [e.name, e.value])),

@@ -108,7 +108,7 @@ describe('deviceInfoFromFacts', () => {
   });
 
   it('reads this machine into a valid status', async () => {
-    const live = deviceInfoFromFacts(await systemFacts.deviceFacts(), { managesOs: false });
+    const live = deviceInfoFromFacts(await systemFacts().deviceFacts(), { managesOs: false });
     expect(reportedStatusSchema.safeParse(live).success).toBe(true);
     expect(live.deviceInfo.kernelVersion).toBeTruthy();
   });
@@ -143,7 +143,7 @@ describe('metricsSampleFromFacts', () => {
   });
 
   it('reads this machine into a valid metrics sample', async () => {
-    const sample = metricsSampleFromFacts(await systemFacts.usageFacts(), new Date());
+    const sample = metricsSampleFromFacts(await systemFacts().usageFacts(), new Date());
     expect(metricsSampleSchema.parse(sample)).toEqual(sample);
     expect(sample.memory.totalBytes).toBeGreaterThan(0);
   });

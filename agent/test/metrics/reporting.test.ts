@@ -28,7 +28,7 @@ class RecordingLink implements ReportingLink {
   }
 }
 
-/** A machine whose facts the test controls (the systeminformation adapter is tested on its own). */
+/** A machine whose facts the test controls (the real readers are tested on their own). */
 class ScriptedMachine implements SystemFactsSource {
   kernel = '6.1';
   usageReads = 0;
@@ -75,6 +75,21 @@ describe('startReporting', () => {
     await vi.advanceTimersByTimeAsync(120_000);
     expect(link.count('metrics')).toBe(3);
     expect(link.count('status')).toBe(1);
+    reporting.stop();
+  });
+
+  it('tells when the first device info is in the status', async () => {
+    const link = new RecordingLink();
+    const reporter = new StatusReporter({ link, minIntervalMs: 0 });
+    const reporting = startReporting({
+      link,
+      reporter,
+      facts: new ScriptedMachine(),
+      identity: { managesOs: false },
+      logger: capturedLogger().logger,
+    });
+    await reporting.firstDeviceInfo;
+    expect(reporter.current.deviceInfo).toMatchObject({ kernelVersion: '6.1', managedFeatures: { os: false } });
     reporting.stop();
   });
 

@@ -1,4 +1,3 @@
-import { connect, constants } from 'node:http2';
 import type { ClientHttp2Session, IncomingHttpHeaders } from 'node:http2';
 import { HEALTH_CHECK_METHOD, decodeHealthCheckResponse, encodeHealthCheckRequest } from '../grpc-health-codec.js';
 import type { Probe, ProbeOutcome } from './probe.js';
@@ -20,6 +19,7 @@ export const grpcProbe: Probe = async (spec, signal, timeoutMs) => {
   const target = `${grpc.host.includes(':') ? `[${grpc.host}]` : grpc.host}:${grpc.port}`;
   const service = grpc.service ?? '';
   const what = `${target}${service === '' ? '' : ` service ${JSON.stringify(service)}`}`;
+  const { connect } = await import('node:http2');
   const session = connect(`${grpc.tls ? 'https' : 'http'}://${target}`);
   try {
     return await new Promise<ProbeOutcome>((resolve) => {
@@ -64,9 +64,9 @@ function call(session: ClientHttp2Session, service: string, timeoutMs: number): 
     frame.writeUInt32BE(body.length, 1); // byte 0: not compressed
     body.copy(frame, 5);
     const request = session.request({
-      [constants.HTTP2_HEADER_METHOD]: 'POST',
-      [constants.HTTP2_HEADER_PATH]: HEALTH_CHECK_METHOD,
-      [constants.HTTP2_HEADER_CONTENT_TYPE]: 'application/grpc',
+      ':method': 'POST',
+      ':path': HEALTH_CHECK_METHOD,
+      'content-type': 'application/grpc',
       te: 'trailers',
       'grpc-timeout': `${Math.max(1, Math.ceil(timeoutMs))}m`,
     });
@@ -78,7 +78,7 @@ function call(session: ClientHttp2Session, service: string, timeoutMs: number): 
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('error', reject);
     request.once('end', () => {
-      const httpStatus = Number(headers[constants.HTTP2_HEADER_STATUS]);
+      const httpStatus = Number(headers[':status']);
       // a "Trailers-Only" answer (errors) carries grpc-status in the headers
       const grpcStatus = trailers['grpc-status'] ?? headers['grpc-status'];
       if (grpcStatus === undefined) {

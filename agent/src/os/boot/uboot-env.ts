@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execa } from 'execa';
 
 export interface UbootEnvTools {
   /** default fw_printenv (from PATH) */
@@ -13,6 +12,8 @@ export interface UbootEnvTools {
 
 /** Every variable of the U-Boot environment, as `fw_printenv` prints them. */
 export async function readUbootEnv(tools: UbootEnvTools): Promise<Record<string, string>> {
+  // loaded on first use (here and below): execa costs memory the idle agent does not need
+  const { execa } = await import('execa');
   const { stdout } = await execa(tools.printenv ?? 'fw_printenv', []);
   return parseUbootEnv(stdout);
 }
@@ -40,6 +41,7 @@ export async function writeUbootEnv(tools: UbootEnvTools, variables: Record<stri
     .join('');
   const scriptFile = join(tmpdir(), `droplet-fw_setenv-${randomBytes(6).toString('hex')}`);
   await writeFile(scriptFile, script, { mode: 0o600 });
+  const { execa } = await import('execa');
   try {
     await execa(tools.setenv ?? 'fw_setenv', ['-s', scriptFile]);
   } finally {

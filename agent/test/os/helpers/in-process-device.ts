@@ -6,7 +6,7 @@ import { bootDevice, defaultTrustDirs } from '../../../src/os/device-boot.js';
 import type { SystemFactsSource } from '../../../src/metrics/system-facts.js';
 import { DEVICE_CREDENTIAL, DEVICE_NAME } from './fake-control-plane.js';
 
-/** A machine with few facts (the systeminformation adapter is tested on its own). */
+/** A machine with few facts (the real readers are tested on their own). */
 const quietMachine: SystemFactsSource = {
   deviceFacts: async () => ({ interfaces: {} }),
   usageFacts: async () => ({ uptimeSeconds: 1, load1: 0 }),

@@ -1,0 +1,42 @@
+/**
+ * Bundles the droplet agent after tsc has checked it: src/main.ts and everything it imports (our code,
+ * @outpost/shared as built in shared/dist, the npm packages) become dist/main.js, replacing tsc's, plus
+ * dist/chunks/ for what is imported on demand (the agent proper after main.ts has set V8's flags, file transfer,
+ * the debug bundle, execa, ...). `npm run build` runs it; dist/main.js is what the droplet command and every
+ * installation run.
+ *
+ * Why: an idle agent is mostly the code it loaded. One tree-shaken, minified program instead of ~500 modules
+ * saves the module records and most of the source text, and the chunks keep the rarely used libraries (and
+ * the Node built-ins they pull in) out of memory until they are needed. See scripts/bench/agent-idle.ts.
+ */
+import { rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const agent = dirname(fileURLToPath(import.meta.url));
+const dist = join(agent, 'dist');
+
+await rm(join(dist, 'chunks'), { recursive: true, force: true });
+await build({
+  entryPoints: { main: join(agent, 'src', 'main.ts') },
+  outdir: dist,
+  chunkNames: 'chunks/[name]-[hash]',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  // whitespace and syntax only: names stay readable in the stack traces the agent logs
+  minifyWhitespace: true,
+  minifySyntax: true,
+  legalComments: 'none',
+  banner: {
+    js: [
+      // the CommonJS packages (ws, pino, commander, ...) require Node's built-ins
+      "import { createRequire as __dropletCreateRequire } from 'node:module';",
+      'const require = __dropletCreateRequire(import.meta.url);',
+    ].join('\n'),
+  },
+  logLevel: 'warning',
+});
