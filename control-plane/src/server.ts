@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import express from 'express';
 import { openDatabase } from './db/open-database.js';
+import { startWalCheckpointer } from './db/wal-checkpointer.js';
 import { ApiKeyStore, Authorizer, adminKeyAnnouncement, authenticateRequest, iamRoutes } from './iam/index.js';
 import type { Principal } from './iam/index.js';
 import { ResourceEngine } from './resources/resource-engine.js';
@@ -50,8 +51,12 @@ export async function startServer(
   logger: Logger,
   extras: ServerExtras = {},
 ): Promise<StartedServer> {
-  const db = openDatabase(join(config.dataDir, 'outpost.db'));
-  const engine = new ResourceEngine(db);
+  const dbFile = join(config.dataDir, 'outpost.db');
+  const db = openDatabase(dbFile);
+  const checkpointer = startWalCheckpointer(db, dbFile, (message) =>
+    logger.error({ message }, 'background WAL checkpoint failed'),
+  );
+  const engine = new ResourceEngine(db, { checkpoints: checkpointer });
   for (const { def, rules } of extras.resources ?? []) engine.register(def, rules);
   const artifacts = new ArtifactStore(join(config.dataDir, 'artifacts'));
   const catalog = createOsCatalog(engine, artifacts);
@@ -189,6 +194,7 @@ export async function startServer(
         server.close(() => resolve());
         server.closeIdleConnections();
       });
+      await checkpointer.stop();
       db.close();
     },
   };

@@ -3,6 +3,9 @@ import type { Doc, StoredRow } from '../resources/resource-table.js';
 
 type Edit = (doc: Doc) => Doc;
 
+/** A held row: its parsed document, or only its stored text when nobody parsed it yet. */
+type HeldRow = { id: number; doc: Doc } | { id: number; text: string };
+
 /**
  * Rows of one kind read earlier in the transaction, to write over without reading them again. They are used
  * only while nothing of that kind was written since they were read (the table's version has not moved);
@@ -10,7 +13,7 @@ type Edit = (doc: Doc) => Doc;
  */
 export class HeldRows {
   private readonly version: number;
-  private readonly rows = new Map<string, { id: number; text: string; doc?: Doc }>();
+  private readonly rows = new Map<string, HeldRow>();
 
   /** Make it before reading the rows it is to hold. */
   constructor(private readonly handle: ResourceHandle) {
@@ -19,7 +22,8 @@ export class HeldRows {
 
   /** Holds a row: its document when the caller parsed it anyway, else its stored text (parsed when written). */
   hold(name: string, row: { id: number; text: string; doc?: Doc }): void {
-    this.rows.set(name, row);
+    // a parsed document's text is not kept: many large strings held through a long recompute cost the GC
+    this.rows.set(name, row.doc ? { id: row.id, doc: row.doc } : { id: row.id, text: row.text });
   }
 
   /** Applies pure edits as the system (as ResourceHandle.patchAll); names not stored are skipped. */
@@ -36,7 +40,9 @@ export class HeldRows {
     const rows: [StoredRow, Edit][] = [];
     for (const [name, edit] of byName) {
       const heldRow = fresh ? this.rows.get(name) : undefined;
-      const row = heldRow ? { id: heldRow.id, doc: heldRow.doc ?? (JSON.parse(heldRow.text) as Doc) } : read.get(name);
+      const row = heldRow
+        ? { id: heldRow.id, doc: 'doc' in heldRow ? heldRow.doc : (JSON.parse(heldRow.text) as Doc) }
+        : read.get(name);
       if (row) rows.push([row, edit]);
     }
     this.handle.patchRows(rows);

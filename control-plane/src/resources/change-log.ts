@@ -1,3 +1,4 @@
+import type { Statement } from 'better-sqlite3';
 import type { Db } from '../db/open-database.js';
 
 export type ChangeOp = 'put' | 'delete';
@@ -37,16 +38,26 @@ interface ChangeRow {
   time: string;
 }
 
+/** Rows per INSERT when the buffer is written (largest first; a remainder takes the smaller ones). */
+const ROWS_PER_INSERT = [256, 32, 4, 1] as const;
+const COLUMNS = 6;
+
 /**
  * The store's change log: a monotonic sequence of every write. A watcher's resume token is a position in it.
  * It keeps the newest `retain` entries; older positions answer "too old" and the watcher gets a hard reset.
+ *
+ * Appends are numbered at once but buffered and written many rows per INSERT (one statement per row was a
+ * large part of a write touching tens of thousands of resources). The engine writes the buffer before each
+ * commit and each savepoint (`flush`), and drops it on a rollback (`rollBack`).
  */
 export class ChangeLog {
-  private readonly insert;
+  private readonly inserts = new Map<number, Statement<unknown[]>>();
   private readonly since;
   private readonly sinceTime;
   private readonly prune;
   private readonly bounds;
+  /** appended rows not yet written, COLUMNS values each */
+  private buffered: unknown[] = [];
   private appendsSincePrune = 0;
   /** the newest sequence number, kept in memory; undefined after a rollback until read again */
   private knownHead: number | undefined;
@@ -66,9 +77,6 @@ export class ChangeLog {
     db.exec('CREATE INDEX IF NOT EXISTS change_log_by_time ON change_log(time)');
     // an earlier version looked up a resource's previous document by name
     db.exec('DROP INDEX IF EXISTS change_log_by_name');
-    this.insert = db.prepare<[string, string, ChangeOp, string | null, string]>(
-      'INSERT INTO change_log(plural, name, op, doc, time) VALUES (?, ?, ?, ?, ?)',
-    );
     this.since = db.prepare<[string, number, number], ChangeRow>(
       'SELECT seq, name, op, doc, time FROM change_log WHERE plural = ? AND seq > ? ORDER BY seq LIMIT ?',
     );
@@ -81,17 +89,58 @@ export class ChangeLog {
     );
   }
 
-  /** Appends inside the caller's transaction; returns the new sequence number. `deleted`: a delete's document. */
+  /**
+   * Appends inside the caller's transaction (written by the next `flush`); returns the new sequence number.
+   * `deleted`: a delete's document.
+   */
   append(plural: string, name: string, op: ChangeOp, deleted: Record<string, unknown> | null, time: string): number {
+    const seq = this.head() + 1;
     const doc = op === 'delete' && deleted !== null ? JSON.stringify(deleted) : null;
-    const info = this.insert.run(plural, name, op, doc, time);
-    this.knownHead = Number(info.lastInsertRowid);
-    if (++this.appendsSincePrune >= 1000) {
-      this.appendsSincePrune = 0;
-      const newest = Number(info.lastInsertRowid);
-      if (newest > this.retain) this.prune.run(newest - this.retain);
+    this.buffered.push(seq, plural, name, op, doc, time);
+    this.knownHead = seq;
+    if (this.buffered.length >= ROWS_PER_INSERT[0] * COLUMNS) this.flush();
+    return seq;
+  }
+
+  /** Writes the buffered appends (inside the caller's transaction). */
+  flush(): void {
+    const values = this.buffered;
+    if (values.length === 0) return;
+    this.buffered = [];
+    let at = 0;
+    for (const rows of ROWS_PER_INSERT) {
+      const statement = this.insertOf(rows);
+      for (; values.length - at >= rows * COLUMNS; at += rows * COLUMNS) {
+        statement.run(...values.slice(at, at + rows * COLUMNS));
+      }
     }
-    return Number(info.lastInsertRowid);
+    this.appendsSincePrune += values.length / COLUMNS;
+    if (this.appendsSincePrune >= 1000) {
+      this.appendsSincePrune = 0;
+      if (this.knownHead !== undefined && this.knownHead > this.retain) this.prune.run(this.knownHead - this.retain);
+    }
+  }
+
+  /**
+   * OR FAIL: a failing row ends the statement without undoing the rows before it (the caller's transaction
+   * is rolled back anyway), which spares SQLite a statement journal of every page the statement touches.
+   */
+  private insertOf(rows: number): Statement<unknown[]> {
+    let statement = this.inserts.get(rows);
+    if (!statement) {
+      const values = Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, ?)').join(', ');
+      statement = this.db.prepare<unknown[]>(
+        `INSERT OR FAIL INTO change_log(seq, plural, name, op, doc, time) VALUES ${values}`,
+      );
+      this.inserts.set(rows, statement);
+    }
+    return statement;
+  }
+
+  /** After a rollback: what was buffered is gone, and so are the sequence numbers it used. */
+  rollBack(): void {
+    this.buffered = [];
+    this.knownHead = undefined;
   }
 
   /** The newest sequence number written so far (0 when empty). */
@@ -100,13 +149,9 @@ export class ChangeLog {
     return this.knownHead;
   }
 
-  /** After a rolled-back transaction the sequence numbers it used are free again: forget the cached head. */
-  forgetHead(): void {
-    this.knownHead = undefined;
-  }
-
   /** True when every change after `seq` is still in the log. */
   covers(seq: number): boolean {
+    this.flush();
     const { oldest, newest } = this.bounds.get() ?? { oldest: null, newest: null };
     if (seq > (newest ?? 0)) return false;
     return oldest === null || seq >= oldest - 1;
@@ -114,6 +159,7 @@ export class ChangeLog {
 
   /** Changes of one resource kind after `seq`, oldest first. */
   read(plural: string, afterSeq: number, limit: number): LoggedChange[] {
+    this.flush();
     return this.since.all(plural, afterSeq, limit).map((row) => ({
       seq: row.seq,
       name: row.name,
@@ -125,6 +171,7 @@ export class ChangeLog {
 
   /** The position just before the first change of a kind at or after `time`. */
   positionAt(plural: string, time: string): number {
+    this.flush();
     return this.sinceTime.get(plural, time)?.seq ?? 0;
   }
 }

@@ -1,6 +1,7 @@
 import { SQL_FUNCTIONS } from '@outpost/shared';
 import type { ResourceDefinition } from '@outpost/shared';
 import type { Db } from '../db/open-database.js';
+import type { CommitCheckpoints } from '../db/wal-checkpointer.js';
 import { ChangeBus } from './change-bus.js';
 import { ChangeLog } from './change-log.js';
 import type { Change } from './change-log.js';
@@ -19,7 +20,12 @@ export interface EngineOptions {
   now?: () => Date;
   /** how many change-log entries to keep for watchers to resume from */
   changeLogRetain?: number;
+  /** told of transactions that write many resources, whose checkpoint should not hold up their commit */
+  checkpoints?: CommitCheckpoints;
 }
+
+/** A transaction writing at least this many resources leaves its checkpoint to `checkpoints`. */
+const LARGE_TRANSACTION_WRITES = 2000;
 
 /**
  * The generic resource engine: one SQLite database, one table per resource kind, one change log.
@@ -33,6 +39,7 @@ export class ResourceEngine {
   private depth = 0;
   private pending: Change[] = [];
   private queued: QueuedCall[] = [];
+  private readonly checkpoints: CommitCheckpoints | undefined;
 
   constructor(
     readonly db: Db,
@@ -40,6 +47,7 @@ export class ResourceEngine {
   ) {
     this.now = options.now ?? (() => new Date());
     this.log = new ChangeLog(db, options.changeLogRetain);
+    this.checkpoints = options.checkpoints;
     for (const fn of SQL_FUNCTIONS) db.function(fn.name, { deterministic: true }, fn.implementation);
   }
 
@@ -76,15 +84,29 @@ export class ResourceEngine {
     if (this.depth > 0) return fn();
     this.depth = 1;
     let result: R;
+    let deferred = false;
     try {
-      result = this.db.transaction(fn).immediate();
+      result = this.db
+        .transaction(() => {
+          const first = this.log.head();
+          const value = fn();
+          this.log.flush();
+          if (this.checkpoints && this.log.head() - first >= LARGE_TRANSACTION_WRITES) {
+            deferred = true;
+            this.checkpoints.deferCheckpoint();
+          }
+          return value;
+        })
+        .immediate();
     } catch (err) {
       this.pending = [];
       this.forgetRolledBack();
+      if (deferred) this.checkpoints?.transactionEnded(false);
       throw err;
     } finally {
       this.depth = 0;
     }
+    if (deferred) this.checkpoints?.transactionEnded(true);
     const committed = this.pending;
     this.pending = [];
     for (const change of committed) this.bus.publish(change);
@@ -145,6 +167,8 @@ export class ResourceEngine {
   savepoint<R>(fn: () => R): R {
     if (this.depth === 0) return this.transaction(fn);
     const mark = this.pending.length;
+    // what the log holds from before must not be written inside the savepoint, which may be undone
+    this.log.flush();
     try {
       return this.db.transaction(fn)();
     } catch (err) {
@@ -156,7 +180,7 @@ export class ResourceEngine {
 
   /** After a rollback: the cached change-log head and any rows read before are no longer to be trusted. */
   private forgetRolledBack(): void {
-    this.log.forgetHead();
+    this.log.rollBack();
     for (const handle of this.handles.values()) handle.table.invalidate();
   }
 

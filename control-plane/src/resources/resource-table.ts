@@ -2,7 +2,7 @@ import type { FilterField, FilterSchema, SqlFragment, SqlTarget } from '@outpost
 import { deepEqual } from '@outpost/shared';
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../db/open-database.js';
-import { columnOf, isMultiValued, jsonPath, multiValuesOf, sqlLiteral } from './sql-columns.js';
+import { columnOf, isMultiValued, jsonPath, multiValuesOf, sqlLiteral, sqlValueOf } from './sql-columns.js';
 
 export type Doc = Record<string, unknown>;
 
@@ -40,8 +40,6 @@ interface ScalarColumn {
   path: string;
   keys: readonly string[];
   column: string;
-  /** json_extract(<doc>, path) over a bound document text */
-  value: string;
 }
 
 /** Names per batched lookup (SQLite's default limit of bound variables is far above this). */
@@ -88,7 +86,6 @@ export class ResourceTable {
         path: field.path,
         keys: field.path.split('.'),
         column: columnOf(field),
-        value: `json_extract(?, ${sqlLiteral(jsonPath(field.path))})`,
       }));
     this.createSchema(filterSchema);
     const t = this.table;
@@ -96,7 +93,7 @@ export class ResourceTable {
     this.byNameExists = db.prepare<[string], { id: number }>(`SELECT id FROM ${t} WHERE name = ?`);
     this.insertRow = db.prepare<unknown[]>(
       `INSERT INTO ${t}(name, parent, doc${this.scalars.map((c) => `, ${c.column}`).join('')}) ` +
-        `VALUES (?, ?, ?${this.scalars.map((c) => `, ${c.value}`).join('')})`,
+        `VALUES (?, ?, ?${this.scalars.map(() => ', ?').join('')})`,
     );
     this.deleteRow = db.prepare<[number]>(`DELETE FROM ${t} WHERE id = ?`);
     this.insertMulti = db.prepare<[number, string, string]>(
@@ -213,7 +210,7 @@ export class ResourceTable {
 
   insert(name: string, parent: string, doc: Doc, text = JSON.stringify(doc)): number {
     this.writes++;
-    const values = this.scalars.map(() => text);
+    const values = this.scalars.map((c) => sqlValueOf(valueAt(doc, c.keys)));
     const id = Number(this.insertRow.run(name, parent, text, ...values).lastInsertRowid);
     this.writeMultiValues(id, doc);
     return id;
@@ -230,7 +227,7 @@ export class ResourceTable {
   update(id: number, doc: Doc, text = JSON.stringify(doc), before?: Doc): void {
     this.writes++;
     const changed = before === undefined ? this.scalars : this.scalars.filter((c) => mayDiffer(before, doc, c.keys));
-    this.updateStatement(changed).run(text, ...changed.map(() => text), id);
+    this.updateStatement(changed).run(text, ...changed.map((c) => sqlValueOf(valueAt(doc, c.keys))), id);
     if (this.multiFields.length > 0 && (before === undefined || this.multiValuesDiffer(before, doc))) {
       this.deleteMulti.run(id);
       this.writeMultiValues(id, doc);
@@ -247,7 +244,7 @@ export class ResourceTable {
     const key = columns.map((c) => c.column).join(',');
     let statement = this.updates.get(key);
     if (!statement) {
-      const sets = ['doc = ?', ...columns.map((c) => `${c.column} = ${c.value}`)];
+      const sets = ['doc = ?', ...columns.map((c) => `${c.column} = ?`)];
       statement = this.db.prepare<unknown[]>(`UPDATE ${this.table} SET ${sets.join(', ')} WHERE id = ?`);
       this.updates.set(key, statement);
     }
