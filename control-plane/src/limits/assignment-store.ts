@@ -56,9 +56,7 @@ export function saveAssignment(ctx: LimitsContext, save: SaveAssignment): Assign
     });
   }
   if (save.current) {
-    (save.held ?? new HeldRows(planAssignments)).patch([
-      [planAssignment, (doc) => ({ ...doc, ...fields, source: acceptedPlan })],
-    ]);
+    (save.held ?? new HeldRows(planAssignments)).merge([[planAssignment, { ...fields, source: acceptedPlan }]]);
   } else {
     if (planAssignments.exists(planAssignment))
       throw alreadyExists(`plan assignment "${planAssignment}" already exists`);

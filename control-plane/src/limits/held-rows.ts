@@ -1,8 +1,6 @@
 import type { ResourceHandle } from '../resources/resource-handle.js';
 import type { Doc, StoredRow } from '../resources/resource-table.js';
 
-type Edit = (doc: Doc) => Doc;
-
 /** A held row: its parsed document, or only its stored text when nobody parsed it yet. */
 type HeldRow = { id: number; doc: Doc } | { id: number; text: string };
 
@@ -26,26 +24,26 @@ export class HeldRows {
     this.rows.set(name, row.doc ? { id: row.id, doc: row.doc } : { id: row.id, text: row.text });
   }
 
-  /** Applies pure edits as the system (as ResourceHandle.patchAll); names not stored are skipped. */
-  patch(edits: Iterable<readonly [string, Edit]>): void {
-    const byName = new Map<string, Edit>();
-    for (const [name, edit] of edits) {
+  /** Sets top-level members as the system (as ResourceHandle.mergeRows); names not stored are skipped. */
+  merge(entries: Iterable<readonly [string, Doc]>): void {
+    const byName = new Map<string, Doc>();
+    for (const [name, fields] of entries) {
       const earlier = byName.get(name);
-      byName.set(name, earlier ? (doc) => edit(earlier(doc)) : edit);
+      byName.set(name, earlier ? { ...earlier, ...fields } : fields);
     }
     if (byName.size === 0) return;
     const fresh = this.handle.table.version === this.version;
     const missing = fresh ? [...byName.keys()].filter((name) => !this.rows.has(name)) : [...byName.keys()];
     const read = missing.length > 0 ? this.handle.table.findMany(missing) : new Map<string, StoredRow>();
-    const rows: [StoredRow, Edit][] = [];
-    for (const [name, edit] of byName) {
+    const rows: [StoredRow, Doc][] = [];
+    for (const [name, fields] of byName) {
       const heldRow = fresh ? this.rows.get(name) : undefined;
       const row = heldRow
         ? { id: heldRow.id, doc: 'doc' in heldRow ? heldRow.doc : (JSON.parse(heldRow.text) as Doc) }
         : read.get(name);
-      if (row) rows.push([row, edit]);
+      if (row) rows.push([row, fields]);
     }
-    this.handle.patchRows(rows);
+    this.handle.mergeRows(rows);
     if (fresh) this.rows.clear(); // written: what is held is no longer what is stored
   }
 }

@@ -13,9 +13,9 @@ import { existingUsage } from './usage-count.js';
 export function writeTree(ctx: LimitsContext, diff: TreeDiff, held?: Pick<HeldScopeRows, 'pools' | 'limits'>): void {
   const { pools, limits } = ctx.h;
   const update = <T extends { name: string }>(items: readonly T[], fields: (item: T) => Doc) =>
-    items.map((item) => [item.name, (doc: Doc): Doc => ({ ...doc, ...fields(item) })] as const);
-  (held?.pools ?? new HeldRows(pools)).patch(update(diff.updatedPools, poolFields));
-  (held?.limits ?? new HeldRows(limits)).patch(update(diff.updatedLimits, limitFields));
+    items.map((item) => [item.name, fields(item)] as const);
+  (held?.pools ?? new HeldRows(pools)).merge(update(diff.updatedPools, poolFields));
+  (held?.limits ?? new HeldRows(limits)).merge(update(diff.updatedLimits, limitFields));
   for (const name of diff.deletedLimits) limits.remove(name);
   for (const name of diff.deletedPools) pools.remove(name);
   for (const pool of diff.createdPools) pools.put({ name: pool.name, ...poolFields(pool) });
@@ -31,12 +31,9 @@ export function writeAssignmentDocs(
   held?: HeldRows,
   heldAcceptedPlans?: HeldRows,
 ): void {
-  const merge = (a: Assignment) => {
-    const fields = assignmentFields(a);
-    return (doc: Doc): Doc => ({ ...doc, ...fields });
-  };
-  (held ?? new HeldRows(ctx.h.planAssignments)).patch(changed.map(([ref, a]) => [ref.planAssignment, merge(a)]));
-  (heldAcceptedPlans ?? new HeldRows(ctx.h.acceptedPlans)).patch(
-    changed.filter(([ref]) => ref.acceptedPlan !== '').map(([ref, a]) => [ref.acceptedPlan, merge(a)]),
+  const fields = changed.map(([ref, a]) => [ref, assignmentFields(a)] as const);
+  (held ?? new HeldRows(ctx.h.planAssignments)).merge(fields.map(([ref, f]) => [ref.planAssignment, f]));
+  (heldAcceptedPlans ?? new HeldRows(ctx.h.acceptedPlans)).merge(
+    fields.filter(([ref]) => ref.acceptedPlan !== '').map(([ref, f]) => [ref.acceptedPlan, f]),
   );
 }

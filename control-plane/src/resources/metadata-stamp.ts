@@ -61,13 +61,24 @@ const isPlainObject = (value: unknown): value is Doc =>
 
 const ownValue = (source: Doc, key: string): unknown => (Object.hasOwn(source, key) ? source[key] : undefined);
 
-/** Sets the system-owned members of metadata for a write at `now` with change-log position `version`. */
+/**
+ * Whether a write that set the top-level members `changedKeys` of `before` (giving `after`) changed the spec:
+ * without a walk when every one of them is wholly system-owned.
+ */
+export function specChangedIn(before: Doc, after: Doc, changedKeys: readonly string[], skipped: PathTree): boolean {
+  return changedKeys.some((key) => skipped.get(key) !== true) && specChanged(before, after, skipped);
+}
+
+/**
+ * Sets the system-owned members of metadata for a write at `now` with change-log position `version`;
+ * `specChange`: whether the write changed the spec (specChanged), which moves the generation.
+ */
 export function stampMetadata(
   before: Doc | undefined,
   after: Doc,
   now: string,
   version: number,
-  systemOwned: PathTree,
+  specChange: boolean,
 ): Doc {
   const previous = (before?.['metadata'] ?? {}) as Doc;
   const meta = { ...((after['metadata'] ?? {}) as Doc) };
@@ -75,7 +86,7 @@ export function stampMetadata(
   meta['updateTime'] = now;
   meta['uuid'] = previous['uuid'] ?? randomUUID();
   const generation = typeof previous['generation'] === 'number' ? previous['generation'] : 0;
-  meta['generation'] = before === undefined ? 1 : specChanged(before, after, systemOwned) ? generation + 1 : generation;
+  meta['generation'] = before === undefined ? 1 : specChange ? generation + 1 : generation;
   meta['resourceVersion'] = String(version);
   return { ...after, metadata: meta };
 }

@@ -222,13 +222,18 @@ export class ResourceTable {
 
   /**
    * Writes `doc` (serialised as `text`) over row `id`. With `before`, the document stored there now, only the
-   * columns and side-table values that may differ are written; without it, all of them.
+   * columns and side-table values that may differ are written; without it, all of them. `touched`: the only
+   * top-level members that may differ from `before`, when the caller knows.
    */
-  update(id: number, doc: Doc, text = JSON.stringify(doc), before?: Doc): void {
+  update(id: number, doc: Doc, text = JSON.stringify(doc), before?: Doc, touched?: ReadonlySet<string>): void {
     this.writes++;
-    const changed = before === undefined ? this.scalars : this.scalars.filter((c) => mayDiffer(before, doc, c.keys));
+    const within = (keys: readonly string[]): boolean => touched === undefined || touched.has(keys[0] ?? '');
+    const changed =
+      before === undefined
+        ? this.scalars
+        : this.scalars.filter((c) => within(c.keys) && mayDiffer(before, doc, c.keys));
     this.updateStatement(changed).run(text, ...changed.map((c) => sqlValueOf(valueAt(doc, c.keys))), id);
-    if (this.multiFields.length > 0 && (before === undefined || this.multiValuesDiffer(before, doc))) {
+    if (this.multiFields.length > 0 && (before === undefined || this.multiValuesDiffer(before, doc, within))) {
       this.deleteMulti.run(id);
       this.writeMultiValues(id, doc);
     }
@@ -251,8 +256,9 @@ export class ResourceTable {
     return statement;
   }
 
-  private multiValuesDiffer(before: Doc, after: Doc): boolean {
+  private multiValuesDiffer(before: Doc, after: Doc, within: (keys: readonly string[]) => boolean): boolean {
     return this.multiFields.some(({ field, keys }) => {
+      if (!within(keys)) return false;
       const old = valueAt(before, keys);
       const next = valueAt(after, keys);
       if (old === next || deepEqual(old, next)) return false;

@@ -31,15 +31,12 @@ function start() {
   return { engine, widgets, held };
 }
 
-const color = (value: string) => (doc: Record<string, unknown>) => ({
-  ...doc,
-  spec: { ...(doc['spec'] as object), color: value },
-});
+const color = (value: string) => ({ spec: { size: 1, color: value } });
 
 describe('HeldRows', () => {
   it('writes over what it holds while the table is unchanged', () => {
     const { engine, widgets, held } = start();
-    engine.transaction(() => held.patch([[A, color('red')]]));
+    engine.transaction(() => held.merge([[A, color('red')]]));
     expect(widgets.find(A)?.['spec']).toEqual({ size: 1, color: 'red' });
   });
 
@@ -47,7 +44,7 @@ describe('HeldRows', () => {
     const { engine, widgets, held } = start();
     engine.transaction(() => {
       widgets.patch(A, (doc) => ({ ...doc, displayName: 'written meanwhile' }));
-      held.patch([
+      held.merge([
         [A, color('red')],
         [B, color('blue')],
       ]);
@@ -68,7 +65,7 @@ describe('HeldRows', () => {
         throw new Error('undo');
       }),
     ).toThrow('undo');
-    engine.transaction(() => held?.patch([[A, color('green')]]));
+    engine.transaction(() => held?.merge([[A, color('green')]]));
     expect(widgets.find(A)?.['displayName']).toBeUndefined();
     expect(widgets.find(A)?.['spec']).toEqual({ size: 1, color: 'green' });
   });

@@ -95,6 +95,37 @@ describe('filter columns', () => {
     expect(db.prepare('SELECT COUNT(*) AS n FROM r_widgets_values').get()).toEqual({ n: 2 * 4 });
   });
 
+  it('follow mergeRows, which stamps the generation only for spec members and skips writes that change nothing', () => {
+    const db = freshDb();
+    const engine = new ResourceEngine(db);
+    const widgets = engine.register(widgetDefinition);
+    const name = (i: number): string => `${PARENT}/widgets/m${i}`;
+    for (let i = 0; i < 3; i++) {
+      widgets.create({
+        parent: PARENT,
+        resource: { name: name(i), spec: { size: i }, metadata: { labels: { a: 'x' } } },
+      });
+    }
+    const merge = (i: number, fields: Record<string, unknown>): void => {
+      const row = widgets.table.find(name(i));
+      if (row) widgets.mergeRows([[row, fields]]);
+    };
+    const meta = (i: number) => widgets.find(name(i))?.['metadata'] as { generation: number; resourceVersion: string };
+    merge(0, { status: { state: 'BUSY', counter: 7 } });
+    expect(meta(0).generation).toBe(1);
+    merge(1, { spec: { size: 10, color: 'red' }, displayName: 'One' });
+    expect(meta(1).generation).toBe(2);
+    const before = { version: meta(2).resourceVersion, head: engine.log.head() };
+    merge(2, { spec: { size: 2 } });
+    expect({ version: meta(2).resourceVersion, head: engine.log.head() }).toEqual(before);
+    expect(() => merge(2, { metadata: { labels: {} } })).toThrow('cannot set "metadata"');
+    expect(drift(db)).toEqual({ columns: [], labels: [] });
+    expect(count(widgets, 'f_status_counter = 7')).toBe(1);
+    expect(count(widgets, 'f_spec_color = ?', ['red'])).toBe(1);
+    expect(count(widgets, 'f_displayName = ?', ['One'])).toBe(1);
+    expect(count(widgets, 'f_spec_size = 10')).toBe(1);
+  });
+
   it('a table with generated columns (an earlier version) is rebuilt with its documents and row ids', () => {
     const db = freshDb();
     db.exec(
