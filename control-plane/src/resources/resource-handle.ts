@@ -227,21 +227,11 @@ export class ResourceHandle {
   }
 
   /**
-   * Like patchAll, over rows the caller read from this handle's table (`table.query`, `table.findMany`)
-   * earlier in the same transaction, so they are not read again. The caller must make sure they are still
-   * what is stored: `table.version` has not moved since they were read.
-   */
-  patchRows(edits: Iterable<readonly [StoredRow, (doc: Doc) => Doc]>): void {
-    this.engine.transaction(() => {
-      for (const [row, edit] of edits) this.write(row.doc, this.keepSystemMeta(row.doc, edit(row.doc)), row);
-    });
-  }
-
-  /**
-   * Sets top-level members of rows read earlier in the transaction (as patchRows, with the edit
-   * `doc => ({ ...doc, ...fields })`), as the system. Knowing which members a write may change, it compares,
-   * stamps and indexes only those: the path of recomputes that rewrite tens of thousands of documents.
-   * Rows are written in name order: the new entries of the (column, parent, name) indexes then mostly go
+   * Sets top-level members of rows the caller read from this handle's table (`table.query`, `table.findMany`)
+   * earlier in the same transaction, as the system: the edit `doc => ({ ...doc, ...fields })`. The caller must
+   * make sure the rows are still what is stored (`table.version` has not moved since they were read).
+   * Knowing which members a write may change, it compares, stamps and indexes only those: the path of
+   * recomputes that rewrite tens of thousands of documents. Rows are written in name order: the new entries of the (column, parent, name) indexes then mostly go
    * next to each other rather than all over each index, which makes large writes much cheaper.
    */
   mergeRows(entries: Iterable<readonly [StoredRow, Doc]>): void {
@@ -252,7 +242,7 @@ export class ResourceHandle {
     });
   }
 
-  /** patchRows for one row; returns what is stored. */
+  /** Applies a pure edit as the system to a row read earlier in the transaction (see mergeRows); returns it. */
   patchRow(row: StoredRow, edit: (doc: Doc) => Doc): Doc {
     return this.engine.transaction(() => this.write(row.doc, this.keepSystemMeta(row.doc, edit(row.doc)), row));
   }

@@ -77,7 +77,7 @@ describe('filter columns', () => {
     widgets.patch(name(3), (doc) => ({ ...doc, status: { state: 'IDLE' } }));
     widgets.patchAll([[name(4), (doc) => ({ ...doc, spec: { owner: 'projects/p9', network: { dhcp: true } } })]]);
     const rows = widgets.table.findMany([name(5)]);
-    widgets.patchRows([...rows.values()].map((row) => [row, (doc) => ({ ...doc, displayName: 'Five' })] as const));
+    widgets.mergeRows([...rows.values()].map((row) => [row, { displayName: 'Five' }] as const));
     expect(() =>
       engine.transaction(() => {
         widgets.patch(name(5), (doc) => ({ ...doc, spec: { color: 'gone' } }));
