@@ -28,16 +28,10 @@ const EXIT_CONFIG = 78;
 /** How long the simulated device (file backend) stays off when it reboots. */
 const SIMULATED_REBOOT_DOWNTIME_MS = 500;
 
-interface CommandLine {
+/** The parsed flags: the startup options (two under their flag names, the backend not yet checked) and the rest. */
+interface CommandLine extends Omit<StartupOptions, 'bootBackend' | 'metricsIntervalSeconds'> {
   deviceRoot: string;
-  server?: string;
-  provisioningToken?: string;
-  deviceId?: string;
-  project?: string;
-  region?: string;
-  deviceType?: string;
   bootBackend?: string;
-  factoryVersion?: string;
   metricsInterval?: number;
   logLevel: LevelWithSilent;
   logFile?: string;
