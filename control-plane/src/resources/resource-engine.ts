@@ -143,6 +143,12 @@ export class ResourceEngine {
     const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
     try {
       this.transaction(() => {
+        // a call alone needs no savepoint (whose journal copies every page it changes): if it throws, the
+        // transaction it would have shared with nobody is undone whole
+        if (calls.length === 1) {
+          outcomes.push({ ok: true, value: calls[0]!.fn() });
+          return;
+        }
         for (const call of calls) {
           try {
             outcomes.push({ ok: true, value: this.savepoint(call.fn) });

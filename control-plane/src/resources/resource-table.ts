@@ -136,7 +136,7 @@ export class ResourceTable {
       for (const column of this.columns()) {
         if (!column.name.startsWith('f_') || wanted.has(column.name)) continue;
         // a path no longer filterable: its column would no longer follow the documents
-        this.db.exec(`DROP INDEX IF EXISTS ${indexName(t, column.name)}`);
+        for (const shape of INDEX_SHAPES) this.db.exec(`DROP INDEX IF EXISTS ${shape.name(t, column.name)}`);
         this.db.exec(`ALTER TABLE ${t} DROP COLUMN ${column.name}`);
       }
       const existing = new Set(this.columns().map((c) => c.name));
@@ -148,9 +148,12 @@ export class ResourceTable {
       this.db.exec(`CREATE INDEX IF NOT EXISTS ${t}_by_parent ON ${t}(parent, name)`);
       for (const field of filterSchema.fields) {
         if (isMultiValued(field) || field.path === 'name' || field.type === 'object') continue;
-        // equality on the column and the parent, then in name order: a filtered page and its counts in one range
         const column = columnOf(field);
-        this.db.exec(`CREATE INDEX IF NOT EXISTS ${indexName(t, column)} ON ${t}(${column}, parent, name)`);
+        const wanted = indexShapeOf(field);
+        for (const shape of INDEX_SHAPES) {
+          if (shape !== wanted) this.db.exec(`DROP INDEX IF EXISTS ${shape.name(t, column)}`);
+        }
+        this.db.exec(`CREATE INDEX IF NOT EXISTS ${wanted.name(t, column)} ON ${t}(${wanted.columns(column)})`);
       }
     })();
   }
@@ -349,7 +352,34 @@ export class ResourceTable {
   }
 }
 
-const indexName = (table: string, column: string): string => `${table}_by_${column}_in_parent`;
+interface IndexShape {
+  name(table: string, column: string): string;
+  columns(column: string): string;
+}
+
+/**
+ * Equality on the column and the parent, then in name order: a filtered page and its counts in one range.
+ * For names, strings, enums and booleans, which filters compare for equality.
+ */
+const IN_PARENT: IndexShape = {
+  name: (table, column) => `${table}_by_${column}_in_parent`,
+  columns: (column) => `${column}, parent, name`,
+};
+
+/**
+ * The column alone: for numbers and timestamps, which filters mostly compare as ranges (a page of a range
+ * needs a sort by name either way). Its entries are a fraction of the size, so the many writes that change
+ * such values (every write moves metadata.updateTime) cost much less.
+ */
+const BY_VALUE: IndexShape = {
+  name: (table, column) => `${table}_by_${column}`,
+  columns: (column) => column,
+};
+
+const INDEX_SHAPES: readonly IndexShape[] = [IN_PARENT, BY_VALUE];
+
+const indexShapeOf = (field: FilterField): IndexShape =>
+  field.type === 'int' || field.type === 'double' || field.type === 'timestamp' ? BY_VALUE : IN_PARENT;
 
 /**
  * Whether json_extract at `path` may give another value for `after` than for `before`: equal scalars give

@@ -182,8 +182,33 @@ describe('filter columns', () => {
       // by parent, the unique name, and one per scalar field
       2 + SCALARS.length,
     );
+    // the earlier version indexed every column with its parent and name: numbers and timestamps now by value only
+    expect(indexedColumns(db, 'r_widgets')).toEqual({
+      r_widgets_by_f_displayName_in_parent: 'f_displayName,parent,name',
+      r_widgets_by_f_metadata_createTime: 'f_metadata_createTime',
+      r_widgets_by_f_metadata_generation: 'f_metadata_generation',
+      r_widgets_by_f_metadata_updateTime: 'f_metadata_updateTime',
+      r_widgets_by_f_spec_color_in_parent: 'f_spec_color,parent,name',
+      r_widgets_by_f_spec_enabled_in_parent: 'f_spec_enabled,parent,name',
+      r_widgets_by_f_spec_owner_in_parent: 'f_spec_owner,parent,name',
+      r_widgets_by_f_spec_size: 'f_spec_size',
+      r_widgets_by_f_status_counter: 'f_status_counter',
+      r_widgets_by_f_status_state_in_parent: 'f_status_state,parent,name',
+      r_widgets_by_parent: 'parent,name',
+    });
   });
 });
+
+/** Each index of a table that SQLite did not make itself, with its columns. */
+function indexedColumns(db: Db, table: string): Record<string, string> {
+  const names = db
+    .prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name`)
+    .pluck()
+    .all(table) as string[];
+  const columns = (index: string): string =>
+    (db.prepare(`SELECT name FROM pragma_index_info(?) ORDER BY seqno`).pluck().all(index) as string[]).join(',');
+  return Object.fromEntries(names.map((index) => [index, columns(index)]));
+}
 
 describe('group commit (ResourceEngine.batch)', () => {
   it('runs the calls of one turn in one transaction; a failing call undoes only its own writes', async () => {
@@ -213,6 +238,31 @@ describe('group commit (ResourceEngine.batch)', () => {
     ]);
     expect(seen).toEqual([name('a'), name('c')]);
     expect(engine.log.head()).toBe(before + 2);
+    expect(drift(db)).toEqual({ columns: [], labels: [] });
+  });
+
+  it('a call alone in its turn that fails leaves nothing behind, and the next turn goes on', async () => {
+    const db = freshDb();
+    const engine = new ResourceEngine(db);
+    const widgets = engine.register(widgetDefinition);
+    const seen: string[] = [];
+    widgets.subscribe((change) => seen.push(change.name));
+    const before = engine.log.head();
+    const name = (id: string): string => `${PARENT}/widgets/w-${id}`;
+    const failed = engine.batch(() => {
+      widgets.create({ parent: PARENT, resource: { name: name('x') } });
+      widgets.create({ parent: PARENT, resource: { name: name('y') } });
+      throw new Error('refused');
+    });
+    await expect(failed).rejects.toThrow('refused');
+    expect(db.inTransaction).toBe(false);
+    expect([widgets.exists(name('x')), widgets.exists(name('y'))]).toEqual([false, false]);
+    expect(engine.log.head()).toBe(before);
+    await expect(
+      engine.batch(() => widgets.create({ parent: PARENT, resource: { name: name('z') } })),
+    ).resolves.toMatchObject({ name: name('z') });
+    expect(seen).toEqual([name('z')]);
+    expect(engine.log.head()).toBe(before + 1);
     expect(drift(db)).toEqual({ columns: [], labels: [] });
   });
 
