@@ -1,5 +1,4 @@
 /** The droplet command line: parses the options, provisions the device if needed and runs the agent. */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { LevelWithSilent } from 'pino';
 import { loadOrProvision } from './config/load-or-provision.js';
@@ -24,9 +23,6 @@ import { readAgentVersion } from './runtime-facts.js';
 
 /** EX_CONFIG: a problem retrying cannot fix; droplet.service does not restart on it. */
 const EXIT_CONFIG = 78;
-
-/** How long the simulated device (file backend) stays off when it reboots. */
-const SIMULATED_REBOOT_DOWNTIME_MS = 500;
 
 /** The parsed flags: the startup options (two under their flag names, the backend not yet checked) and the rest. */
 interface CommandLine extends Omit<StartupOptions, 'bootBackend' | 'metricsIntervalSeconds'> {
@@ -117,9 +113,6 @@ async function main(): Promise<void> {
     );
     await droplet.stop();
     if (outcome !== 'reboot') break;
-    // a real reboot keeps the device offline for a while; one done in milliseconds would hide the Offline state
-    // (and the last states before it) from the control plane, which batches the status writes of a moment
-    await Promise.race([stopped, sleep(SIMULATED_REBOOT_DOWNTIME_MS)]);
   }
   logger.flush();
 }

@@ -8,9 +8,16 @@ type StatusEdit = (status: Doc) => Doc;
 /**
  * Collects status edits from many agents and writes them in one SQLite transaction per flush, so thousands of
  * reports a second cost a few commits, not thousands. Edits of one device apply in arrival order.
+ *
+ * A connection-state change is never merged with the edits after it: each one ends its device's current
+ * write, so a connection that comes and goes within one flush still shows watchers CONNECTED, then
+ * DISCONNECTED (as separate changes), instead of nothing at all.
  */
 export class StatusWriter {
-  private pending = new Map<string, StatusEdit[]>();
+  /** per device, its writes in order: the edits of each are applied together */
+  private pending = new Map<string, StatusEdit[][]>();
+  /** devices whose last pending write still takes more edits */
+  private readonly open = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
   /** transactions written since start (a server gauge) */
   batches = 0;
@@ -21,11 +28,11 @@ export class StatusWriter {
   ) {}
 
   report(name: string, reported: ReportedStatus): void {
-    this.edit(name, (status) => mergeReportedStatus(status, reported) as Doc);
+    this.edit(name, false, (status) => mergeReportedStatus(status, reported) as Doc);
   }
 
   metrics(name: string, sample: MetricsSample): void {
-    this.edit(name, (status) => ({
+    this.edit(name, false, (status) => ({
       ...status,
       metrics: sample,
       deviceInfo: { ...((status['deviceInfo'] ?? {}) as Doc), usage: usageFromMetrics(sample) },
@@ -33,7 +40,7 @@ export class StatusWriter {
   }
 
   connection(name: string, state: 'CONNECTED' | 'DISCONNECTED', time: string, agent?: Doc): void {
-    this.edit(name, (status) => {
+    this.edit(name, true, (status) => {
       const changed = status['connectionStatus'] !== state;
       return {
         ...status,
@@ -44,10 +51,15 @@ export class StatusWriter {
     });
   }
 
-  private edit(name: string, edit: StatusEdit): void {
-    const list = this.pending.get(name);
-    if (list) list.push(edit);
-    else this.pending.set(name, [edit]);
+  /** `endsWrite`: later edits of the device go into a write of their own. */
+  private edit(name: string, endsWrite: boolean, edit: StatusEdit): void {
+    let writes = this.pending.get(name);
+    if (!writes) this.pending.set(name, (writes = []));
+    const open = this.open.has(name) ? writes[writes.length - 1] : undefined;
+    if (open) open.push(edit);
+    else writes.push([edit]);
+    if (endsWrite) this.open.delete(name);
+    else this.open.add(name);
     this.timer ??= setTimeout(() => this.flush(), this.flushDelayMs);
   }
 
@@ -58,12 +70,22 @@ export class StatusWriter {
     if (this.pending.size === 0) return;
     const batch = this.pending;
     this.pending = new Map();
+    this.open.clear();
     this.batches++;
+    // the writes of one device in order, each over what the one before it stored
     this.devices.patchAll(
-      [...batch].map(([name, edits]) => [
-        name,
-        (doc: Doc): Doc => ({ ...doc, status: edits.reduce((s, edit) => edit(s), (doc['status'] ?? {}) as Doc) }),
-      ]),
+      [...batch].flatMap(([name, writes]) =>
+        writes.map(
+          (edits) =>
+            [
+              name,
+              (doc: Doc): Doc => ({
+                ...doc,
+                status: edits.reduce((s, edit) => edit(s), (doc['status'] ?? {}) as Doc),
+              }),
+            ] as const,
+        ),
+      ),
     );
   }
 }
