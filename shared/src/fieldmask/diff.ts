@@ -1,5 +1,29 @@
 import { getOwn, isPlainObject } from './paths.js';
 
+/** Paths as a tree of their segments; `true` marks a path whose whole subtree is covered. */
+export type PathTree = Map<string, PathTree | true>;
+
+/** The tree of dotted paths (a path under another one adds nothing). */
+export function pathTree(paths: readonly string[]): PathTree {
+  const root: PathTree = new Map();
+  for (const path of paths) {
+    const segments = path.split('.');
+    let node = root;
+    for (const [i, segment] of segments.entries()) {
+      const child = node.get(segment);
+      if (child === true) break; // already covered by a shorter path
+      if (i === segments.length - 1) {
+        node.set(segment, true);
+        break;
+      }
+      const next: PathTree = child ?? new Map();
+      node.set(segment, next);
+      node = next;
+    }
+  }
+  return root;
+}
+
 /**
  * The paths whose values differ between two documents, sorted. Objects are compared member by
  * member down to leaves; arrays and other values are compared whole. Where one side has an
@@ -7,29 +31,47 @@ import { getOwn, isPlainObject } from './paths.js';
  */
 export function changedPaths(before: unknown, after: unknown): string[] {
   const changed: string[] = [];
-  collect(before, after, '', changed);
+  walkChanges(before, after, '', undefined, (path) => {
+    changed.push(path);
+    return false;
+  });
   return changed.sort();
 }
 
-function collect(before: unknown, after: unknown, path: string, changed: string[]): void {
+/** Whether changedPaths(before, after) would list a path that `skipped` does not cover, without listing them. */
+export function changedOutside(before: unknown, after: unknown, skipped: PathTree): boolean {
+  return walkChanges(before, after, '', skipped, () => true);
+}
+
+/**
+ * Visits the paths changedPaths lists, but those under `skipped` (relative to `path`), until `found` returns
+ * true; returns whether it did.
+ */
+function walkChanges(
+  before: unknown,
+  after: unknown,
+  path: string,
+  skipped: PathTree | undefined,
+  found: (path: string) => boolean,
+): boolean {
   const beforeIsObject = isPlainObject(before);
   const afterIsObject = isPlainObject(after);
   const descend =
     (beforeIsObject || before === undefined) &&
     (afterIsObject || after === undefined) &&
     (beforeIsObject || afterIsObject);
-  if (!descend) {
-    if (!deepEqual(before, after)) changed.push(path);
-    return;
-  }
+  if (!descend) return !deepEqual(before, after) && found(path);
   const a = beforeIsObject ? before : {};
   const b = afterIsObject ? after : {};
   const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
-  if (keys.size === 0) {
-    if (beforeIsObject !== afterIsObject) changed.push(path);
-    return;
+  if (keys.size === 0) return beforeIsObject !== afterIsObject && found(path);
+  for (const key of keys) {
+    const below = skipped?.get(key);
+    if (below === true) continue;
+    const at = path === '' ? key : `${path}.${key}`;
+    if (walkChanges(getOwn(a, key), getOwn(b, key), at, below, found)) return true;
   }
-  for (const key of keys) collect(getOwn(a, key), getOwn(b, key), path === '' ? key : `${path}.${key}`, changed);
+  return false;
 }
 
 export function deepEqual(a: unknown, b: unknown): boolean {

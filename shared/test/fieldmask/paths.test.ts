@@ -3,9 +3,11 @@ import fc from 'fast-check';
 import {
   anyPathAffected,
   applyUpdateMask,
+  changedOutside,
   changedPaths,
   deletePath,
   getPath,
+  pathTree,
   projectFields,
   setPath,
 } from '../../src/fieldmask/index.js';
@@ -213,6 +215,21 @@ describe('masks, property-based', () => {
           expect(getPath(after, path)).toBeUndefined();
         }
       }),
+    );
+  });
+
+  it('changedOutside tells whether changedPaths lists a path that the skipped paths do not cover', () => {
+    const paths = fc.array(
+      fc.array(fc.constantFrom('a', 'b', 'c'), { minLength: 1, maxLength: 3 }).map((keys) => keys.join('.')),
+      { maxLength: 3 },
+    );
+    const covers = (outer: string, inner: string): boolean => inner === outer || inner.startsWith(`${outer}.`);
+    fc.assert(
+      fc.property(doc, doc, paths, (before, after, skipped) => {
+        const expected = changedPaths(before, after).some((path) => !skipped.some((s) => covers(s, path)));
+        expect(changedOutside(before, after, pathTree(skipped))).toBe(expected);
+      }),
+      { numRuns: 2000 },
     );
   });
 
