@@ -290,6 +290,13 @@ export class ResourceTable {
    * keep is soon garbage (for reading many rows into something smaller).
    */
   each(q: TableQuery, visit: (row: QueriedRow) => void): void {
+    this.eachStored(q, (row) =>
+      visit({ id: row.id, doc: JSON.parse(row.text) as Doc, text: row.text, keyValues: row.keyValues }),
+    );
+  }
+
+  /** `each` without parsing the documents (to hold rows for a later write). */
+  eachStored(q: TableQuery, visit: (row: Omit<QueriedRow, 'doc'>) => void): void {
     const params: unknown[] = [];
     const conditions = q.where.map((w) => {
       params.push(...w.params);
@@ -307,22 +314,10 @@ export class ResourceTable {
       (conditions.length ? ` WHERE ${conditions.join(' AND ')}` : '') +
       ` ORDER BY ${q.keys.map((k, i) => `k${i} ${flip(k.desc)}`).join(', ')}` +
       (q.limit !== undefined ? ` LIMIT ${Math.floor(q.limit)}` : '');
-    const rows = this.statement(sql).all(...params) as Record<string, unknown>[];
-    for (const row of rows) {
-      const text = row['doc'] as string;
-      visit({
-        id: row['id'] as number,
-        doc: JSON.parse(text) as Doc,
-        text,
-        keyValues: q.keys.map((_, i) => row[`k${i}`]),
-      });
-    }
-  }
-
-  /** Every row's id, name and stored text, without parsing the documents (to hold rows for a later write). */
-  eachStoredText(visit: (id: number, name: string, text: string) => void): void {
-    const rows = this.statement(`SELECT id, name, doc FROM ${this.table}`).raw().all() as [number, string, string][];
-    for (const [id, name, text] of rows) visit(id, name, text);
+    const rows = this.statement(sql)
+      .raw()
+      .all(...params) as unknown[][];
+    for (const row of rows) visit({ id: row[0] as number, text: row[1] as string, keyValues: row.slice(2) });
   }
 
   count(where: SqlFragment[], seek?: { keys: SortKey[]; values: unknown[]; before: boolean }): number {
