@@ -69,9 +69,7 @@ describe('scripts/install-agent.sh', () => {
     );
     expect(stdout).toContain('Restart=on-failure');
     const packages = stdout.split('--- packages\n')[1]?.split('\n---')[0]?.split('\n') ?? [];
-    expect(packages).toEqual(
-      expect.arrayContaining(['@outpost/shared', 'zod', 'ws', 'pino', 'commander', 'systeminformation']),
-    );
+    expect(packages).toEqual(expect.arrayContaining(['@outpost/shared', 'zod', 'ws', 'pino', 'commander']));
     expect(packages).not.toContain('vitest');
     expect(packages).not.toContain('typescript');
   });
