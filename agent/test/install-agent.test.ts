@@ -72,6 +72,7 @@ describe('scripts/install-agent.sh', () => {
     expect(packages).toEqual(expect.arrayContaining(['@outpost/shared', 'zod', 'ws', 'pino', 'commander']));
     expect(packages).not.toContain('vitest');
     expect(packages).not.toContain('typescript');
+    expect(packages).not.toContain('systeminformation');
   });
 
   it('with --dest-root plans an image install that is enabled, not started', async () => {
