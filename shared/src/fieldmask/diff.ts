@@ -1,28 +1,5 @@
+import type { PathTree } from './path-tree.js';
 import { getOwn, isPlainObject } from './paths.js';
-
-/** Paths as a tree of their segments; `true` marks a path whose whole subtree is covered. */
-export type PathTree = Map<string, PathTree | true>;
-
-/** The tree of dotted paths (a path under another one adds nothing). */
-export function pathTree(paths: readonly string[]): PathTree {
-  const root: PathTree = new Map();
-  for (const path of paths) {
-    const segments = path.split('.');
-    let node = root;
-    for (const [i, segment] of segments.entries()) {
-      const child = node.get(segment);
-      if (child === true) break; // already covered by a shorter path
-      if (i === segments.length - 1) {
-        node.set(segment, true);
-        break;
-      }
-      const next: PathTree = child ?? new Map();
-      node.set(segment, next);
-      node = next;
-    }
-  }
-  return root;
-}
 
 /**
  * The paths whose values differ between two documents, sorted. Objects are compared member by

@@ -1,30 +1,8 @@
-import { deletePath, getOwn, getPath, isPlainObject, setOwn, setPath, splitPath } from './paths.js';
+import { deletePath, getOwn, getPath, isPlainObject, setOwn, setPath } from './paths.js';
 import type { PlainObject } from './paths.js';
+import { pathTree, type PathTree } from './path-tree.js';
 
-/** Paths as a tree of keys; `true` marks a path that takes its whole subtree. */
-type PathTrie = Map<string, PathTrie | true>;
-
-function trieOf(paths: readonly string[]): PathTrie {
-  const root: PathTrie = new Map();
-  for (const path of paths) {
-    const keys = splitPath(path);
-    let node = root;
-    for (const [i, key] of keys.entries()) {
-      const existing = node.get(key);
-      if (existing === true) break;
-      if (i === keys.length - 1) {
-        node.set(key, true);
-        break;
-      }
-      const child: PathTrie = existing ?? new Map();
-      node.set(key, child);
-      node = child;
-    }
-  }
-  return root;
-}
-
-function project(doc: PlainObject, trie: PathTrie): PlainObject {
+function project(doc: PlainObject, trie: PathTree): PlainObject {
   const out: PlainObject = {};
   // Walks the document's keys, so the copy keeps the document's key order.
   for (const key of Object.keys(doc)) {
@@ -47,7 +25,7 @@ function project(doc: PlainObject, trie: PathTrie): PlainObject {
  */
 export function projectFields<T>(doc: T, paths: readonly string[]): Partial<T> {
   if (paths.length === 0 || !isPlainObject(doc)) return structuredClone(doc);
-  return project(doc, trieOf(paths)) as Partial<T>;
+  return project(doc, pathTree(paths)) as Partial<T>;
 }
 
 /**
