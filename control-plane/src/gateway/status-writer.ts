@@ -14,10 +14,8 @@ type StatusEdit = (status: Doc) => Doc;
  * DISCONNECTED (as separate changes), instead of nothing at all.
  */
 export class StatusWriter {
-  /** per device, its writes in order: the edits of each are applied together */
+  /** per device, its writes in order (the last one takes new edits): the edits of each are applied together */
   private pending = new Map<string, StatusEdit[][]>();
-  /** devices whose last pending write still takes more edits */
-  private readonly open = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
   /** transactions written since start (a server gauge) */
   batches = 0;
@@ -54,12 +52,9 @@ export class StatusWriter {
   /** `endsWrite`: later edits of the device go into a write of their own. */
   private edit(name: string, endsWrite: boolean, edit: StatusEdit): void {
     let writes = this.pending.get(name);
-    if (!writes) this.pending.set(name, (writes = []));
-    const open = this.open.has(name) ? writes[writes.length - 1] : undefined;
-    if (open) open.push(edit);
-    else writes.push([edit]);
-    if (endsWrite) this.open.delete(name);
-    else this.open.add(name);
+    if (!writes) this.pending.set(name, (writes = [[]]));
+    writes[writes.length - 1]?.push(edit);
+    if (endsWrite) writes.push([]);
     this.timer ??= setTimeout(() => this.flush(), this.flushDelayMs);
   }
 
@@ -70,21 +65,22 @@ export class StatusWriter {
     if (this.pending.size === 0) return;
     const batch = this.pending;
     this.pending = new Map();
-    this.open.clear();
     this.batches++;
     // the writes of one device in order, each over what the one before it stored
     this.devices.patchAll(
       [...batch].flatMap(([name, writes]) =>
-        writes.map(
-          (edits) =>
-            [
-              name,
-              (doc: Doc): Doc => ({
-                ...doc,
-                status: edits.reduce((s, edit) => edit(s), (doc['status'] ?? {}) as Doc),
-              }),
-            ] as const,
-        ),
+        writes
+          .filter((edits) => edits.length > 0)
+          .map(
+            (edits) =>
+              [
+                name,
+                (doc: Doc): Doc => ({
+                  ...doc,
+                  status: edits.reduce((s, edit) => edit(s), (doc['status'] ?? {}) as Doc),
+                }),
+              ] as const,
+          ),
       ),
     );
   }

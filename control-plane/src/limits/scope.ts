@@ -159,15 +159,8 @@ export function loadWorld(ctx: LimitsContext): Scope {
     limits.push(limitOf(row.doc));
   });
   const acceptedPlans = new HeldRows(h.acceptedPlans);
-  h.acceptedPlans.table.eachStored(
-    {
-      where: [],
-      keys: [
-        { sql: 'id', desc: false },
-        { sql: 'name', desc: false },
-      ],
-    },
-    (row) => acceptedPlans.hold(row.keyValues[1] as string, row),
+  h.acceptedPlans.table.eachStored({ where: [], keys: [{ sql: 'name', desc: false }] }, (row) =>
+    acceptedPlans.hold(row.keyValues[0] as string, row),
   );
   const hierarchy: Hierarchy = { organizations, projects, services };
   return {
