@@ -5,7 +5,7 @@ import type { Assignment } from './core/index.js';
 import { acceptedPlanName, assigneeField, assignmentIdOf, lastSegment, ownerOf, planAssignmentName } from './names.js';
 import { assignmentFields, text } from './records.js';
 import { HeldRows } from './held-rows.js';
-import type { AssignmentRef } from './scope.js';
+import type { AssignmentRef } from './assignment-row.js';
 
 /** The assignee's PlanAssignment for a service, if it has one. */
 export function findAssignment(ctx: LimitsContext, assignee: string, service: string): Doc | undefined {

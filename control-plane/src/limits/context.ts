@@ -3,6 +3,7 @@ import { resolveField } from '@outpost/shared';
 import type { ResourceEngine } from '../resources/resource-engine.js';
 import type { ResourceHandle } from '../resources/resource-handle.js';
 import type { Doc, QueriedRow } from '../resources/resource-table.js';
+import { WorldModel } from './world-model.js';
 
 /** The registered handles of the hierarchy and limits resources. */
 export interface LimitsHandles {
@@ -22,7 +23,7 @@ export interface LimitsHandles {
  * their handles, so the handles are attached right after registration (no rule runs before that).
  */
 export class LimitsContext {
-  private attached: LimitsHandles | undefined;
+  private attached: { handles: LimitsHandles; world: WorldModel } | undefined;
   private readonly statements = new Map<string, Statement<unknown[]>>();
   private readonly memos = new Map<string, { versions: number[]; value: unknown }>();
 
@@ -53,10 +54,19 @@ export class LimitsContext {
   }
 
   attach(handles: LimitsHandles): void {
-    this.attached = handles;
+    this.attached = { handles, world: new WorldModel(handles) };
   }
 
   get h(): LimitsHandles {
+    return this.registered().handles;
+  }
+
+  /** The whole tree as a recompute reads it, kept in memory (see WorldModel). */
+  get world(): WorldModel {
+    return this.registered().world;
+  }
+
+  private registered(): { handles: LimitsHandles; world: WorldModel } {
     if (!this.attached) throw new Error('limits handles used before registration finished');
     return this.attached;
   }
@@ -97,11 +107,6 @@ export function rowsUnder(handle: ResourceHandle, parents: readonly string[]): Q
 /** Every document of a kind, in name order. */
 export function everyDoc(handle: ResourceHandle): Doc[] {
   return everyRow(handle).map((row) => row.doc);
-}
-
-/** Every row of a kind, in name order, one at a time (see ResourceTable.each). */
-export function eachRow(handle: ResourceHandle, visit: (row: QueriedRow) => void): void {
-  handle.table.each({ where: [], keys: [{ sql: 'name', desc: false }] }, visit);
 }
 
 /** Every row of a kind, in name order. */

@@ -2,7 +2,7 @@ import { DEVICE_PATTERN, failedPrecondition, resourceExhausted } from '@outpost/
 import type { ResourceRules } from '../resources/resource-rules.js';
 import type { LimitsContext } from './context.js';
 import { limitName, needsSettling, release, tryConsume } from './core/index.js';
-import { regionsOf } from './hierarchy-reader.js';
+import { regionsOf } from './records.js';
 import { limitOf } from './records.js';
 import { settle } from './settle.js';
 import { loadScope } from './scope.js';

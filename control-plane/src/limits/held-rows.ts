@@ -2,6 +2,9 @@ import type { ResourceHandle } from '../resources/resource-handle.js';
 import type { Doc, StoredRow } from '../resources/resource-table.js';
 
 /** A held row: its parsed document, or only its stored text when nobody parsed it yet. */
+/** Rows read and written together when they are not held. */
+const ROWS_PER_WRITE = 500;
+
 type HeldRow = { id: number; doc: Doc } | { id: number; text: string };
 
 /**
@@ -24,7 +27,10 @@ export class HeldRows {
     this.rows.set(name, row.doc ? { id: row.id, doc: row.doc } : { id: row.id, text: row.text });
   }
 
-  /** Sets top-level members as the system (as ResourceHandle.mergeRows); names not stored are skipped. */
+  /**
+   * Sets top-level members as the system (as ResourceHandle.mergeRows); names not stored are skipped. Rows not
+   * held are read a few hundred at a time, just before they are written, so their documents are soon garbage.
+   */
   merge(entries: Iterable<readonly [string, Doc]>): void {
     const byName = new Map<string, Doc>();
     for (const [name, fields] of entries) {
@@ -32,18 +38,23 @@ export class HeldRows {
       byName.set(name, earlier ? { ...earlier, ...fields } : fields);
     }
     if (byName.size === 0) return;
+    // each chunk writes only its own rows: what is held for the others stays what is stored
     const fresh = this.handle.table.version === this.version;
-    const missing = fresh ? [...byName.keys()].filter((name) => !this.rows.has(name)) : [...byName.keys()];
-    const read = missing.length > 0 ? this.handle.table.findMany(missing) : new Map<string, StoredRow>();
-    const rows: [StoredRow, Doc][] = [];
-    for (const [name, fields] of byName) {
-      const heldRow = fresh ? this.rows.get(name) : undefined;
-      const row = heldRow
-        ? { id: heldRow.id, doc: 'doc' in heldRow ? heldRow.doc : (JSON.parse(heldRow.text) as Doc) }
-        : read.get(name);
-      if (row) rows.push([row, fields]);
+    const names = [...byName.keys()].sort();
+    for (let i = 0; i < names.length; i += ROWS_PER_WRITE) {
+      const chunk = names.slice(i, i + ROWS_PER_WRITE);
+      const missing = fresh ? chunk.filter((name) => !this.rows.has(name)) : chunk;
+      const read = missing.length > 0 ? this.handle.table.findMany(missing) : new Map<string, StoredRow>();
+      const rows: [StoredRow, Doc][] = [];
+      for (const name of chunk) {
+        const heldRow = fresh ? this.rows.get(name) : undefined;
+        const row = heldRow
+          ? { id: heldRow.id, doc: 'doc' in heldRow ? heldRow.doc : (JSON.parse(heldRow.text) as Doc) }
+          : read.get(name);
+        if (row) rows.push([row, byName.get(name) ?? {}]);
+      }
+      this.handle.mergeRows(rows);
     }
-    this.handle.mergeRows(rows);
     if (fresh) this.rows.clear(); // written: what is held is no longer what is stored
   }
 }

@@ -1,8 +1,8 @@
 import type { ResourceHandle } from '../resources/resource-handle.js';
 import type { Doc } from '../resources/resource-table.js';
 import { column, type LimitsContext } from './context.js';
-import { entityKind, type OrganizationNode, type Plan, type ProjectNode } from './core/index.js';
-import { list, planOf, text } from './records.js';
+import { entityKind, type Plan } from './core/index.js';
+import { planOf, regionsOf, text } from './records.js';
 
 /**
  * Reads the service → organizations → projects hierarchy from the store. One reader serves one operation
@@ -113,14 +113,6 @@ export class HierarchyReader {
     return [...new Set([...regionsOf(this.entity(entity)), ...this.allRegions()])].sort();
   }
 
-  organizationNode(doc: Doc, regions: readonly string[]): OrganizationNode {
-    return { name: text(doc['name']), parentOrganization: text(doc['parentOrganization']), regions };
-  }
-
-  projectNode(doc: Doc): ProjectNode {
-    return { name: text(doc['name']), parentOrganization: text(doc['parentOrganization']), regions: regionsOf(doc) };
-  }
-
   private childNames(handle: ResourceHandle, org: string): string[] {
     const sql = `SELECT name FROM ${handle.table.table} WHERE ${column(handle, 'parentOrganization')} = ? ORDER BY name`;
     return this.ctx
@@ -140,5 +132,3 @@ export class HierarchyReader {
       .map((row) => row.region);
   }
 }
-
-export const regionsOf = (doc: Doc | undefined): string[] => list(doc?.['regions']).map(text);

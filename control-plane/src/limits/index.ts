@@ -9,9 +9,11 @@
  * `limits.outpost`. Everything settles synchronously: every rule runs inside the write's SQLite transaction,
  * recomputes the part of the tree the write touches (core recomputeTree over a scope: the entity, its
  * ancestors and the services, with what children outside the scope hold of its pools) and writes only what
- * changed, so a refused write changes nothing and nothing drifts. The "synchronization pending" moment of the
- * spec is that transaction: activeLimit equals configuredLimit as soon as the write commits, except in the
- * conflict row (configured lowered below usage: active keeps its old value until usage fits).
+ * changed, so a refused write changes nothing and nothing drifts. A change that reaches many assignees (a plan
+ * used by hundreds) recomputes the whole tree from the WorldModel: what a recompute reads, derived document by
+ * document when the service starts and kept up to date by every write (read again after a rollback). The
+ * "synchronization pending" moment of the spec is that transaction: activeLimit equals configuredLimit as soon
+ * as the write commits, except in the conflict row (configured lowered below usage: active keeps its old value until usage fits).
  *
  * Decisions (where spec 001 leaves room):
  * - Bootstrap: a fresh control plane creates services/devices.outpost with the plans `service` (SERVICE,

@@ -58,6 +58,7 @@ export function createLimitsService(engine: ResourceEngine): LimitsService {
     limits: engine.register(limitDefinition, systemOwnedRules('limits')),
   };
   ctx.attach(handles);
+  ctx.world.build();
   return {
     handles,
     customMethods: [...reviewMethods(ctx), listApproverMethod(ctx), ...migrateMethods(ctx)],

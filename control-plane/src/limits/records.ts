@@ -5,8 +5,10 @@ import type {
   AssignmentSpec,
   Limit,
   LimitPool,
+  OrganizationNode,
   Plan,
   PlanLevel,
+  ProjectNode,
   RegionalPlanAssignment,
   RequestType,
 } from './core/index.js';
@@ -144,5 +146,19 @@ export function requestTypeOf(value: unknown): RequestType | string {
   }
   return { unassign: { assignment: text(body['assignment']), region: text(body['region']) } };
 }
+
+export const regionsOf = (doc: Doc | undefined): string[] => list(doc?.['regions']).map(text);
+
+export const organizationNodeOf = (doc: Doc, regions: readonly string[]): OrganizationNode => ({
+  name: text(doc['name']),
+  parentOrganization: text(doc['parentOrganization']),
+  regions,
+});
+
+export const projectNodeOf = (doc: Doc): ProjectNode => ({
+  name: text(doc['name']),
+  parentOrganization: text(doc['parentOrganization']),
+  regions: regionsOf(doc),
+});
 
 export { text, record, list };

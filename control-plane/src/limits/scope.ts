@@ -1,5 +1,5 @@
 import type { Doc, QueriedRow } from '../resources/resource-table.js';
-import { countBy, countContaining, eachRow, everyDoc, rowsUnder, type LimitsContext } from './context.js';
+import { countBy, countContaining, everyDoc, rowsUnder, type LimitsContext } from './context.js';
 import {
   entityKind,
   indexHierarchy,
@@ -9,21 +9,15 @@ import {
   type ExternalDraw,
   type Hierarchy,
   type HierarchyIndex,
-  type Limit,
   type LimitPool,
   type LimitsSnapshot,
   type Plan,
   type TreeState,
 } from './core/index.js';
+import { assignmentKey, assignmentRowOf, type AssignmentRef } from './assignment-row.js';
 import { HeldRows } from './held-rows.js';
-import { HierarchyReader, regionsOf } from './hierarchy-reader.js';
-import { limitOf, planOf, poolOf, storedAssignmentOf, text } from './records.js';
-
-/** The documents behind one assignment: the assignee's PlanAssignment and the assigner's AcceptedPlan. */
-export interface AssignmentRef {
-  planAssignment: string;
-  acceptedPlan: string;
-}
+import { HierarchyReader } from './hierarchy-reader.js';
+import { limitOf, organizationNodeOf, poolOf, projectNodeOf, regionsOf, text } from './records.js';
 
 /**
  * The part of the tree a change touches, read from the store: some entities with every ancestor (closed
@@ -43,7 +37,7 @@ export interface Scope {
   plans: Map<string, Plan>;
   previous: TreeState;
   external: ExternalDraw[];
-  /** the rows behind `previous` and the PlanAssignments, to write over without reading them again */
+  /** the rows behind `previous` and the PlanAssignments, to write over without reading them again (none for the world) */
   held: HeldScopeRows;
 }
 
@@ -51,11 +45,7 @@ export interface HeldScopeRows {
   pools: HeldRows;
   limits: HeldRows;
   planAssignments: HeldRows;
-  /** held only by the world scope (which writes many) */
-  acceptedPlans?: HeldRows;
 }
-
-export const assignmentKey = (assignee: string, service: string): string => `${assignee} ${service}`;
 
 export interface ScopeOptions {
   /** organizations and projects just deleted: their pools and limits go, their parents are in scope */
@@ -88,9 +78,9 @@ export function loadScope(ctx: LimitsContext, targets: readonly string[], option
   const projects: Hierarchy['projects'][number][] = [];
   for (const entity of entities) {
     const kind = entityKind(entity);
-    if (kind === 'project') projects.push(reader.projectNode(reader.entity(entity) ?? {}));
+    if (kind === 'project') projects.push(projectNodeOf(reader.entity(entity) ?? {}));
     if (kind === 'organization') {
-      organizations.push(reader.organizationNode(reader.entity(entity) ?? {}, reader.subtreeRegions(entity)));
+      organizations.push(organizationNodeOf(reader.entity(entity) ?? {}, reader.subtreeRegions(entity)));
     }
   }
   const serviceNodes = services.map((service) => ({
@@ -133,36 +123,23 @@ export function loadScope(ctx: LimitsContext, targets: readonly string[], option
   };
 }
 
-/** The whole tree: every entity, assignment, plan, pool and limit. */
+/**
+ * The whole tree: every entity, assignment, plan, pool and limit, from the world model (no documents read).
+ * Nothing is held: the writes read the rows they change.
+ */
 export function loadWorld(ctx: LimitsContext): Scope {
-  const h = ctx.h;
-  const reader = new HierarchyReader(ctx);
-  const organizations = everyDoc(h.organizations).map((doc) => reader.organizationNode(doc, regionsOf(doc)));
-  const projects = everyDoc(h.projects).map((doc) => reader.projectNode(doc));
-  const services = everyDoc(h.services).map((doc) => ({ name: text(doc['name']), regions: regionsOf(doc) }));
-  const held = holdRows(ctx);
-  // the world is large: its documents are read one at a time and not kept (the rows are held as text)
+  const world = ctx.world;
   const assignments: AssigneeAssignment[] = [];
   const refs = new Map<string, AssignmentRef>();
-  eachRow(h.planAssignments, (row) => {
-    held.planAssignments.hold(text(row.doc['name']), row);
-    addAssignment(row.doc, assignments, refs);
-  });
-  const limitPools: LimitPool[] = [];
-  eachRow(h.pools, (row) => {
-    held.pools.hold(text(row.doc['name']), row);
-    limitPools.push(poolOf(row.doc));
-  });
-  const limits: Limit[] = [];
-  eachRow(h.limits, (row) => {
-    held.limits.hold(text(row.doc['name']), row);
-    limits.push(limitOf(row.doc));
-  });
-  const acceptedPlans = new HeldRows(h.acceptedPlans);
-  h.acceptedPlans.table.eachStored({ where: [], keys: [{ sql: 'name', desc: false }] }, (row) =>
-    acceptedPlans.hold(row.keyValues[0] as string, row),
-  );
-  const hierarchy: Hierarchy = { organizations, projects, services };
+  for (const row of world.assignments.values()) {
+    assignments.push(row.assignment);
+    refs.set(row.key, row.ref);
+  }
+  const hierarchy: Hierarchy = {
+    organizations: world.organizations.values(),
+    projects: world.projects.values(),
+    services: world.services.values(),
+  };
   return {
     hierarchy,
     index: indexOnce(hierarchy),
@@ -172,15 +149,10 @@ export function loadWorld(ctx: LimitsContext): Scope {
       const ref = refs.get(assignmentKey(assignee, service));
       return ref && ctx.h.planAssignments.find(ref.planAssignment);
     },
-    plans: new Map(
-      everyDoc(h.plans).map((doc) => {
-        const plan = planOf(doc);
-        return [plan.name, plan] as const;
-      }),
-    ),
-    previous: { limitPools, limits },
+    plans: new Map(world.plans.values().map((plan) => [plan.name, plan] as const)),
+    previous: { limitPools: world.pools.values(), limits: world.limits.values() },
     external: [],
-    held: { ...held, acceptedPlans },
+    held: holdRows(ctx),
   };
 }
 
@@ -229,12 +201,9 @@ function addAssignment(
   refs: Map<string, AssignmentRef>,
   byKey?: Map<string, Doc>,
 ): void {
-  const name = text(doc['name']);
-  const assignee = name.slice(0, name.indexOf('/planAssignments/'));
-  const stored = storedAssignmentOf(doc);
-  assignments.push({ ...stored, assignee });
-  const key = assignmentKey(assignee, stored.service);
-  refs.set(key, { planAssignment: name, acceptedPlan: text(doc['source']) });
+  const { assignment, key, ref } = assignmentRowOf(doc);
+  assignments.push(assignment);
+  refs.set(key, ref);
   if (byKey && !byKey.has(key)) byKey.set(key, doc);
 }
 

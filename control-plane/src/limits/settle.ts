@@ -1,7 +1,8 @@
 import { guardCapacity } from './capacity-guard.js';
 import type { LimitsContext } from './context.js';
 import { recomputeTree, type Assignment, type RecomputeResult } from './core/index.js';
-import { assignmentKey, type AssignmentRef, type Scope } from './scope.js';
+import { assignmentKey, type AssignmentRef } from './assignment-row.js';
+import type { Scope } from './scope.js';
 import { writeAssignmentDocs, writeTree } from './tree-writer.js';
 
 /**
@@ -25,7 +26,7 @@ export function settle(ctx: LimitsContext, scope: Scope): RecomputeResult {
     const ref = scope.refs.get(assignmentKey(assignment.assignee, assignment.service));
     if (ref) changed.push([ref, assignment]);
   }
-  writeAssignmentDocs(ctx, changed, scope.held.planAssignments, scope.held.acceptedPlans);
+  writeAssignmentDocs(ctx, changed, scope.held.planAssignments);
   for (const orphan of result.orphanedAssignments) {
     const ref = scope.refs.get(assignmentKey(orphan.assignee, orphan.service));
     if (!ref) continue;

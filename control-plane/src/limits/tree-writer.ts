@@ -3,7 +3,8 @@ import type { LimitsContext } from './context.js';
 import type { Assignment, TreeDiff } from './core/index.js';
 import { HeldRows } from './held-rows.js';
 import { assignmentFields, limitFields, poolFields } from './records.js';
-import type { AssignmentRef, HeldScopeRows } from './scope.js';
+import type { AssignmentRef } from './assignment-row.js';
+import type { HeldScopeRows } from './scope.js';
 import { existingUsage } from './usage-count.js';
 
 /**
@@ -29,11 +30,10 @@ export function writeAssignmentDocs(
   ctx: LimitsContext,
   changed: readonly (readonly [AssignmentRef, Assignment])[],
   held?: HeldRows,
-  heldAcceptedPlans?: HeldRows,
 ): void {
   const fields = changed.map(([ref, a]) => [ref, assignmentFields(a)] as const);
   (held ?? new HeldRows(ctx.h.planAssignments)).merge(fields.map(([ref, f]) => [ref.planAssignment, f]));
-  (heldAcceptedPlans ?? new HeldRows(ctx.h.acceptedPlans)).merge(
+  new HeldRows(ctx.h.acceptedPlans).merge(
     fields.filter(([ref]) => ref.acceptedPlan !== '').map(([ref, f]) => [ref.acceptedPlan, f]),
   );
 }

@@ -56,7 +56,7 @@ export class ResourceEngine {
     const table = new ResourceTable(this.db, def.plural, def.filterSchema);
     const handle = new ResourceHandle(def, table, rules, {
       transaction: (fn) => this.transaction(fn),
-      record: (plural, name, before, after) => this.record(plural, name, before, after),
+      record: (plural, name, before, after, time) => this.record(plural, name, before, after, time),
       log: this.log,
       bus: this.bus,
       now: this.now,
@@ -85,6 +85,7 @@ export class ResourceEngine {
     this.depth = 1;
     let result: R;
     let deferred = false;
+    const versions = this.tableVersions();
     try {
       result = this.db
         .transaction(() => {
@@ -100,7 +101,7 @@ export class ResourceEngine {
         .immediate();
     } catch (err) {
       this.pending = [];
-      this.forgetRolledBack();
+      this.forgetRolledBack(versions);
       if (deferred) this.checkpoints?.transactionEnded(false);
       throw err;
     } finally {
@@ -175,23 +176,38 @@ export class ResourceEngine {
     const mark = this.pending.length;
     // what the log holds from before must not be written inside the savepoint, which may be undone
     this.log.flush();
+    const versions = this.tableVersions();
     try {
       return this.db.transaction(fn)();
     } catch (err) {
       this.pending.length = mark;
-      this.forgetRolledBack();
+      this.forgetRolledBack(versions);
       throw err;
     }
   }
 
-  /** After a rollback: the cached change-log head and any rows read before are no longer to be trusted. */
-  private forgetRolledBack(): void {
-    this.log.rollBack();
-    for (const handle of this.handles.values()) handle.table.invalidate();
+  private tableVersions(): number[] {
+    return [...this.handles.values()].map((handle) => handle.table.version);
   }
 
-  private record(plural: string, name: string, before: Doc | null, after: Doc | null): number {
-    const time = this.now().toISOString();
+  /**
+   * After a rollback: the cached change-log head is no longer to be trusted, nor anything read from a table
+   * written since `versions` were taken (tables nobody wrote meanwhile hold what they held).
+   */
+  private forgetRolledBack(versions: readonly number[]): void {
+    this.log.rollBack();
+    [...this.handles.values()].forEach((handle, i) => {
+      if (handle.table.version !== versions[i]) handle.table.invalidate();
+    });
+  }
+
+  private record(
+    plural: string,
+    name: string,
+    before: Doc | null,
+    after: Doc | null,
+    time = this.now().toISOString(),
+  ): number {
     const op = after === null ? 'delete' : 'put';
     const seq = this.log.append(plural, name, op, after === null ? before : null, time);
     // transactions are synchronous: nobody can subscribe between this write and its publication

@@ -36,8 +36,8 @@ import { present, selectedPaths } from './views.js';
 /** What a handle needs from its engine: one transaction at a time, and a way to record committed changes. */
 export interface EngineServices {
   transaction<R>(fn: () => R): R;
-  /** `text`: the document already serialised, when the caller has it */
-  record(plural: string, name: string, before: Doc | null, after: Doc | null): number;
+  /** `time`: when the write happened (ISO 8601), when the caller stamped the document with it */
+  record(plural: string, name: string, before: Doc | null, after: Doc | null, time?: string): number;
   log: ChangeLog;
   bus: ChangeBus;
   now(): Date;
@@ -237,8 +237,9 @@ export class ResourceHandle {
   mergeRows(entries: Iterable<readonly [StoredRow, Doc]>): void {
     const ordered = [...entries].map((entry) => ({ name: String(entry[0].doc['name']), entry }));
     ordered.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const now = this.engine.now().toISOString(); // one call: its writes happen at one time
     this.engine.transaction(() => {
-      for (const { entry } of ordered) this.writeMerged(entry[0], entry[1]);
+      for (const { entry } of ordered) this.writeMerged(entry[0], entry[1], now);
     });
   }
 
@@ -282,7 +283,7 @@ export class ResourceHandle {
     const stamped = stampMetadata(undefined, doc, now, this.engine.log.head() + 1, true);
     const final = this.rules.beforeCreate?.(stamped, ctx) ?? stamped;
     this.table.insert(name, pattern.parentOf(name) ?? '', final);
-    this.engine.record(this.def.plural, name, null, final);
+    this.engine.record(this.def.plural, name, null, final, now);
     this.rules.afterCreate?.(final, ctx);
     return final;
   }
@@ -299,11 +300,11 @@ export class ResourceHandle {
     const current = row ?? this.table.find(stored['name'] as string);
     if (current === undefined) throw notFound(`${this.def.singular} "${String(stored['name'])}" not found`);
     this.table.update(current.id, stamped, JSON.stringify(stamped), current.doc);
-    this.engine.record(this.def.plural, stamped['name'] as string, stored, stamped);
+    this.engine.record(this.def.plural, stamped['name'] as string, stored, stamped, now);
     return stamped;
   }
 
-  private writeMerged(row: StoredRow, fields: Doc): void {
+  private writeMerged(row: StoredRow, fields: Doc, now: string): void {
     const stored = row.doc;
     const changed: string[] = [];
     for (const key of Object.keys(fields)) {
@@ -313,9 +314,9 @@ export class ResourceHandle {
     if (changed.length === 0) return;
     const next = { ...stored, ...fields };
     const spec = specChangedIn(stored, next, changed, this.systemOwned);
-    const stamped = stampMetadata(stored, next, this.engine.now().toISOString(), this.engine.log.head() + 1, spec);
+    const stamped = stampMetadata(stored, next, now, this.engine.log.head() + 1, spec);
     this.table.update(row.id, stamped, JSON.stringify(stamped), stored, new Set([...changed, 'metadata']));
-    this.engine.record(this.def.plural, stamped['name'] as string, stored, stamped);
+    this.engine.record(this.def.plural, stamped['name'] as string, stored, stamped, now);
   }
 
   private removeStored(stored: Doc): void {

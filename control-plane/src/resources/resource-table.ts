@@ -35,6 +35,12 @@ export interface QueriedRow {
   keyValues: unknown[];
 }
 
+/** Told of every row written through a table, once the write succeeded. */
+export interface RowObserver {
+  /** `version`: the table's version after this write; `doc` is null when the row was removed. */
+  written(version: number, id: number, doc: Doc | null): void;
+}
+
 /** A scalar filterable path and the column that holds its value. */
 interface ScalarColumn {
   path: string;
@@ -68,6 +74,7 @@ export class ResourceTable {
   private readonly deleteRow;
   private readonly insertMulti;
   private readonly deleteMulti;
+  private readonly observers: RowObserver[] = [];
   private writes = 0;
 
   constructor(
@@ -113,6 +120,20 @@ export class ResourceTable {
   /** The rows read before a rollback may no longer be what is stored. */
   invalidate(): void {
     this.writes++;
+  }
+
+  /** Tells `observer` of every write from now on (see RowProjection), until `unobserve`. */
+  observe(observer: RowObserver): void {
+    this.observers.push(observer);
+  }
+
+  unobserve(observer: RowObserver): void {
+    const at = this.observers.indexOf(observer);
+    if (at >= 0) this.observers.splice(at, 1);
+  }
+
+  private told(id: number, doc: Doc | null): void {
+    for (const observer of this.observers) observer.written(this.writes, id, doc);
   }
 
   private createSchema(filterSchema: FilterSchema): void {
@@ -216,6 +237,7 @@ export class ResourceTable {
     const values = this.scalars.map((c) => sqlValueOf(valueAt(doc, c.keys)));
     const id = Number(this.insertRow.run(name, parent, text, ...values).lastInsertRowid);
     this.writeMultiValues(id, doc);
+    this.told(id, doc);
     return id;
   }
 
@@ -240,12 +262,14 @@ export class ResourceTable {
       this.deleteMulti.run(id);
       this.writeMultiValues(id, doc);
     }
+    this.told(id, doc);
   }
 
   remove(id: number): void {
     this.writes++;
     this.deleteRow.run(id);
     this.deleteMulti.run(id);
+    this.told(id, null);
   }
 
   private updateStatement(columns: readonly ScalarColumn[]): Statement<unknown[]> {

@@ -9,7 +9,7 @@ import { createDeviceService } from '../../src/devices/device-service.js';
 import { LimitsContext } from '../../src/limits/context.js';
 import { isEmptyDiff, recomputeTree } from '../../src/limits/core/index.js';
 import { createLimitsService, type LimitsService } from '../../src/limits/index.js';
-import { loadWorld } from '../../src/limits/scope.js';
+import { loadWorld, type Scope } from '../../src/limits/scope.js';
 import { ResourceEngine } from '../../src/resources/resource-engine.js';
 import type { ResourceHandle } from '../../src/resources/resource-handle.js';
 import { DEVICES, SERVICE } from './limits-fixture.js';
@@ -28,6 +28,8 @@ interface World {
   engine: ResourceEngine;
   limits: LimitsService;
   devices: ResourceHandle;
+  /** a second reader of the tree, made before the first write: its world model follows every write since */
+  follower: LimitsContext;
   dir: string;
   requests: number;
 }
@@ -45,6 +47,8 @@ function startWorld(): World {
   const engine = new ResourceEngine(db);
   const limits = createLimitsService(engine);
   const { devices } = createDeviceService(engine, db, { extraRules: [limits.deviceRules] });
+  const follower = new LimitsContext(engine);
+  follower.attach(limits.handles);
   limits.bootstrap();
   const h = limits.handles;
   h.organizations.create({ parent: '', resource: { name: ORGS[0], regions: ['r1'] } });
@@ -57,7 +61,7 @@ function startWorld(): World {
     parent: SERVICE,
     resource: { name: PLANS[1], planLevel: 'PROJECT', resourceLimits: [{ resource: DEVICES, value: 5 }] },
   });
-  return { engine, limits, devices, dir, requests: 0 };
+  return { engine, limits, devices, follower, dir, requests: 0 };
 }
 
 type Op = { label: string; run: (w: World) => unknown };
@@ -139,7 +143,11 @@ function problems(w: World): string[] {
   const found: string[] = [];
   const ctx = new LimitsContext(w.engine);
   ctx.attach(w.limits.handles);
-  const world = loadWorld(ctx);
+  const world = loadWorld(ctx); // read afresh from the tables
+  ctx.world.close();
+  if (JSON.stringify(comparable(loadWorld(w.follower))) !== JSON.stringify(comparable(world))) {
+    found.push('the world model kept up by the writes differs from the tables');
+  }
   const again = recomputeTree(world.hierarchy, world.assignments, world.plans, world.previous);
   if (!isEmptyDiff(again.diff)) found.push(`a whole-tree recompute still changes ${JSON.stringify(again.diff)}`);
   if (again.changedAssignments.length > 0)
@@ -151,6 +159,22 @@ function problems(w: World): string[] {
     if (limit.usage > limit.activeLimit) found.push(`${limit.name}: usage above active`);
   }
   return found;
+}
+
+/** What a whole-tree recompute reads, in name order. */
+function comparable(scope: Scope): unknown {
+  const byName = <T extends { name: string }>(items: readonly T[]): T[] =>
+    [...items].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const assignments = scope.assignments.map((a) => ({ ...a, name: `${a.assignee} ${a.service}` }));
+  return {
+    organizations: byName(scope.hierarchy.organizations),
+    projects: byName(scope.hierarchy.projects),
+    services: byName(scope.hierarchy.services ?? []),
+    assignments: byName(assignments).map((a) => ({ ...a, ref: scope.refs.get(a.name) })),
+    plans: byName([...scope.plans.values()]),
+    pools: byName(scope.previous.limitPools),
+    limits: byName(scope.previous.limits),
+  };
 }
 
 describe('limits service invariants under random writes', () => {
