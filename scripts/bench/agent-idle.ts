@@ -113,7 +113,7 @@ function slope(points: readonly { x: number; y: number }[]): number {
 
 async function main(): Promise<void> {
   const opts = options();
-  requireBuiltPackages(['shared']);
+  requireBuiltPackages(['shared', 'control-plane']);
   if (!existsSync(AGENT_MAIN)) {
     process.stderr.write(`agent-idle cannot start: ${AGENT_MAIN} is missing. Run \`npm run build\` first.\n`);
     process.exit(1);

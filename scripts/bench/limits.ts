@@ -33,7 +33,7 @@
  */
 import { Agent } from 'node:http';
 import type { OutpostClient } from '@outpost/shared';
-import type { ResourceEngine } from '../../control-plane/src/resources/resource-engine.js';
+import type { ResourceEngine } from '../../control-plane/dist/resources/resource-engine.js';
 import { requireBuiltPackages } from './lib/preflight.js';
 import { createReporter, type Reporter } from './lib/report.js';
 import { withTempDir } from './lib/temp-dir.js';
@@ -52,7 +52,7 @@ const DEVICES = `${SERVICE}/resources/devices`;
 const PROJECT_PLAN = `${SERVICE}/plans/project-small`;
 const ORGANIZATION_PLAN = `${SERVICE}/plans/organization-small`;
 
-requireBuiltPackages(['shared']);
+requireBuiltPackages(['shared', 'control-plane']);
 const { startBenchServer } = await import('./lib/bench-server.js');
 const { nodeHttpFetch } = await import('./lib/node-http-fetch.js');
 

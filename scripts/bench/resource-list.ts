@@ -39,7 +39,7 @@ import { Agent } from 'node:http';
 import { availableParallelism, loadavg } from 'node:os';
 import { z } from 'zod';
 import type { OutpostClient, ResourceDefinition } from '@outpost/shared';
-import type { ResourceEngine } from '../../control-plane/src/resources/resource-engine.js';
+import type { ResourceEngine } from '../../control-plane/dist/resources/resource-engine.js';
 import { requireBuiltPackages } from './lib/preflight.js';
 import { openFileDescriptors } from './lib/process-stats.js';
 import { createReporter } from './lib/report.js';
@@ -78,7 +78,7 @@ type Doc = Record<string, unknown>;
 const WATCH_CLIENTS_ROLE = '--watch-clients';
 const isWatchClients = process.argv[2] === WATCH_CLIENTS_ROLE;
 
-if (!isWatchClients) requireBuiltPackages(['shared']);
+if (!isWatchClients) requireBuiltPackages(['shared', 'control-plane']);
 const shared = await import('@outpost/shared');
 exitAfter(TIME_LIMIT_MS, 1, `resource-list: gave up after ${TIME_LIMIT_MS / 1000} s`);
 if (isWatchClients) await watchClients();

@@ -13,7 +13,8 @@
  * used by hundreds) recomputes the whole tree from the WorldModel: what a recompute reads, derived document by
  * document when the service starts and kept up to date by every write (read again after a rollback). The
  * "synchronization pending" moment of the spec is that transaction: activeLimit equals configuredLimit as soon
- * as the write commits, except in the conflict row (configured lowered below usage: active keeps its old value until usage fits).
+ * as the write commits, except in the conflict row (configured lowered below usage: active keeps its old value
+ * until usage fits).
  *
  * Decisions (where spec 001 leaves room):
  * - Bootstrap: a fresh control plane creates services/devices.outpost with the plans `service` (SERVICE,

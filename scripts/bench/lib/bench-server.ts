@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { OutpostClient } from '@outpost/shared';
-import { startServer } from '../../../control-plane/src/server.js';
-import type { ServerExtras, StartedServer } from '../../../control-plane/src/server.js';
-import { createLogger } from '../../../control-plane/src/server/logger.js';
+import { startServer } from '../../../control-plane/dist/server.js';
+import type { ServerExtras, StartedServer } from '../../../control-plane/dist/server.js';
+import { createLogger } from '../../../control-plane/dist/server/logger.js';
 
 export interface BenchServer extends StartedServer {
   /** the admin API key */
@@ -13,7 +13,9 @@ export interface BenchServer extends StartedServer {
 
 /**
  * A real control plane on 127.0.0.1 (any free port) whose SQLite file lives in `dataDir`, logging nothing.
- * Import this module dynamically after requireBuiltPackages(['shared']).
+ * It is the built control plane (control-plane/dist, what `npm start` runs), not its TypeScript sources run
+ * through tsx, whose transform wraps every function it creates (esbuild keepNames) and so slows the hot paths
+ * a benchmark measures. Import this module dynamically after requireBuiltPackages(['shared', 'control-plane']).
  */
 export async function startBenchServer(dataDir: string, extras: ServerExtras = {}): Promise<BenchServer> {
   const apiKey = `bench-admin-${randomBytes(16).toString('hex')}`;
