@@ -8,12 +8,16 @@
  * project accepted plans, 30,000 Limits and 3,000 organization LimitPools.
  * Figures, through HTTP with the real REST client (OutpostClient):
  *   1. setup_entities_per_s: organizations and projects created per second (each with its plan, pools, limits).
- *   2. plan_change_ms: one PUT of the service-level plan `services/devices.outpost/plans/project-small`
+ *   2. plan_change_ms: a PUT of the service-level plan `services/devices.outpost/plans/project-small`
  *      (1,000 → 1,500 devices): approving the change (the capacity check of every pool it raises) and
  *      recomputing every dependent assignment, pool and limit (10,000 + 10,000 assignment documents, 30,000
- *      limits, 3,000 + 3 pools) in one transaction. Goal < 2,000 ms.
+ *      limits, 3,000 + 3 pools) in one transaction. The median of five such changes (1,500, 1,000, 1,500,
+ *      1,000, 1,500 devices), each recomputing everything. Goal < 2,000 ms.
+ *      plan_change_first_ms is the first of them (code paths not yet optimised by the JIT, right after the
+ *      setup), plan_change_max_ms the slowest.
  *      organization_plan_change_ms: the same for `organization-small` (1,000 organization assignments).
- *   3. plan assignment requests handled per second, 32 concurrent clients:
+ *   3. plan assignment requests handled per second, 32 concurrent clients (after an untimed checkpoint of what
+ *      the plan changes wrote, so the checkpointer is not still copying it meanwhile):
  *        requests_auto_approved_per_s  2,000 requests that lower a project's plan (approved and applied at once)
  *        requests_pending_per_s        2,000 requests that raise it (stored PENDING for the approver)
  *        requests_accepted_per_s       the approver accepting those 2,000 (applied, capacity-checked)
@@ -36,6 +40,7 @@ import type { OutpostClient } from '@outpost/shared';
 import type { ResourceEngine } from '../../control-plane/dist/resources/resource-engine.js';
 import { requireBuiltPackages } from './lib/preflight.js';
 import { createReporter, type Reporter } from './lib/report.js';
+import { percentile } from './lib/stats.js';
 import { withTempDir } from './lib/temp-dir.js';
 import { exitAfter, withTimeout } from './lib/time.js';
 
@@ -45,6 +50,8 @@ const REGIONS = ['r1', 'r2', 'r3'] as const;
 const REQUESTS = 2_000;
 const CONCURRENCY = 32;
 const TIME_LIMIT_MS = 15 * 60_000;
+/** The project plan's devices value, changed this many times (it starts at 1,000 and ends at 1,500). */
+const PLAN_CHANGES = [1_500, 1_000, 1_500, 1_000, 1_500] as const;
 
 const SYNCHRONOUS = synchronousArgument(process.argv.slice(2));
 const SERVICE = 'services/devices.outpost';
@@ -77,6 +84,7 @@ try {
       buildHierarchy(server.engine, report);
       const client = server.client(nodeHttpFetch(agent));
       await measurePlanChanges(client, report);
+      checkpoint(server.engine, report);
       await measureRequests(client, report);
       await verify(client);
     } finally {
@@ -143,12 +151,36 @@ async function measurePlanChanges(client: OutpostClient, out: Reporter): Promise
     );
     return { ms: performance.now() - started, cpuMs: cpuMs(cpu) };
   };
-  const projectPlan = await change(PROJECT_PLAN, 1_500);
-  out.figure('plan_change_ms', projectPlan.ms, { goal: '<2000', unit: 'ms' });
-  out.figure('plan_change_cpu_ms', projectPlan.cpuMs, { unit: 'ms' });
+  const changes: { ms: number; cpuMs: number }[] = [];
+  for (const [i, value] of PLAN_CHANGES.entries()) {
+    changes.push(await change(PROJECT_PLAN, value));
+    out.progress(`plan change ${i + 1}/${PLAN_CHANGES.length} (to ${value} devices): ${changes[i]!.ms.toFixed(0)} ms`);
+  }
+  const times = changes.map((c) => c.ms);
+  out.figure('plan_change_ms', percentile(times, 50), { goal: '<2000', unit: 'ms', samples: times.length });
+  out.figure(
+    'plan_change_cpu_ms',
+    percentile(
+      changes.map((c) => c.cpuMs),
+      50,
+    ),
+    { unit: 'ms' },
+  );
+  out.figure('plan_change_first_ms', times[0]!, { unit: 'ms' });
+  out.figure('plan_change_max_ms', Math.max(...times), { unit: 'ms' });
   const organizationPlan = await change(ORGANIZATION_PLAN, 120_000);
   out.figure('organization_plan_change_ms', organizationPlan.ms, { unit: 'ms' });
   out.figure('organization_plan_change_cpu_ms', organizationPlan.cpuMs, { unit: 'ms' });
+}
+
+/**
+ * Copies what the plan changes wrote (hundreds of MB of write-ahead log) into the database file before the
+ * next phase, untimed: otherwise the checkpointer's thread would still be doing it while the requests run.
+ */
+function checkpoint(engine: ResourceEngine, out: Reporter): void {
+  const started = performance.now();
+  engine.db.pragma('wal_checkpoint(TRUNCATE)');
+  out.progress(`write-ahead log checkpointed in ${(performance.now() - started).toFixed(0)} ms`);
 }
 
 // ---- 3. plan assignment requests ----------------------------------------------------------------------

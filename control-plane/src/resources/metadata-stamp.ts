@@ -17,11 +17,16 @@ export function specChanged(before: Doc, after: Doc, skipped: PathTree): boolean
 }
 
 /**
- * Whether a write that set the top-level members `changedKeys` of `before` (giving `after`) changed the spec:
- * without a walk when every one of them is wholly system-owned.
+ * Whether a write that set the top-level members `changedKeys` of `before` (giving `after()`) changed the
+ * spec: without building `after` or walking it when every one of them is wholly system-owned.
  */
-export function specChangedIn(before: Doc, after: Doc, changedKeys: readonly string[], skipped: PathTree): boolean {
-  return changedKeys.some((key) => skipped.get(key) !== true) && specChanged(before, after, skipped);
+export function specChangedIn(
+  before: Doc,
+  after: () => Doc,
+  changedKeys: readonly string[],
+  skipped: PathTree,
+): boolean {
+  return changedKeys.some((key) => skipped.get(key) !== true) && specChanged(before, after(), skipped);
 }
 
 /**
@@ -35,13 +40,24 @@ export function stampMetadata(
   version: number,
   specChange: boolean,
 ): Doc {
+  return { ...after, metadata: stampedMetadata(before, after['metadata'], now, version, specChange) };
+}
+
+/** The metadata `stampMetadata` gives a document whose metadata as written is `metadata`. */
+export function stampedMetadata(
+  before: Doc | undefined,
+  metadata: unknown,
+  now: string,
+  version: number,
+  specChange: boolean,
+): Doc {
   const previous = (before?.['metadata'] ?? {}) as Doc;
-  const meta = { ...((after['metadata'] ?? {}) as Doc) };
+  const meta = { ...((metadata ?? {}) as Doc) };
   meta['createTime'] = previous['createTime'] ?? now;
   meta['updateTime'] = now;
   meta['uuid'] = previous['uuid'] ?? randomUUID();
   const generation = typeof previous['generation'] === 'number' ? previous['generation'] : 0;
   meta['generation'] = before === undefined ? 1 : specChange ? generation + 1 : generation;
   meta['resourceVersion'] = String(version);
-  return { ...after, metadata: meta };
+  return meta;
 }

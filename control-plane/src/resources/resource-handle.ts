@@ -19,7 +19,14 @@ import type { FieldTree, NamePattern, ResourceDefinition } from '@outpost/shared
 import type { ChangeBus, ChangeListener } from './change-bus.js';
 import type { ChangeLog } from './change-log.js';
 import { asDocument, clone, isAtOrUnder, looselyEqual, sameDocument } from './doc-utils.js';
-import { specChanged, specChangedIn, stampMetadata, systemOwnedPaths, type PathTree } from './metadata-stamp.js';
+import {
+  specChanged,
+  specChangedIn,
+  stampedMetadata,
+  stampMetadata,
+  systemOwnedPaths,
+  type PathTree,
+} from './metadata-stamp.js';
 import type { ResourceRules, OperationContext } from './resource-rules.js';
 import type { Doc, ResourceTable, StoredRow } from './resource-table.js';
 import type {
@@ -312,9 +319,9 @@ export class ResourceHandle {
       if (!sameDocument(stored[key], fields[key])) changed.push(key);
     }
     if (changed.length === 0) return;
-    const next = { ...stored, ...fields };
-    const spec = specChangedIn(stored, next, changed, this.systemOwned);
-    const stamped = stampMetadata(stored, next, now, this.engine.log.head() + 1, spec);
+    const spec = specChangedIn(stored, () => ({ ...stored, ...fields }), changed, this.systemOwned);
+    const metadata = stampedMetadata(stored, stored['metadata'], now, this.engine.log.head() + 1, spec);
+    const stamped: Doc = { ...stored, ...fields, metadata };
     this.table.update(row.id, stamped, JSON.stringify(stamped), stored, new Set([...changed, 'metadata']));
     this.engine.record(this.def.plural, stamped['name'] as string, stored, stamped, now);
   }

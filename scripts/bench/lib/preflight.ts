@@ -5,6 +5,9 @@ import { fileURLToPath } from 'node:url';
 /** The repository root (this file is scripts/bench/lib/preflight.ts). */
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
+/** The compiled file that shows a package was built (a library's index, the control plane's server). */
+const PACKAGE_ENTRIES: Record<string, string> = { 'control-plane': 'server.js' };
+
 /**
  * Stops the process with a clear message when a workspace package has not been built: tsx resolves
  * `@outpost/<package>` through node_modules to `<package>/dist`, so a missing build fails otherwise with an
@@ -13,7 +16,7 @@ export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', 
  */
 export function requireBuiltPackages(packages: readonly string[]): void {
   for (const pkg of packages) {
-    const entry = join(REPO_ROOT, pkg, 'dist', 'index.js');
+    const entry = join(REPO_ROOT, pkg, 'dist', PACKAGE_ENTRIES[pkg] ?? 'index.js');
     if (!existsSync(entry)) {
       process.stderr.write(
         `benchmark cannot start: ${relative(REPO_ROOT, entry)} is missing. Run \`npm run build\` in ${REPO_ROOT} first.\n`,
