@@ -1,10 +1,10 @@
 import type { ResourceHandle } from '../resources/resource-handle.js';
 import type { Doc, StoredRow } from '../resources/resource-table.js';
 
-/** A held row: its parsed document, or only its stored text when nobody parsed it yet. */
 /** Rows read and written together when they are not held. */
 const ROWS_PER_WRITE = 500;
 
+/** A held row: its parsed document, or only its stored text when nobody parsed it yet. */
 type HeldRow = { id: number; doc: Doc } | { id: number; text: string };
 
 /**

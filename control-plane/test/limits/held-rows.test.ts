@@ -53,6 +53,26 @@ describe('HeldRows', () => {
     expect(widgets.find(B)?.['spec']).toEqual({ size: 1, color: 'blue' });
   });
 
+  it('writes many rows a chunk at a time, each once, in name order, held or not', () => {
+    const { engine, widgets } = start();
+    const names = Array.from({ length: 1_200 }, (_, i) => `${PARENT}/widgets/w-${String(i).padStart(4, '0')}`);
+    for (const name of names) widgets.create({ parent: PARENT, resource: { name, spec: { size: 2 } } });
+    const held = new HeldRows(widgets);
+    for (const row of widgets.table.query({ where: [], keys: [{ sql: 'name', desc: false }] })) {
+      const name = row.doc['name'] as string;
+      if (names.indexOf(name) % 2 === 0) held.hold(name, row);
+    }
+    const before = engine.log.head();
+    const absent = `${PARENT}/widgets/w-absent`;
+    engine.transaction(() =>
+      held.merge([...names].reverse().map((name) => [name, { displayName: 'merged' }] as const)),
+    );
+    engine.transaction(() => held.merge([[absent, { displayName: 'merged' }]]));
+    expect(names.every((name) => widgets.find(name)?.['displayName'] === 'merged')).toBe(true);
+    expect(widgets.exists(absent)).toBe(false);
+    expect(engine.log.read('widgets', before, 10_000).map((change) => change.name)).toEqual(names);
+  });
+
   it('reads again after a rollback undid what it read', () => {
     const { engine, widgets } = start();
     let held: HeldRows | undefined;
