@@ -1,28 +1,20 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/open-database.js';
 import { startWalCheckpointer } from '../../src/db/wal-checkpointer.js';
 import { ResourceEngine } from '../../src/resources/resource-engine.js';
+import { tempDatabases } from '../helpers/temp-databases.js';
 import { widgetDefinition } from '../helpers/widgets.js';
 
 /**
  * A transaction that writes thousands of resources leaves its checkpoint to a worker thread: the commit
  * itself does not checkpoint, the worker does afterwards, and then commits checkpoint as usual again.
  */
-const dirs: string[] = [];
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
+const freshDatabase = tempDatabases('outpost-checkpointer-');
 
 const PARENT = 'projects/p1/regions/eu';
 
 function setUp() {
-  const dir = mkdtempSync(join(tmpdir(), 'outpost-checkpointer-'));
-  dirs.push(dir);
-  const file = join(dir, 'outpost.db');
-  const db = openDatabase(file);
+  const { db, file } = freshDatabase();
   const errors: string[] = [];
   const checkpointer = startWalCheckpointer(db, file, (message) => errors.push(message));
   const engine = new ResourceEngine(db, { checkpoints: checkpointer });

@@ -1,24 +1,16 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { deviceDefinition } from '@outpost/shared';
-import { afterAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/db/open-database.js';
+import { describe, expect, it } from 'vitest';
 import { StatusWriter } from '../../src/gateway/status-writer.js';
 import { ResourceEngine } from '../../src/resources/resource-engine.js';
+import { tempDatabases } from '../helpers/temp-databases.js';
 
-const dirs: string[] = [];
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
+const freshDatabase = tempDatabases('outpost-status-writer-');
 
 const DEVICE = 'projects/p1/regions/eu/devices/d1';
 
 /** A writer over a real devices table, and the device states watchers were shown, in order. */
 function setup() {
-  const dir = mkdtempSync(join(tmpdir(), 'outpost-status-writer-'));
-  dirs.push(dir);
-  const engine = new ResourceEngine(openDatabase(join(dir, 'outpost.db')));
+  const engine = new ResourceEngine(freshDatabase().db);
   const devices = engine.register(deviceDefinition);
   devices.put({ name: DEVICE });
   const seen: { connection: unknown; osVersion: unknown }[] = [];

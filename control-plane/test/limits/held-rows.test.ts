@@ -1,26 +1,18 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/db/open-database.js';
+import { describe, expect, it } from 'vitest';
 import { HeldRows } from '../../src/limits/held-rows.js';
 import { ResourceEngine } from '../../src/resources/resource-engine.js';
+import { tempDatabases } from '../helpers/temp-databases.js';
 import { widgetDefinition } from '../helpers/widgets.js';
 
 /** Rows read earlier are written over without reading them again only while nothing of their kind was written. */
-const dirs: string[] = [];
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
+const freshDatabase = tempDatabases('outpost-held-');
 
 const PARENT = 'projects/p1/regions/eu';
 const A = `${PARENT}/widgets/w-a`;
 const B = `${PARENT}/widgets/w-b`;
 
 function start() {
-  const dir = mkdtempSync(join(tmpdir(), 'outpost-held-'));
-  dirs.push(dir);
-  const engine = new ResourceEngine(openDatabase(join(dir, 'outpost.db')));
+  const engine = new ResourceEngine(freshDatabase().db);
   const widgets = engine.register(widgetDefinition);
   widgets.create({ parent: PARENT, resource: { name: A, spec: { size: 1 } } });
   widgets.create({ parent: PARENT, resource: { name: B, spec: { size: 1 } } });

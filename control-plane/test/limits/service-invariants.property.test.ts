@@ -1,10 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import fc from 'fast-check';
 import { ApiError } from '@outpost/shared';
-import { afterAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/db/open-database.js';
+import { describe, expect, it } from 'vitest';
 import { createDeviceService } from '../../src/devices/device-service.js';
 import { LimitsContext } from '../../src/limits/context.js';
 import { isEmptyDiff, recomputeTree } from '../../src/limits/core/index.js';
@@ -12,6 +8,7 @@ import { createLimitsService, type LimitsService } from '../../src/limits/index.
 import { loadWorld, type Scope } from '../../src/limits/scope.js';
 import { ResourceEngine } from '../../src/resources/resource-engine.js';
 import type { ResourceHandle } from '../../src/resources/resource-handle.js';
+import { tempDatabases } from '../helpers/temp-databases.js';
 import { DEVICES, SERVICE } from './limits-fixture.js';
 
 /**
@@ -30,19 +27,13 @@ interface World {
   devices: ResourceHandle;
   /** a second reader of the tree, made before the first write: its world model follows every write since */
   follower: LimitsContext;
-  dir: string;
   requests: number;
 }
 
-const dirs: string[] = [];
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
+const freshDatabase = tempDatabases('outpost-limits-prop-');
 
 function startWorld(): World {
-  const dir = mkdtempSync(join(tmpdir(), 'outpost-limits-prop-'));
-  dirs.push(dir);
-  const db = openDatabase(join(dir, 'outpost.db'));
+  const { db } = freshDatabase();
   db.pragma('synchronous = OFF');
   const engine = new ResourceEngine(db);
   const limits = createLimitsService(engine);
@@ -61,7 +52,7 @@ function startWorld(): World {
     parent: SERVICE,
     resource: { name: PLANS[1], planLevel: 'PROJECT', resourceLimits: [{ resource: DEVICES, value: 5 }] },
   });
-  return { engine, limits, devices, follower, dir, requests: 0 };
+  return { engine, limits, devices, follower, requests: 0 };
 }
 
 type Op = { label: string; run: (w: World) => unknown };

@@ -1,9 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/db/open-database.js';
+import { describe, expect, it } from 'vitest';
 import { ResourceEngine } from '../../src/resources/resource-engine.js';
+import { tempDatabases } from '../helpers/temp-databases.js';
 import { widgetDefinition } from '../helpers/widgets.js';
 
 /**
@@ -11,15 +8,10 @@ import { widgetDefinition } from '../helpers/widgets.js';
  * the log must hold every committed write once, in order, under the number its document carries, and
  * nothing of what a savepoint or transaction undid.
  */
-const dirs: string[] = [];
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
+const freshDatabase = tempDatabases('outpost-change-log-');
 
 function freshEngine() {
-  const dir = mkdtempSync(join(tmpdir(), 'outpost-change-log-'));
-  dirs.push(dir);
-  const db = openDatabase(join(dir, 'outpost.db'));
+  const { db } = freshDatabase();
   const engine = new ResourceEngine(db);
   const widgets = engine.register(widgetDefinition);
   return { db, engine, widgets };

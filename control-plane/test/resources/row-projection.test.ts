@@ -1,22 +1,16 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { ID_RULES, NamePattern } from '@outpost/shared';
-import { afterAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/db/open-database.js';
+import { describe, expect, it } from 'vitest';
 import { ResourceEngine } from '../../src/resources/resource-engine.js';
 import type { Doc } from '../../src/resources/resource-table.js';
 import { RowProjection } from '../../src/resources/row-projection.js';
+import { tempDatabases } from '../helpers/temp-databases.js';
 import { widgetDefinition } from '../helpers/widgets.js';
 
 /**
  * A row projection holds a value per stored row and follows the table's writes: it reads the table only
  * when it is built and again after a write it could not follow (one undone by a rollback).
  */
-const dirs: string[] = [];
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
+const freshDatabase = tempDatabases('outpost-row-projection-');
 
 const gadgetDefinition = {
   ...widgetDefinition,
@@ -35,9 +29,7 @@ const gadgetDefinition = {
 const PARENT = 'projects/p1/regions/eu';
 
 function setUp() {
-  const dir = mkdtempSync(join(tmpdir(), 'outpost-row-projection-'));
-  dirs.push(dir);
-  const engine = new ResourceEngine(openDatabase(join(dir, 'outpost.db')));
+  const engine = new ResourceEngine(freshDatabase().db);
   const widgets = engine.register(widgetDefinition);
   const gadgets = engine.register(gadgetDefinition);
   for (let i = 0; i < 5; i++) {

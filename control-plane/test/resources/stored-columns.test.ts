@@ -1,10 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Db } from '../../src/db/open-database.js';
+import { describe, expect, it } from 'vitest';
+import type { Db } from '../../src/db/open-database.js';
 import { ResourceEngine } from '../../src/resources/resource-engine.js';
 import type { ResourceHandle } from '../../src/resources/resource-handle.js';
+import { tempDatabases } from '../helpers/temp-databases.js';
 import { widgetDefinition } from '../helpers/widgets.js';
 
 /**
@@ -12,16 +10,9 @@ import { widgetDefinition } from '../helpers/widgets.js';
  * after any sequence of writes they hold exactly json_extract(doc, path), and the side table holds the
  * labels; a table of an earlier version, with generated columns, is rebuilt with its rows and ids.
  */
-const dirs: string[] = [];
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
+const freshDatabase = tempDatabases('outpost-columns-');
 
-function freshDb(): Db {
-  const dir = mkdtempSync(join(tmpdir(), 'outpost-columns-'));
-  dirs.push(dir);
-  return openDatabase(join(dir, 'outpost.db'));
-}
+const freshDb = (): Db => freshDatabase().db;
 
 const PARENT = 'projects/p1/regions/eu';
 const SCALARS = widgetDefinition.filterSchema.fields.filter(

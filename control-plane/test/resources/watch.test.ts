@@ -1,11 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/db/open-database.js';
 import { ResourceEngine } from '../../src/resources/resource-engine.js';
 import { watchStateless } from '../../src/resources/watch/stateless-watch.js';
 import type { SerializedResponse, WatchCollectionResponse } from '../../src/resources/watch/watch-types.js';
+import { tempDatabases } from '../helpers/temp-databases.js';
 import { startTestServer } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
 import { widgetDefinition } from '../helpers/widgets.js';
@@ -228,12 +225,9 @@ describe('stateful watch over HTTP', () => {
 
 describe('stateless watch resets (engine level)', () => {
   const parent = 'projects/reset/regions/r1';
-  const dirs: string[] = [];
-  afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+  const freshDatabase = tempDatabases('outpost-watch-');
   const setup = (retain?: number) => {
-    const dir = mkdtempSync(join(tmpdir(), 'outpost-watch-'));
-    dirs.push(dir);
-    const db = openDatabase(join(dir, 'w.db'));
+    const { db } = freshDatabase();
     const engine = new ResourceEngine(db, { changeLogRetain: retain });
     return { engine, widgets: engine.register(widgetDefinition) };
   };
