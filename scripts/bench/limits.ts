@@ -184,7 +184,8 @@ async function measurePlanChanges(client: OutpostClient, engine: ResourceEngine,
  */
 function checkpoint(engine: ResourceEngine): number {
   const started = performance.now();
-  engine.db.pragma('wal_checkpoint(TRUNCATE)');
+  const [result] = engine.db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+  if (result?.busy !== 0) throw new Error('the write-ahead log could not be checkpointed (busy)');
   return performance.now() - started;
 }
 

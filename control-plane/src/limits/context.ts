@@ -54,6 +54,7 @@ export class LimitsContext {
   }
 
   attach(handles: LimitsHandles): void {
+    this.attached?.world.close();
     this.attached = { handles, world: new WorldModel(handles) };
   }
 

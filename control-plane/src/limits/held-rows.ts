@@ -10,7 +10,7 @@ type HeldRow = { id: number; doc: Doc } | { id: number; text: string };
 /**
  * Rows of one kind read earlier in the transaction, to write over without reading them again. They are used
  * only while nothing of that kind was written since they were read (the table's version has not moved);
- * otherwise, and for names not held, the rows are read again, all in one go.
+ * otherwise, and for names not held, the rows are read again, a chunk at a time (see merge).
  */
 export class HeldRows {
   private readonly version: number;

@@ -11,7 +11,8 @@
  * ancestors and the services, with what children outside the scope hold of its pools) and writes only what
  * changed, so a refused write changes nothing and nothing drifts. A change that reaches many assignees (a plan
  * used by hundreds) recomputes the whole tree from the WorldModel: what a recompute reads, derived document by
- * document when the service starts and kept up to date by every write (read again after a rollback). The
+ * document when the service starts and kept up to date by every write (a table whose writes a rollback undid
+ * is read again by the next whole-tree recompute). The
  * "synchronization pending" moment of the spec is that transaction: activeLimit equals configuredLimit as soon
  * as the write commits, except in the conflict row (configured lowered below usage: active keeps its old value
  * until usage fits).

@@ -236,16 +236,17 @@ export class ResourceHandle {
   /**
    * Sets top-level members of rows the caller read from this handle's table (`table.query`, `table.findMany`)
    * earlier in the same transaction, as the system: the edit `doc => ({ ...doc, ...fields })`. The caller must
-   * make sure the rows are still what is stored (`table.version` has not moved since they were read).
-   * Knowing which members a write may change, it compares, stamps and indexes only those: the path of
-   * recomputes that rewrite tens of thousands of documents. Rows are written in name order: the new entries of the (column, parent, name) indexes then mostly go
-   * next to each other rather than all over each index, which makes large writes much cheaper.
+   * make sure the rows are still what is stored: none of them written since they were read (as long as
+   * `table.version` has not moved, none was). Knowing which members a write may change, it compares, stamps
+   * and indexes only those: the path of recomputes that rewrite tens of thousands of documents. Rows are
+   * written in name order: the new entries of the (column, parent, name) indexes then mostly go next to each
+   * other rather than all over each index, which makes large writes much cheaper.
    */
   mergeRows(entries: Iterable<readonly [StoredRow, Doc]>): void {
     const ordered = [...entries].map((entry) => ({ name: String(entry[0].doc['name']), entry }));
     ordered.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    const now = this.engine.now().toISOString(); // one call: its writes happen at one time
     this.engine.transaction(() => {
+      const now = this.engine.now().toISOString(); // one call: its writes happen at one time
       for (const { entry } of ordered) this.writeMerged(entry[0], entry[1], now);
     });
   }

@@ -111,7 +111,8 @@ export class ResourceTable {
 
   /**
    * Grows with every write: a caller holding rows it read earlier in the transaction may write over them
-   * without reading them again only while this has not moved (the engine also moves it on a rollback).
+   * without reading them again only while this has not moved (the engine also moves it when a rollback undid
+   * writes to this table).
    */
   get version(): number {
     return this.writes;

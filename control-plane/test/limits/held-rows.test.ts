@@ -45,7 +45,7 @@ describe('HeldRows', () => {
     expect(widgets.find(B)?.['spec']).toEqual({ size: 1, color: 'blue' });
   });
 
-  it('writes many rows a chunk at a time, each once, in name order, held or not', () => {
+  it('writes more rows than one chunk holds, each once, in name order, held or not', () => {
     const { engine, widgets } = start();
     const names = Array.from({ length: 1_200 }, (_, i) => `${PARENT}/widgets/w-${String(i).padStart(4, '0')}`);
     for (const name of names) widgets.create({ parent: PARENT, resource: { name, spec: { size: 2 } } });

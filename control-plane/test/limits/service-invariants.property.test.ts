@@ -25,7 +25,7 @@ interface World {
   engine: ResourceEngine;
   limits: LimitsService;
   devices: ResourceHandle;
-  /** a second reader of the tree, made before the first write: its world model follows every write since */
+  /** a second reader of the tree whose world model is built before the first write and follows the writes */
   follower: LimitsContext;
   requests: number;
 }
@@ -40,6 +40,7 @@ function startWorld(): World {
   const { devices } = createDeviceService(engine, db, { extraRules: [limits.deviceRules] });
   const follower = new LimitsContext(engine);
   follower.attach(limits.handles);
+  follower.world.build();
   limits.bootstrap();
   const h = limits.handles;
   h.organizations.create({ parent: '', resource: { name: ORGS[0], regions: ['r1'] } });

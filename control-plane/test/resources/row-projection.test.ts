@@ -90,9 +90,11 @@ describe('RowProjection', () => {
   it('stops following its table when closed', () => {
     const { widgets } = setUp();
     const { projection, derived } = counted(widgets.table);
-    projection.build();
     projection.close();
+    projection.build(); // holds the rows again, but no longer told of writes
     widgets.create({ parent: PARENT, resource: { name: `${PARENT}/widgets/w7`, displayName: 'later' } });
     expect(derived.count).toBe(5);
+    expect(projection.values()).toHaveLength(6); // the version moved unseen: read again
+    expect(derived.count).toBe(5 + 6);
   });
 });
