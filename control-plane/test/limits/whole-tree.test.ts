@@ -53,12 +53,17 @@ describe('a plan change over the whole tree', () => {
   it('moves every dependent limit and pool, refuses what the service pool cannot back, and goes on right', () => {
     const { h, setPlan, limit, servicePool, unsettled } = setUp();
 
+    /** Every limit at `value`, the one device still counted, the service pool backing them all, nothing left to settle. */
+    const expectSettledAt = (value: number) => {
+      for (const project of PROJECTS)
+        expect(limit(project)).toMatchObject({ configuredLimit: value, activeLimit: value });
+      expect(limit(PROJECTS[0]!)['usage']).toBe(1);
+      expect(servicePool()['reserved']).toBe(PROJECTS.length * value);
+      expect(unsettled()).toEqual([]);
+    };
+
     setPlan(1_500);
-    for (const project of PROJECTS)
-      expect(limit(project)).toMatchObject({ configuredLimit: 1_500, activeLimit: 1_500 });
-    expect(limit(PROJECTS[0]!)['usage']).toBe(1);
-    expect(servicePool()['reserved']).toBe(PROJECTS.length * 1_500);
-    expect(unsettled()).toEqual([]);
+    expectSettledAt(1_500);
 
     // 210 × 5,000,000 is beyond the service's own 1,000,000,000 in r1
     const generation = (h.plans.find(PROJECT_PLAN) as Record<string, unknown>)['generation'];
@@ -74,10 +79,6 @@ describe('a plan change over the whole tree', () => {
     for (const project of PROJECTS) expect(limit(project)['configuredLimit']).toBe(1_500);
 
     setPlan(2_000);
-    for (const project of PROJECTS)
-      expect(limit(project)).toMatchObject({ configuredLimit: 2_000, activeLimit: 2_000 });
-    expect(limit(PROJECTS[0]!)['usage']).toBe(1);
-    expect(servicePool()['reserved']).toBe(PROJECTS.length * 2_000);
-    expect(unsettled()).toEqual([]);
+    expectSettledAt(2_000);
   });
 });
