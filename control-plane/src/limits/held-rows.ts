@@ -1,5 +1,6 @@
 import type { ResourceHandle } from '../resources/resource-handle.js';
 import type { Doc, StoredRow } from '../resources/resource-table.js';
+import type { RowProjection } from '../resources/row-projection.js';
 
 /** Rows read and written together when they are not held. */
 const ROWS_PER_WRITE = 500;
@@ -10,14 +11,18 @@ type HeldRow = { id: number; doc: Doc } | { id: number; text: string };
 /**
  * Rows of one kind read earlier in the transaction, to write over without reading them again. They are used
  * only while nothing of that kind was written since they were read (the table's version has not moved);
- * otherwise, and for names not held, the rows are read again, a chunk at a time (see merge).
+ * otherwise, and for names not held, the rows come from `memory` (every stored row, kept in memory) while it
+ * is current, and are read again, a chunk at a time, when it is not (see merge).
  */
 export class HeldRows {
   private readonly version: number;
   private readonly rows = new Map<string, HeldRow>();
 
   /** Make it before reading the rows it is to hold. */
-  constructor(private readonly handle: ResourceHandle) {
+  constructor(
+    private readonly handle: ResourceHandle,
+    private readonly memory?: RowProjection<StoredRow>,
+  ) {
     this.version = handle.table.version;
   }
 
@@ -43,14 +48,19 @@ export class HeldRows {
     const names = [...byName.keys()].sort();
     for (let i = 0; i < names.length; i += ROWS_PER_WRITE) {
       const chunk = names.slice(i, i + ROWS_PER_WRITE);
-      const missing = fresh ? chunk.filter((name) => !this.rows.has(name)) : chunk;
-      const read = missing.length > 0 ? this.handle.table.findMany(missing) : new Map<string, StoredRow>();
-      const rows: [StoredRow, Doc][] = [];
+      const known = new Map<string, StoredRow>();
       for (const name of chunk) {
         const heldRow = fresh ? this.rows.get(name) : undefined;
         const row = heldRow
           ? { id: heldRow.id, doc: 'doc' in heldRow ? heldRow.doc : (JSON.parse(heldRow.text) as Doc) }
-          : read.get(name);
+          : this.memory?.held(name);
+        if (row) known.set(name, row);
+      }
+      const missing = chunk.filter((name) => !known.has(name));
+      const read = missing.length > 0 ? this.handle.table.findMany(missing) : new Map<string, StoredRow>();
+      const rows: [StoredRow, Doc][] = [];
+      for (const name of chunk) {
+        const row = known.get(name) ?? read.get(name);
         if (row) rows.push([row, byName.get(name) ?? {}]);
       }
       this.handle.mergeRows(rows);

@@ -125,10 +125,11 @@ export function loadScope(ctx: LimitsContext, targets: readonly string[], option
 
 /**
  * The whole tree: every entity, assignment, plan, pool and limit, from the world model (no documents read).
- * Nothing is held: the writes read the rows they change.
+ * The writes take the rows they change from the world model too.
  */
 export function loadWorld(ctx: LimitsContext): Scope {
   const world = ctx.world;
+  world.build();
   const assignments: AssigneeAssignment[] = [];
   const refs = new Map<string, AssignmentRef>();
   for (const row of world.assignments.values()) {
@@ -147,7 +148,10 @@ export function loadWorld(ctx: LimitsContext): Scope {
     refs,
     planAssignmentOf: (assignee, service) => {
       const ref = refs.get(assignmentKey(assignee, service));
-      return ref && ctx.h.planAssignments.find(ref.planAssignment);
+      return (
+        ref &&
+        (world.stored.planAssignments.held(ref.planAssignment)?.doc ?? ctx.h.planAssignments.find(ref.planAssignment))
+      );
     },
     plans: new Map(world.plans.values().map((plan) => [plan.name, plan] as const)),
     previous: { limitPools: world.pools.values(), limits: world.limits.values() },
@@ -158,9 +162,9 @@ export function loadWorld(ctx: LimitsContext): Scope {
 
 /** Made before the rows are read (see HeldRows). */
 const holdRows = (ctx: LimitsContext): HeldScopeRows => ({
-  pools: new HeldRows(ctx.h.pools),
-  limits: new HeldRows(ctx.h.limits),
-  planAssignments: new HeldRows(ctx.h.planAssignments),
+  pools: new HeldRows(ctx.h.pools, ctx.world.stored.pools),
+  limits: new HeldRows(ctx.h.limits, ctx.world.stored.limits),
+  planAssignments: new HeldRows(ctx.h.planAssignments, ctx.world.stored.planAssignments),
 });
 
 /** Holds the rows and gives their documents. */

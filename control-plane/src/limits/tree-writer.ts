@@ -15,8 +15,9 @@ export function writeTree(ctx: LimitsContext, diff: TreeDiff, held?: Pick<HeldSc
   const { pools, limits } = ctx.h;
   const update = <T extends { name: string }>(items: readonly T[], fields: (item: T) => Doc) =>
     items.map((item) => [item.name, fields(item)] as const);
-  (held?.pools ?? new HeldRows(pools)).merge(update(diff.updatedPools, poolFields));
-  (held?.limits ?? new HeldRows(limits)).merge(update(diff.updatedLimits, limitFields));
+  const stored = ctx.world.stored;
+  (held?.pools ?? new HeldRows(pools, stored.pools)).merge(update(diff.updatedPools, poolFields));
+  (held?.limits ?? new HeldRows(limits, stored.limits)).merge(update(diff.updatedLimits, limitFields));
   for (const name of diff.deletedLimits) limits.remove(name);
   for (const name of diff.deletedPools) pools.remove(name);
   for (const pool of diff.createdPools) pools.put({ name: pool.name, ...poolFields(pool) });
@@ -32,8 +33,11 @@ export function writeAssignmentDocs(
   held?: HeldRows,
 ): void {
   const fields = changed.map(([ref, a]) => [ref, assignmentFields(a)] as const);
-  (held ?? new HeldRows(ctx.h.planAssignments)).merge(fields.map(([ref, f]) => [ref.planAssignment, f]));
-  new HeldRows(ctx.h.acceptedPlans).merge(
+  const stored = ctx.world.stored;
+  (held ?? new HeldRows(ctx.h.planAssignments, stored.planAssignments)).merge(
+    fields.map(([ref, f]) => [ref.planAssignment, f]),
+  );
+  new HeldRows(ctx.h.acceptedPlans, stored.acceptedPlans).merge(
     fields.filter(([ref]) => ref.acceptedPlan !== '').map(([ref, f]) => [ref.acceptedPlan, f]),
   );
 }

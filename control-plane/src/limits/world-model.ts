@@ -1,16 +1,26 @@
 import type { ServiceNode, LimitPool, Limit, OrganizationNode, ProjectNode, Plan } from './core/index.js';
 import { RowProjection } from '../resources/row-projection.js';
-import type { ResourceTable } from '../resources/resource-table.js';
+import type { Doc, ResourceTable, StoredRow } from '../resources/resource-table.js';
 import { assignmentRowOf, type AssignmentRow } from './assignment-row.js';
 import { limitOf, organizationNodeOf, planOf, poolOf, projectNodeOf, regionsOf, text } from './records.js';
 
 /** The tables a whole-tree recompute reads. */
-type WorldTable = 'services' | 'organizations' | 'projects' | 'plans' | 'planAssignments' | 'pools' | 'limits';
+type WorldTable =
+  'services' | 'organizations' | 'projects' | 'plans' | 'planAssignments' | 'acceptedPlans' | 'pools' | 'limits';
+
+/** The kinds a whole-tree recompute writes over. */
+export interface StoredWorldRows {
+  pools: RowProjection<StoredRow>;
+  limits: RowProjection<StoredRow>;
+  planAssignments: RowProjection<StoredRow>;
+  acceptedPlans: RowProjection<StoredRow>;
+}
 
 /**
  * What a whole-tree recompute reads, derived document by document and held in memory, up to date with every
  * write (see RowProjection): a plan change that recomputes every pool and limit starts from here instead of
- * reading and parsing every document of seven tables.
+ * reading and parsing every document of seven tables. It also holds the stored rows such a recompute writes
+ * over (`stored`), so that its writes read nothing either.
  */
 export class WorldModel {
   readonly services: RowProjection<ServiceNode>;
@@ -20,6 +30,7 @@ export class WorldModel {
   readonly assignments: RowProjection<AssignmentRow>;
   readonly pools: RowProjection<LimitPool>;
   readonly limits: RowProjection<Limit>;
+  readonly stored: StoredWorldRows;
 
   constructor(h: Record<WorldTable, { table: ResourceTable }>) {
     this.services = new RowProjection(h.services.table, (doc) => ({
@@ -32,6 +43,13 @@ export class WorldModel {
     this.assignments = new RowProjection(h.planAssignments.table, assignmentRowOf);
     this.pools = new RowProjection(h.pools.table, poolOf);
     this.limits = new RowProjection(h.limits.table, limitOf);
+    const row = (doc: Doc, id: number): StoredRow => ({ id, doc });
+    this.stored = {
+      pools: new RowProjection(h.pools.table, row),
+      limits: new RowProjection(h.limits.table, row),
+      planAssignments: new RowProjection(h.planAssignments.table, row),
+      acceptedPlans: new RowProjection(h.acceptedPlans.table, row),
+    };
   }
 
   /** Reads whatever is not held yet (at start: the first plan change should not pay for it). */
@@ -45,6 +63,7 @@ export class WorldModel {
   }
 
   private all(): RowProjection<unknown>[] {
-    return [this.services, this.organizations, this.projects, this.plans, this.assignments, this.pools, this.limits];
+    const { services, organizations, projects, plans, assignments, pools, limits, stored } = this;
+    return [services, organizations, projects, plans, assignments, pools, limits, ...Object.values(stored)];
   }
 }

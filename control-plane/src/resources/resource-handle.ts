@@ -266,7 +266,7 @@ export class ResourceHandle {
     return this.engine.transaction(() => {
       const row = this.table.find(name);
       if (!row) return false;
-      this.table.remove(row.id);
+      this.table.remove(row.id, name);
       this.engine.record(this.def.plural, name, row.doc, null);
       return true;
     });
@@ -330,7 +330,7 @@ export class ResourceHandle {
   private removeStored(stored: Doc): void {
     const row = this.table.find(stored['name'] as string);
     if (!row) return;
-    this.table.remove(row.id);
+    this.table.remove(row.id, stored['name'] as string);
     this.engine.record(this.def.plural, stored['name'] as string, stored, null);
   }
 

@@ -38,7 +38,7 @@ export interface QueriedRow {
 /** Told of every row written through a table, once the write succeeded. */
 export interface RowObserver {
   /** `version`: the table's version after this write; `doc` is null when the row was removed. */
-  written(version: number, id: number, doc: Doc | null): void;
+  written(version: number, id: number, name: string, doc: Doc | null): void;
 }
 
 /** A scalar filterable path and the column that holds its value. */
@@ -133,8 +133,8 @@ export class ResourceTable {
     if (at >= 0) this.observers.splice(at, 1);
   }
 
-  private told(id: number, doc: Doc | null): void {
-    for (const observer of this.observers) observer.written(this.writes, id, doc);
+  private told(id: number, name: string, doc: Doc | null): void {
+    for (const observer of this.observers) observer.written(this.writes, id, name, doc);
   }
 
   private createSchema(filterSchema: FilterSchema): void {
@@ -238,7 +238,7 @@ export class ResourceTable {
     const values = this.scalars.map((c) => sqlValueOf(valueAt(doc, c.keys)));
     const id = Number(this.insertRow.run(name, parent, text, ...values).lastInsertRowid);
     this.writeMultiValues(id, doc);
-    this.told(id, doc);
+    this.told(id, name, doc);
     return id;
   }
 
@@ -263,14 +263,15 @@ export class ResourceTable {
       this.deleteMulti.run(id);
       this.writeMultiValues(id, doc);
     }
-    this.told(id, doc);
+    this.told(id, String(doc['name']), doc);
   }
 
-  remove(id: number): void {
+  /** Removes row `id`, stored under `name`. */
+  remove(id: number, name: string): void {
     this.writes++;
     this.deleteRow.run(id);
     this.deleteMulti.run(id);
-    this.told(id, null);
+    this.told(id, name, null);
   }
 
   private updateStatement(columns: readonly ScalarColumn[]): Statement<unknown[]> {

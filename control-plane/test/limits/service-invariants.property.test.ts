@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { ApiError } from '@outpost/shared';
 import { describe, expect, it } from 'vitest';
 import { createDeviceService } from '../../src/devices/device-service.js';
-import { LimitsContext } from '../../src/limits/context.js';
+import { everyRow, LimitsContext } from '../../src/limits/context.js';
 import { isEmptyDiff, recomputeTree } from '../../src/limits/core/index.js';
 import { createLimitsService, type LimitsService } from '../../src/limits/index.js';
 import { loadWorld, type Scope } from '../../src/limits/scope.js';
@@ -140,6 +140,11 @@ function problems(w: World): string[] {
   if (JSON.stringify(comparable(loadWorld(w.follower))) !== JSON.stringify(comparable(world))) {
     found.push('the world model kept up by the writes differs from the tables');
   }
+  for (const kind of ['pools', 'limits', 'planAssignments', 'acceptedPlans'] as const) {
+    const kept = byName(w.follower.world.stored[kind].values(), (row) => String(row.doc['name']));
+    const stored = everyRow(w.limits.handles[kind]).map((row) => ({ id: row.id, doc: row.doc }));
+    if (JSON.stringify(kept) !== JSON.stringify(stored)) found.push(`the ${kind} rows kept up by the writes differ`);
+  }
   const again = recomputeTree(world.hierarchy, world.assignments, world.plans, world.previous);
   if (!isEmptyDiff(again.diff)) found.push(`a whole-tree recompute still changes ${JSON.stringify(again.diff)}`);
   if (again.changedAssignments.length > 0)
@@ -153,19 +158,22 @@ function problems(w: World): string[] {
   return found;
 }
 
+function byName<T>(items: readonly T[], nameOf: (item: T) => string): T[] {
+  return [...items].sort((a, b) => (nameOf(a) < nameOf(b) ? -1 : nameOf(a) > nameOf(b) ? 1 : 0));
+}
+
 /** What a whole-tree recompute reads, in name order. */
 function comparable(scope: Scope): unknown {
-  const byName = <T extends { name: string }>(items: readonly T[]): T[] =>
-    [...items].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const named = <T extends { name: string }>(items: readonly T[]): T[] => byName(items, (item) => item.name);
   const assignments = scope.assignments.map((a) => ({ ...a, name: `${a.assignee} ${a.service}` }));
   return {
-    organizations: byName(scope.hierarchy.organizations),
-    projects: byName(scope.hierarchy.projects),
-    services: byName(scope.hierarchy.services ?? []),
-    assignments: byName(assignments).map((a) => ({ ...a, ref: scope.refs.get(a.name) })),
-    plans: byName([...scope.plans.values()]),
-    pools: byName(scope.previous.limitPools),
-    limits: byName(scope.previous.limits),
+    organizations: named(scope.hierarchy.organizations),
+    projects: named(scope.hierarchy.projects),
+    services: named(scope.hierarchy.services ?? []),
+    assignments: named(assignments).map((a) => ({ ...a, ref: scope.refs.get(a.name) })),
+    plans: named([...scope.plans.values()]),
+    pools: named(scope.previous.limitPools),
+    limits: named(scope.previous.limits),
   };
 }
 

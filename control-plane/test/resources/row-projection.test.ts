@@ -87,6 +87,26 @@ describe('RowProjection', () => {
     expect(g.derived.count).toBe(5 + 1); // its table was not written in the undone part
   });
 
+  it('gives one row by name only while what it holds is current, and never reads the table for it', () => {
+    const { engine, widgets } = setUp();
+    const { projection, derived } = counted(widgets.table);
+    expect(projection.held(`${PARENT}/widgets/w1`)).toBeUndefined(); // not built: nothing held
+    projection.build();
+    widgets.update({ resource: { name: `${PARENT}/widgets/w1`, displayName: 'renamed' }, updateMask: 'displayName' });
+    expect(projection.held(`${PARENT}/widgets/w1`)).toBe('w1=renamed');
+    expect(projection.held(`${PARENT}/widgets/w6`)).toBeUndefined();
+    expect(() =>
+      engine.savepoint(() => {
+        widgets.delete({ name: `${PARENT}/widgets/w2` });
+        throw new Error('refused');
+      }),
+    ).toThrow('refused');
+    expect(projection.held(`${PARENT}/widgets/w1`)).toBeUndefined(); // a write went by unseen
+    expect(derived.count).toBe(5 + 1);
+    projection.build();
+    expect(projection.held(`${PARENT}/widgets/w2`)).toBe('w2=widget 2');
+  });
+
   it('stops following its table when closed', () => {
     const { widgets } = setUp();
     const { projection, derived } = counted(widgets.table);
