@@ -56,12 +56,14 @@ describe('droplet hooks on a simulated device (real droplet process, file backen
     await writeHook(root, 'after-droplet', markerLine);
     const first = start(root);
 
-    // while on-boot runs, the agent has not even said hello
-    await eventually(async () => {
-      const markers = await readMarkers(root);
-      expect(plane.hellos).toHaveLength(0);
-      expect(markers.map((m) => m.hook)).toContain('on-boot-done');
+    // while on-boot runs, the agent has not even said hello: its hello arrives after the hook's last line
+    const onBootDone = await eventually(async () => {
+      const done = (await readMarkers(root)).find((m) => m.hook === 'on-boot-done');
+      expect(done).toBeDefined();
+      return done!;
     }, 20_000);
+    await eventually(() => expect(plane.hellos).toHaveLength(1), 20_000);
+    expect(plane.hellos[0]!.receivedAtMs).toBeGreaterThanOrEqual(onBootDone.timeMs);
     await plane.waitForStatus('both hook runs', (status) => (status.hooks ?? []).length === 2);
     const bootId = plane.hellos[0]!.bootId;
     expect(hookRuns(plane)).toMatchObject({

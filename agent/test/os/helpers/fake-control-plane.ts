@@ -16,7 +16,8 @@ export type StatusMessage = ReportedStatus & { seq?: number };
  */
 export class FakeControlPlane {
   readonly statuses: StatusMessage[] = [];
-  readonly hellos: { bootId: string; agentVersion: string }[] = [];
+  /** each hello, with when it arrived (epoch ms) */
+  readonly hellos: { bootId: string; agentVersion: string; receivedAtMs: number }[] = [];
   status: ReportedStatus = {};
   private generation = 1;
   private device: DesiredDevice = { name: DEVICE_NAME, spec: {}, metadata: { generation: 1 } };
@@ -117,7 +118,11 @@ export class FakeControlPlane {
       const message = JSON.parse(data.toString('utf8')) as Record<string, unknown>;
       switch (message['type']) {
         case 'hello':
-          this.hellos.push({ bootId: String(message['bootId']), agentVersion: String(message['agentVersion']) });
+          this.hellos.push({
+            bootId: String(message['bootId']),
+            agentVersion: String(message['agentVersion']),
+            receivedAtMs: Date.now(),
+          });
           send(socket, {
             type: 'welcome',
             deviceName: DEVICE_NAME,
