@@ -18,16 +18,17 @@
  *      plan_change_first_ms is the first of them (code paths not yet optimised by the JIT, right after the
  *      setup), plan_change_max_ms the slowest.
  *      organization_plan_change_ms: the same for `organization-small` (1,000 organization assignments).
- *   3. plan assignment requests handled per second, 32 concurrent clients (after an untimed checkpoint of what
- *      the plan changes wrote, so the checkpointer is not still copying it meanwhile):
+ *   3. plan assignment requests handled per second, from 32 concurrent clients in a child process (this script
+ *      again, role --request-clients: a load generator in the server's process would take the server's turns),
+ *      after an untimed checkpoint of what the plan changes wrote, so the checkpointer is not still copying it:
  *        requests_auto_approved_per_s  2,000 requests that lower a project's plan (approved and applied at once)
  *        requests_pending_per_s        2,000 requests that raise it (stored PENDING for the approver)
  *        requests_accepted_per_s       the approver accepting those 2,000 (applied, capacity-checked)
  *        plan_assignment_requests_per_s all 6,000 calls over their total time. Goal >= 500/s.
  * Afterwards it checks a sample of limits and pools against what the plans say, and fails if they disagree.
  *
- * Each timed figure also gets a `*_cpu_ms` line: the CPU time (user + system) this process spent meanwhile, server
- * and client together (they share the process), so runs on a loaded machine can be compared.
+ * Each timed figure also gets a `*_cpu_ms` line: the CPU time (user + system) this process spent meanwhile (the
+ * server's, and for the plan changes also the one client's), so runs on a loaded machine can be compared.
  *
  * Every HTTP write is a transaction of its own (undone alone if it fails), committed with the server's durability
  * (synchronous=FULL: an fsync per commit); writes that arrive together share one commit (group commit,
@@ -55,53 +56,62 @@ const TIME_LIMIT_MS = 15 * 60_000;
 /** The project plan's devices value, changed this many times (it starts at 1,000 and ends at 1,500). */
 const PLAN_CHANGES = [1_500, 1_000, 1_500, 1_000, 1_500] as const;
 
-const SYNCHRONOUS = synchronousArgument(process.argv.slice(2));
 const SERVICE = 'services/devices.outpost';
 const DEVICES = `${SERVICE}/resources/devices`;
 const PROJECT_PLAN = `${SERVICE}/plans/project-small`;
 const ORGANIZATION_PLAN = `${SERVICE}/plans/organization-small`;
+const LOWER_PLAN = `${SERVICE}/plans/project-lower`;
+const HIGHER_PLAN = `${SERVICE}/plans/project-higher`;
 
-requireBuiltPackages(['shared', 'control-plane']);
-const { startBenchServer } = await import('./lib/bench-server.js');
-const { nodeHttpFetch } = await import('./lib/node-http-fetch.js');
-
-const report = createReporter('limits');
-exitAfter(TIME_LIMIT_MS, 1, `limits: gave up after ${TIME_LIMIT_MS / 1000} s`);
+/** argv[2] of the child process that runs the request clients (see requestClients) */
+const REQUEST_CLIENTS_ROLE = '--request-clients';
+const isRequestClients = process.argv[2] === REQUEST_CLIENTS_ROLE;
 
 const org = (o: number): string => `organizations/org-${o}`;
 const project = (o: number, p: number): string => `projects/prj-${o}-${p}`;
 const limitOf = (name: string, region: string): string => `${name}/limits/${region}/devices.outpost/devices`;
 const poolOf = (name: string, region: string): string => `${name}/limitPools/${region}/devices.outpost/devices`;
 
-try {
-  await withTempDir('outpost-bench-limits-', async (dataDir) => {
-    const server = await startBenchServer(dataDir);
-    if (SYNCHRONOUS) server.engine.db.pragma(`synchronous = ${SYNCHRONOUS}`);
-    const durability = String(server.engine.db.pragma('synchronous', { simple: true }));
-    report.progress(
-      `control plane on ${server.url}, data in ${dataDir}, synchronous=${durability} (2 = FULL, 1 = NORMAL)`,
-    );
-    const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY * 2 });
-    try {
-      buildHierarchy(server.engine, report);
-      const client = server.client(nodeHttpFetch(agent));
-      await measurePlanChanges(client, server.engine, report);
-      report.progress(`write-ahead log checkpointed in ${(await checkpoint(server.engine)).toFixed(0)} ms`);
-      await measureRequests(client, report);
-      await verify(client);
-    } finally {
-      agent.destroy();
-      await withTimeout(server.close(), 15_000, 'closing the server').catch((err: unknown) =>
-        report.progress(String(err)),
+exitAfter(TIME_LIMIT_MS, 1, `limits: gave up after ${TIME_LIMIT_MS / 1000} s`);
+if (isRequestClients) await requestClients();
+else await benchmark();
+
+async function benchmark(): Promise<void> {
+  const synchronous = synchronousArgument(process.argv.slice(2));
+  requireBuiltPackages(['shared', 'control-plane']);
+  const { startBenchServer } = await import('./lib/bench-server.js');
+  const { nodeHttpFetch } = await import('./lib/node-http-fetch.js');
+  const report = createReporter('limits');
+  try {
+    await withTempDir('outpost-bench-limits-', async (dataDir) => {
+      const server = await startBenchServer(dataDir);
+      if (synchronous) server.engine.db.pragma(`synchronous = ${synchronous}`);
+      const durability = String(server.engine.db.pragma('synchronous', { simple: true }));
+      report.progress(
+        `control plane on ${server.url}, data in ${dataDir}, synchronous=${durability} (2 = FULL, 1 = NORMAL)`,
       );
-    }
-  });
-  const missed = report.missed();
-  report.progress(missed.length === 0 ? 'done: every goal met' : `done: goals missed: ${missed.join(', ')}`);
-  process.exit(0);
-} catch (err) {
-  process.stderr.write(`limits failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-  process.exit(1);
+      const agent = new Agent({ keepAlive: true, maxSockets: 8 });
+      try {
+        buildHierarchy(server.engine, report);
+        const client = server.client(nodeHttpFetch(agent));
+        await measurePlanChanges(client, server.engine, report);
+        report.progress(`write-ahead log checkpointed in ${(await checkpoint(server.engine)).toFixed(0)} ms`);
+        await measureRequests(client, server, report);
+        await verify(client);
+      } finally {
+        agent.destroy();
+        await withTimeout(server.close(), 15_000, 'closing the server').catch((err: unknown) =>
+          report.progress(String(err)),
+        );
+      }
+    });
+    const missed = report.missed();
+    report.progress(missed.length === 0 ? 'done: every goal met' : `done: goals missed: ${missed.join(', ')}`);
+    process.exit(0);
+  } catch (err) {
+    process.stderr.write(`limits failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  }
 }
 
 function synchronousArgument(args: readonly string[]): 'NORMAL' | 'FULL' | undefined {
@@ -197,64 +207,123 @@ async function checkpoint(engine: ResourceEngine): Promise<number> {
 }
 
 // ---- 3. plan assignment requests ----------------------------------------------------------------------
+//
+// The clients run in a child process (this script, role REQUEST_CLIENTS_ROLE): a load generator sharing the
+// server's event loop would take turns from the server it measures. This process spends only the server's time,
+// and its CPU figures are the server's alone.
 
-async function measureRequests(client: OutpostClient, out: Reporter): Promise<void> {
+/** The three kinds of call, in the order they run: the accepted ones accept the pending ones. */
+type RequestPhase = 'auto-approved' | 'pending' | 'accepted';
+
+interface RunCommand {
+  type: 'run';
+  url: string;
+  apiKey: string;
+  phase: RequestPhase;
+}
+interface RanReport {
+  type: 'ran';
+  phase: RequestPhase;
+  /** how long the child took for all of the phase's calls */
+  ms: number;
+}
+
+/** A type guard for one kind of IPC message (a declaration: the roles run before later consts initialize). */
+function isMessage<T extends { type: string }>(type: T['type']): (message: unknown) => message is T {
+  return (message: unknown): message is T =>
+    typeof message === 'object' && message !== null && (message as { type?: unknown }).type === type;
+}
+
+async function measureRequests(
+  client: OutpostClient,
+  server: { url: string; apiKey: string },
+  out: Reporter,
+): Promise<void> {
+  const { forkSelf, receive, send, awaitExit } = await import('./lib/self-fork.js');
   await client.create(SERVICE, 'plans', {
-    name: `${SERVICE}/plans/project-lower`,
+    name: LOWER_PLAN,
     planLevel: 'PROJECT',
     resourceLimits: [{ resource: DEVICES, value: 500 }],
   });
   await client.create(SERVICE, 'plans', {
-    name: `${SERVICE}/plans/project-higher`,
+    name: HIGHER_PLAN,
     planLevel: 'PROJECT',
     resourceLimits: [{ resource: DEVICES, value: 2_000 }],
   });
-  const targets = Array.from({ length: REQUESTS }, (_, i) => project(i % ORGANIZATIONS, Math.floor(i / ORGANIZATIONS)));
+  const clients = forkSelf(import.meta.url, REQUEST_CLIENTS_ROLE);
   let total = 0;
   let totalMs = 0;
   let totalCpuMs = 0;
-  const phase = async (figure: string, call: (i: number) => Promise<void>): Promise<void> => {
-    const started = performance.now();
-    const cpu = process.cpuUsage();
-    await inParallel(REQUESTS, CONCURRENCY, call);
-    const ms = performance.now() - started;
-    const spent = cpuMs(cpu);
-    total += REQUESTS;
-    totalMs += ms;
-    totalCpuMs += spent;
-    out.figure(figure, REQUESTS / (ms / 1000), { unit: 'requests/s', samples: REQUESTS });
-    out.figure(`${figure.replace(/_per_s$/, '')}_cpu_ms_each`, spent / REQUESTS, { unit: 'ms', samples: REQUESTS });
-  };
-  const request = async (i: number, id: string, plan: string, expected: string): Promise<string> => {
-    const created = await client.create<{ name: string; status: { conclusion: string } }>(
-      targets[i]!,
-      'planAssignmentRequests',
-      {
-        name: `${targets[i]}/planAssignmentRequests/${id}`,
-        request: { assign: { plan } },
-      },
-    );
-    if (created.status.conclusion !== expected)
-      throw new Error(`${created.name} is ${created.status.conclusion}, not ${expected}`);
-    return created.name;
-  };
-  await phase(
-    'requests_auto_approved_per_s',
-    async (i) => void (await request(i, 'lower', `${SERVICE}/plans/project-lower`, 'APPROVED')),
-  );
-  const pending: string[] = [];
-  await phase('requests_pending_per_s', async (i) => {
-    pending[i] = await request(i, 'higher', `${SERVICE}/plans/project-higher`, 'PENDING');
-  });
-  await phase('requests_accepted_per_s', async (i) => {
-    await client.request('POST', `/v1/${pending[i]}:accept`, { body: {} });
-  });
+  try {
+    for (const [phase, figure] of [
+      ['auto-approved', 'requests_auto_approved_per_s'],
+      ['pending', 'requests_pending_per_s'],
+      ['accepted', 'requests_accepted_per_s'],
+    ] as const) {
+      out.progress(`${REQUESTS} ${phase} requests from ${CONCURRENCY} clients in a child process...`);
+      const cpu = process.cpuUsage();
+      await send(clients, { type: 'run', url: server.url, apiKey: server.apiKey, phase } satisfies RunCommand);
+      const { ms } = await receive(clients, isMessage<RanReport>('ran'), TIME_LIMIT_MS, `the ${phase} requests`);
+      const spent = cpuMs(cpu);
+      total += REQUESTS;
+      totalMs += ms;
+      totalCpuMs += spent;
+      out.progress(`${REQUESTS} ${phase} requests in ${ms.toFixed(0)} ms`);
+      out.figure(figure, REQUESTS / (ms / 1000), { unit: 'requests/s', samples: REQUESTS });
+      out.figure(`${figure.replace(/_per_s$/, '')}_cpu_ms_each`, spent / REQUESTS, { unit: 'ms', samples: REQUESTS });
+    }
+  } finally {
+    clients.kill();
+    await awaitExit(clients, 10_000);
+  }
   out.figure('plan_assignment_requests_per_s', total / (totalMs / 1000), {
     goal: '>=500',
     unit: 'requests/s',
     samples: total,
   });
   out.figure('plan_assignment_request_cpu_ms_each', totalCpuMs / total, { unit: 'ms', samples: total });
+}
+
+/** The child process: runs each phase it is told to with CONCURRENCY clients and reports how long it took. */
+async function requestClients(): Promise<void> {
+  const { receive, send } = await import('./lib/self-fork.js');
+  const { nodeHttpFetch } = await import('./lib/node-http-fetch.js');
+  const { OutpostClient } = await import('@outpost/shared');
+  process.once('disconnect', () => process.exit(1)); // the benchmark went away
+  const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY * 2 });
+  const targets = Array.from({ length: REQUESTS }, (_, i) => project(i % ORGANIZATIONS, Math.floor(i / ORGANIZATIONS)));
+  const pending: string[] = [];
+  for (;;) {
+    const command = await receive(process, isMessage<RunCommand>('run'), TIME_LIMIT_MS, 'the next phase');
+    const client = new OutpostClient({
+      server: command.url,
+      apiKey: command.apiKey,
+      fetch: nodeHttpFetch(agent),
+      userAgent: 'outpost-bench',
+    });
+    const request = async (i: number, id: string, plan: string, expected: string): Promise<string> => {
+      const created = await client.create<{ name: string; status: { conclusion: string } }>(
+        targets[i]!,
+        'planAssignmentRequests',
+        { name: `${targets[i]}/planAssignmentRequests/${id}`, request: { assign: { plan } } },
+      );
+      if (created.status.conclusion !== expected)
+        throw new Error(`${created.name} is ${created.status.conclusion}, not ${expected}`);
+      return created.name;
+    };
+    const calls: Record<RequestPhase, (i: number) => Promise<void>> = {
+      'auto-approved': async (i) => void (await request(i, 'lower', LOWER_PLAN, 'APPROVED')),
+      pending: async (i) => {
+        pending[i] = await request(i, 'higher', HIGHER_PLAN, 'PENDING');
+      },
+      accepted: async (i) => {
+        await client.request('POST', `/v1/${pending[i]}:accept`, { body: {} });
+      },
+    };
+    const started = performance.now();
+    await inParallel(REQUESTS, CONCURRENCY, calls[command.phase]);
+    await send(process, { type: 'ran', phase: command.phase, ms: performance.now() - started } satisfies RanReport);
+  }
 }
 
 /** CPU time (user + system, ms) this process spent since `since` (a process.cpuUsage() reading). */
