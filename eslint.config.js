@@ -1,4 +1,5 @@
 import js from '@eslint/js';
+import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -13,6 +14,12 @@ export default tseslint.config(
   },
   {
     files: ['**/*.js', '**/*.cjs', '**/*.mjs'],
+    ignores: ['control-plane/src/web/assets/**'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', require: 'readonly', module: 'writable' } },
+  },
+  {
+    // the dashboard's plain browser modules (served by the control plane, type-checked by control-plane/tsconfig.dashboard.json)
+    files: ['control-plane/src/web/assets/**/*.js'],
+    languageOptions: { sourceType: 'module', globals: globals.browser },
   },
 );

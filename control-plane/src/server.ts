@@ -23,6 +23,8 @@ import { createResourceRouter } from './resources/http/resource-router.js';
 import { createApplicationsService } from './applications/applications-service.js';
 import { powerMethods } from './devices/power-methods.js';
 import { transferRoutes } from './transfer/transfer-routes.js';
+import { dashboardAssetDirectory } from './web/asset-directory.js';
+import { dashboardRoutes } from './web/dashboard-routes.js';
 import { apiErrorHandler, unknownRouteHandler } from './server/http-errors.js';
 import type { ServerConfig } from './server/config.js';
 import type { Logger } from './server/logger.js';
@@ -148,6 +150,7 @@ export async function startServer(
       logger: logger.child({ component: 'transfer' }),
     }),
   );
+  app.use(dashboardRoutes(dashboardAssetDirectory()));
   app.use(
     '/v1',
     (req, res, next) => (resources.isPublic(req.method, req.path) ? next() : requireApiKey(req, res, next)),

@@ -1,0 +1,61 @@
+/**
+ * The Outpost dashboard's entry point: signs in with an API key (kept for the tab in sessionStorage), then shows
+ * the screen the location hash names. Every call goes to the REST API of the server that served this page.
+ */
+import { DashboardClient } from './api/client.js';
+import { DashboardApiError } from './api/errors.js';
+import { parseRoute, routeHash } from './api/routes.js';
+import { renderDeviceList } from './ui/device-list.js';
+import { renderDeviceOverview } from './ui/device-overview.js';
+import { renderLogin } from './ui/login.js';
+import { forgetApiKey, storeApiKey, storedApiKey } from './ui/session.js';
+
+const view = document.getElementById('view');
+const signOut = document.getElementById('sign-out');
+
+/**
+ * @param {string} apiKey
+ * @returns {DashboardClient}
+ */
+function clientFor(apiKey) {
+  return new DashboardClient({ apiKey, fetch: (url, init) => fetch(url, init) });
+}
+
+function render() {
+  if (!view || !signOut) return;
+  const apiKey = storedApiKey();
+  signOut.hidden = apiKey === undefined;
+  if (apiKey === undefined) {
+    renderLogin(view, async (key) => {
+      // any authenticated read proves the key; a key without list permissions still signs in
+      try {
+        await clientFor(key).list('', 'osVersions', { pageSize: 1, view: 'NAME' });
+      } catch (err) {
+        if (err instanceof DashboardApiError && err.status === 'UNAUTHENTICATED') throw err;
+      }
+      storeApiKey(key);
+      render();
+    });
+    return;
+  }
+  /** @type {import('./ui/context.js').Context} */
+  const ctx = {
+    client: clientFor(apiKey),
+    apiKey,
+    navigate: (route) => {
+      const hash = routeHash(route);
+      if (location.hash === hash) render();
+      else location.hash = hash;
+    },
+  };
+  const route = parseRoute(location.hash);
+  if (route.screen === 'device') void renderDeviceOverview(view, ctx, route.name);
+  else renderDeviceList(view, ctx, route.parent);
+}
+
+signOut?.addEventListener('click', () => {
+  forgetApiKey();
+  render();
+});
+window.addEventListener('hashchange', render);
+render();

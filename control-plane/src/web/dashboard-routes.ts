@@ -1,0 +1,56 @@
+import { join } from 'node:path';
+import express from 'express';
+import type { Response, Router } from 'express';
+
+/** Where the dashboard's scripts and styles are served; the page itself is `GET /`. */
+export const DASHBOARD_ASSET_PATH = '/dashboard';
+
+/**
+ * Only the dashboard's own files, no inline script or style, and API calls to this origin alone; no framing.
+ * (`blob:` lets a downloaded file be handed to the browser.)
+ */
+const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data: blob:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+  "form-action 'self'",
+].join('; ');
+
+/**
+ * The dashboard (spec 000 "Dashboard operations"): a single page of plain browser modules that calls the REST
+ * API with the API key the user pastes. Serves `GET /` (the page) and `GET /dashboard/*` (its files); anything
+ * else, and any missing file, falls through to the other routes, so it shadows none of them. The page is public
+ * (it holds no data); every call it makes needs an API key.
+ */
+export function dashboardRoutes(assetDirectory: string): Router {
+  const router = express.Router();
+  const securityHeaders = (res: Response): void => {
+    res.setHeader('content-security-policy', CONTENT_SECURITY_POLICY);
+    res.setHeader('x-content-type-options', 'nosniff');
+    res.setHeader('referrer-policy', 'no-referrer');
+    // always revalidated (ETag): a new version of the server serves its new files at once
+    res.setHeader('cache-control', 'no-cache');
+  };
+  router.get('/', (_req, res, next) => {
+    securityHeaders(res);
+    res.sendFile(join(assetDirectory, 'index.html'), (err?: Error) => {
+      if (err !== undefined) next(err);
+    });
+  });
+  router.use(
+    DASHBOARD_ASSET_PATH,
+    express.static(assetDirectory, {
+      index: false,
+      redirect: false,
+      dotfiles: 'ignore',
+      fallthrough: true,
+      setHeaders: securityHeaders,
+    }),
+  );
+  return router;
+}

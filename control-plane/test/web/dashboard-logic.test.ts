@@ -1,0 +1,104 @@
+/** The pure parts of the dashboard's API module: screens as hashes, byte requests, the health check form. */
+import { describe, expect, it } from 'vitest';
+import { compareVersions, osVersionLine, summarizeDevice } from '../../src/web/assets/api/device-view.js';
+import { healthCheckFromForm } from '../../src/web/assets/api/health-check-form.js';
+import { parseParent, resourcePath } from '../../src/web/assets/api/paths.js';
+import { DEFAULT_PARENT, parseRoute, routeHash } from '../../src/web/assets/api/routes.js';
+import {
+  downloadPathProblem,
+  downloadRequest,
+  formatBytes,
+  uploadDirectoryProblem,
+  uploadRequest,
+} from '../../src/web/assets/api/transfer-requests.js';
+
+const device = 'projects/p/regions/eu/devices/gw-1';
+
+describe('screens and names', () => {
+  it('round-trips routes through the location hash, defaulting to every device', () => {
+    for (const route of [
+      { screen: 'devices', parent: 'projects/p/regions/-' },
+      { screen: 'device', name: device },
+    ] as const) {
+      expect(parseRoute(routeHash(route))).toEqual(route);
+    }
+    expect(parseRoute('')).toEqual({ screen: 'devices', parent: DEFAULT_PARENT });
+    expect(parseRoute('#device')).toEqual({ screen: 'devices', parent: DEFAULT_PARENT });
+  });
+
+  it('checks a typed parent and escapes ids in paths, keeping custom methods', () => {
+    expect(parseParent(' /projects/p/regions/-/ ')).toEqual({ parent: 'projects/p/regions/-' });
+    expect(parseParent('projects/p')).toEqual({
+      error: '"projects/p" is not projects/{project}/regions/{region or -}',
+    });
+    expect(resourcePath(device, 'reboot')).toBe(`/v1/${device}:reboot`);
+    expect(resourcePath('osVersions/sim 1')).toBe('/v1/osVersions/sim%201');
+  });
+});
+
+describe('byte requests', () => {
+  it('upload: the raw bytes of one file into the directory under its own name, with the bearer key', () => {
+    expect(uploadRequest('k', device, '/outpost/data/', 'my app.conf')).toEqual({
+      method: 'POST',
+      url: `/v1/${device}:upload?path=%2Foutpost%2Fdata%2F&name=my+app.conf`,
+      headers: { authorization: 'Bearer k', 'content-type': 'application/octet-stream' },
+    });
+    expect(uploadDirectoryProblem('data/')).toMatch(/must be absolute/);
+    expect(() => uploadRequest('k', device, '/x/', '..')).toThrow('".." is not a plain file name');
+  });
+
+  it('download: one file by its full path, saved under its remote name', () => {
+    expect(downloadRequest('k', device, '/var/log/syslog')).toMatchObject({
+      method: 'GET',
+      url: `/v1/${device}:download?path=%2Fvar%2Flog%2Fsyslog`,
+      fileName: 'syslog',
+    });
+    expect(downloadPathProblem('/var/log/')).toMatch(/is a directory/);
+    expect(downloadPathProblem('')).toMatch(/is empty/);
+    expect(formatBytes(1536)).toBe('1.5 KiB');
+  });
+});
+
+describe('the health check form and the overview', () => {
+  it('refuses what the form lacks before calling the server', () => {
+    const base = { id: 'web', appliesTo: 'device' } as const;
+    expect(healthCheckFromForm(device, { ...base, type: 'HTTP' })).toEqual({ error: 'a HTTP check needs a URL' });
+    expect(healthCheckFromForm(device, { ...base, type: 'TCP', host: 'h', port: '0' })).toEqual({
+      error: 'a TCP check needs a port from 1 to 65535',
+    });
+    expect(healthCheckFromForm(device, { ...base, id: 'Bad_Id', type: 'ICMP', host: 'h' })).toMatchObject({
+      error: expect.stringContaining('must match'),
+    });
+    expect(
+      healthCheckFromForm(device, {
+        ...base,
+        type: 'DEVICE_FILE',
+        path: '/dev/ttyUSB0',
+        appliesTo: 'labels',
+        labels: 'x',
+      }),
+    ).toEqual({ error: 'label "x" must be key=value' });
+    expect(healthCheckFromForm(device, { ...base, type: 'ICMP', host: '10.0.0.1', appliesTo: 'all' })).toEqual({
+      check: {
+        name: 'projects/p/regions/eu/healthChecks/web',
+        spec: { type: 'ICMP', icmp: { host: '10.0.0.1' }, selector: { matchLabels: {} } },
+      },
+    });
+  });
+
+  it('orders versions as semver and shows an upgrade under way', () => {
+    expect(['1.10.0', '1.2.0', '1.2.0-rc.1', '0.9.9'].sort(compareVersions)).toEqual([
+      '0.9.9',
+      '1.2.0-rc.1',
+      '1.2.0',
+      '1.10.0',
+    ]);
+    const summary = summarizeDevice({
+      name: device,
+      spec: { osVersion: '1.1.0' },
+      status: { connectionStatus: 'CONNECTED', deviceInfo: { osVersion: '1.0.0', deviceType: 'sim' } },
+    });
+    expect(summary).toMatchObject({ connection: 'Online', deviceType: 'deviceTypes/sim' });
+    expect(osVersionLine(summary)).toBe('1.1.0 (running 1.0.0)');
+  });
+});
