@@ -2,7 +2,6 @@
  * The dashboard's DOM-free API module (`src/web/assets/api/`) against a real control plane: the calls the
  * screens make, with the real fetch of Node in place of the browser's, and the errors as the user sees them.
  */
-import { generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Device, HealthCheck } from '@outpost/shared';
 import { DashboardClient, defineHealthCheck, removeHealthCheck } from '../../src/web/assets/api/client.js';
@@ -12,37 +11,19 @@ import type { HealthCheckFields } from '../../src/web/assets/api/health-check-fo
 import { summarizeDevice, versionChoices } from '../../src/web/assets/api/device-view.js';
 import { startTestServer, TEST_ADMIN_KEY } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
+import { publishSimVersion } from './os-catalog-fixture.js';
 
 const region = 'projects/dash/regions/eu';
 let server: TestServer;
 let client: DashboardClient;
-const { privateKey } = generateKeyPairSync('ed25519');
 
 beforeAll(async () => {
   server = await startTestServer();
   client = new DashboardClient({ apiKey: TEST_ADMIN_KEY, fetch, server: server.url });
   await server.admin.create('', 'deviceTypes', { name: 'deviceTypes/sim', architecture: 'AMD64' });
-  for (const version of ['1.1.0', '1.10.0', '1.2.0']) await publish(version);
+  for (const version of ['1.1.0', '1.10.0', '1.2.0']) await publishSimVersion(server, version);
 });
 afterAll(async () => server.dispose());
-
-/** Uploads an image and publishes it as `version` for deviceTypes/sim, as `outpost os publish` does. */
-async function publish(version: string): Promise<void> {
-  const image = randomBytes(4096);
-  const uploaded = await fetch(`${server.url}/v1/artifacts`, {
-    method: 'PUT',
-    headers: { authorization: `Bearer ${TEST_ADMIN_KEY}` },
-    body: image,
-  });
-  const { sha256, size } = (await uploaded.json()) as { sha256: string; size: number };
-  await server.admin.create('', 'osVersions', {
-    name: `osVersions/sim-${version}`,
-    version,
-    deviceType: 'deviceTypes/sim',
-    artifact: { sha256, size },
-    signature: sign(null, Buffer.from(sha256, 'hex'), privateKey).toString('base64'),
-  });
-}
 
 /** A device that has reported running 1.0.0 on deviceTypes/sim (what its agent's status report writes). */
 function reportedDevice(id: string): string {

@@ -21,12 +21,25 @@ function clientFor(apiKey) {
   return new DashboardClient({ apiKey, fetch: (url, init) => fetch(url, init) });
 }
 
+/**
+ * A new element for the screen about to be shown, in place of the one shown: a screen the user has left while it
+ * was still loading then writes into its own element, no longer on the page, not over the one shown now.
+ * @param {HTMLElement} area
+ * @returns {HTMLDivElement}
+ */
+function newScreen(area) {
+  const screen = document.createElement('div');
+  area.replaceChildren(screen);
+  return screen;
+}
+
 function render() {
   if (!view || !signOut) return;
+  const screen = newScreen(view);
   const apiKey = storedApiKey();
   signOut.hidden = apiKey === undefined;
   if (apiKey === undefined) {
-    renderLogin(view, async (key) => {
+    renderLogin(screen, async (key) => {
       // any authenticated read proves the key; a key without list permissions still signs in
       try {
         await clientFor(key).list('', 'osVersions', { pageSize: 1, view: 'NAME' });
@@ -49,8 +62,8 @@ function render() {
     },
   };
   const route = parseRoute(location.hash);
-  if (route.screen === 'device') void renderDeviceOverview(view, ctx, route.name);
-  else renderDeviceList(view, ctx, route.parent);
+  if (route.screen === 'device') void renderDeviceOverview(screen, ctx, route.name);
+  else renderDeviceList(screen, ctx, route.parent);
 }
 
 signOut?.addEventListener('click', () => {

@@ -5,7 +5,6 @@
 import {
   downloadPathProblem,
   downloadRequest,
-  fileNameFromDisposition,
   formatBytes,
   percentDone,
   uploadDirectoryProblem,
@@ -43,7 +42,9 @@ function uploadForm(ctx, device) {
   );
   form.addEventListener('submit', (event) => {
     event.preventDefault();
+    // what an earlier upload showed is gone: the rows are those of this one, or none when it is refused
     messages.replaceChildren();
+    rows.replaceChildren();
     const chosen = [...(files.files ?? [])];
     const problem =
       uploadDirectoryProblem(path.value) ?? (chosen.length === 0 ? 'choose one or more files' : undefined);
@@ -88,6 +89,7 @@ function downloadForm(ctx, device) {
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     messages.replaceChildren();
+    rows.replaceChildren();
     const problem = downloadPathProblem(path.value);
     if (problem !== undefined) {
       show(messages, 'error', problem);
@@ -98,10 +100,10 @@ function downloadForm(ctx, device) {
       const row = transferRow(request.fileName, 0);
       rows.replaceChildren(row.row);
       try {
-        const { blob, disposition } = await downloadWithProgress(request, row.update);
-        const name = fileNameFromDisposition(disposition, request.fileName);
-        saveBlob(blob, name);
-        row.finish(`saved as ${name} (${formatBytes(blob.size)})`);
+        const blob = await downloadWithProgress(request, row.update);
+        // the remote name as typed: the server's Content-Disposition has `"` and `\` replaced, for one
+        saveBlob(blob, request.fileName);
+        row.finish(`saved as ${request.fileName} (${formatBytes(blob.size)})`);
       } catch (err) {
         row.fail(err);
       }

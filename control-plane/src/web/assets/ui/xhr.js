@@ -27,10 +27,10 @@ export function uploadWithProgress(request, body, onProgress) {
 }
 
 /**
- * Downloads the answer as a Blob, with the Content-Disposition header.
+ * Downloads the answer as a Blob.
  * @param {import('../api/transfer-requests.js').ByteRequest} request
  * @param {Progress} onProgress
- * @returns {Promise<{ blob: Blob, disposition: string | null }>}
+ * @returns {Promise<Blob>}
  */
 export function downloadWithProgress(request, onProgress) {
   const xhr = open(request);
@@ -41,7 +41,7 @@ export function downloadWithProgress(request, onProgress) {
       /** @type {Blob} */
       const blob = xhr.response;
       if (xhr.status >= 200 && xhr.status < 300) {
-        resolve({ blob, disposition: xhr.getResponseHeader('content-disposition') });
+        resolve(blob);
         return;
       }
       blob.text().then(
