@@ -168,7 +168,9 @@ describe('permissions and the dashboard REST endpoints', () => {
       headers: auth,
     });
     expect(download.status).toBe(200);
-    expect(download.headers.get('content-disposition')).toBe('attachment; filename="photo.jpg"');
+    expect(download.headers.get('content-disposition')).toBe(
+      `attachment; filename="photo.jpg"; filename*=UTF-8''photo.jpg`,
+    );
     expect(download.headers.get('content-length')).toBe('10');
     expect(await download.text()).toBe('jpeg bytes');
 

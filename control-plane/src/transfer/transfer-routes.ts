@@ -24,6 +24,7 @@ import type { ChannelHub, OpenChannel } from '../gateway/channels/channel-hub.js
 import type { ResourceHandle } from '../resources/resource-handle.js';
 import type { Logger } from '../server/logger.js';
 import { abortWhenClientLeaves, drained, relayChannelToResponse } from './channel-relay.js';
+import { attachmentDisposition } from './attachment-disposition.js';
 import { readBatches } from './read-batches.js';
 
 /** Spec 000 Authentication rule 2: file transfer needs this permission on the device's project. */
@@ -183,7 +184,7 @@ async function relayRawFile(opened: OpenChannel, res: Response): Promise<void> {
           const name = event.path.split('/').at(-1) ?? 'download';
           res.status(200).type('application/octet-stream');
           if (event.size !== undefined) res.setHeader('content-length', String(event.size));
-          res.setHeader('content-disposition', `attachment; filename="${name.replace(/["\\\r\n]/g, '_')}"`);
+          res.setHeader('content-disposition', attachmentDisposition(name));
           res.flushHeaders();
         } else if (event.kind === 'fileData') {
           hash.update(event.bytes);

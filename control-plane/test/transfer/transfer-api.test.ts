@@ -138,7 +138,9 @@ describe('relaying over the device channel', () => {
     const response = await fetch(url(name, 'download', { path: '/small.bin' }), { headers: ADMIN });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-length')).toBe('300000');
-    expect(response.headers.get('content-disposition')).toBe('attachment; filename="small.bin"');
+    expect(response.headers.get('content-disposition')).toBe(
+      `attachment; filename="small.bin"; filename*=UTF-8''small.bin`,
+    );
     expect(Buffer.from(await response.arrayBuffer()).equals(small)).toBe(true);
 
     const controller = new AbortController();

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Pod } from '@outpost/shared';
 import { DashboardClient } from '../../src/web/assets/api/client.js';
 import { parseApiError } from '../../src/web/assets/api/errors.js';
-import { downloadRequest, fileNameFromDisposition, uploadRequest } from '../../src/web/assets/api/transfer-requests.js';
+import { downloadRequest, uploadRequest } from '../../src/web/assets/api/transfer-requests.js';
 import { TEST_ADMIN_KEY } from '../helpers/test-server.js';
 import { waitForDevice } from '../../../test/integration/helpers/wait-for.js';
 import { RemoteOpsWorld, online } from '../../../test/integration/remote-ops-fixture.js';
@@ -47,7 +47,11 @@ async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, t
 describe('files', () => {
   it('uploads several files into the Path on device directory under their own names, then downloads one', async () => {
     const into = world.folder('uploads');
-    const files = { 'app.conf': Buffer.from('port = 8000\n'), 'notes with space.txt': Buffer.alloc(300_000, 7) };
+    const files = {
+      'app.conf': Buffer.from('port = 8000\n'),
+      'notes with space.txt': Buffer.alloc(300_000, 7),
+      '日本語 "q".txt': Buffer.from('名前\n'),
+    };
     for (const [name, bytes] of Object.entries(files)) {
       const answer = await send(uploadRequest(TEST_ADMIN_KEY, device, `${into}/`, name), bytes);
       expect(await answer.json()).toMatchObject({ files: 1, bytes: bytes.length });
@@ -58,9 +62,18 @@ describe('files', () => {
     const request = downloadRequest(TEST_ADMIN_KEY, device, remote);
     expect(request.fileName).toBe('notes with space.txt');
     const answer = await send(request);
-    expect(fileNameFromDisposition(answer.headers.get('content-disposition'), 'x')).toBe('notes with space.txt');
+    expect(answer.headers.get('content-disposition')).toBe(
+      `attachment; filename="notes with space.txt"; filename*=UTF-8''notes%20with%20space.txt`,
+    );
     expect(answer.headers.get('content-length')).toBe(String(files['notes with space.txt'].length));
     expect(Buffer.from(await answer.arrayBuffer()).equals(files['notes with space.txt'])).toBe(true);
+
+    // a name a header cannot carry as it is: printable ASCII in filename, the exact name in filename*
+    const other = await send(downloadRequest(TEST_ADMIN_KEY, device, join(into, '日本語 "q".txt')));
+    expect(other.headers.get('content-disposition')).toBe(
+      `attachment; filename="___ _q_.txt"; filename*=UTF-8''${encodeURIComponent('日本語 "q".txt')}`,
+    );
+    expect(Buffer.from(await other.arrayBuffer()).equals(files['日本語 "q".txt'])).toBe(true);
   });
 
   it('a file that is not there, or a directory the upload cannot write, is the device error', async () => {

@@ -87,17 +87,6 @@ export function remoteName(path) {
 }
 
 /**
- * The name in a `Content-Disposition: attachment; filename="..."` header, else the fallback.
- * @param {string | null} header
- * @param {string} fallback
- * @returns {string}
- */
-export function fileNameFromDisposition(header, fallback) {
-  const match = /filename="([^"]*)"/.exec(header ?? '');
-  return match?.[1] || fallback;
-}
-
-/**
  * @param {number} bytes
  * @returns {string} e.g. "1.5 MiB"
  */
