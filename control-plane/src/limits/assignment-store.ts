@@ -37,7 +37,10 @@ export function saveAssignment(ctx: LimitsContext, save: SaveAssignment): Assign
     : (save.id ?? assignmentIdOf(save.assignee, save.next.service));
   const planAssignment = save.current ? text(save.current['name']) : planAssignmentName(save.assignee, id);
   const previousAccepted = save.current ? text(save.current['source']) : '';
-  const held = previousAccepted ? acceptedPlans.table.find(previousAccepted) : undefined;
+  const stored = ctx.world.stored;
+  const held = previousAccepted
+    ? (stored.acceptedPlans.held(previousAccepted) ?? acceptedPlans.table.find(previousAccepted))
+    : undefined;
   let acceptedPlan = previousAccepted;
   let acceptedPlanDoc: Doc;
   if (held && ownerOf(previousAccepted) === save.assigner) {
@@ -56,7 +59,9 @@ export function saveAssignment(ctx: LimitsContext, save: SaveAssignment): Assign
     });
   }
   if (save.current) {
-    (save.held ?? new HeldRows(planAssignments)).merge([[planAssignment, { ...fields, source: acceptedPlan }]]);
+    (save.held ?? new HeldRows(planAssignments, stored.planAssignments)).merge([
+      [planAssignment, { ...fields, source: acceptedPlan }],
+    ]);
   } else {
     if (planAssignments.exists(planAssignment))
       throw alreadyExists(`plan assignment "${planAssignment}" already exists`);
