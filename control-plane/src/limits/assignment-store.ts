@@ -4,7 +4,7 @@ import { childrenOf, type LimitsContext } from './context.js';
 import type { Assignment } from './core/index.js';
 import { acceptedPlanName, assigneeField, assignmentIdOf, lastSegment, ownerOf, planAssignmentName } from './names.js';
 import { assignmentFields, text } from './records.js';
-import { HeldRows } from './held-rows.js';
+import type { HeldRows } from './held-rows.js';
 import type { AssignmentRef } from './assignment-row.js';
 
 /** The assignee's PlanAssignment for a service, if it has one. */
@@ -37,10 +37,7 @@ export function saveAssignment(ctx: LimitsContext, save: SaveAssignment): Assign
     : (save.id ?? assignmentIdOf(save.assignee, save.next.service));
   const planAssignment = save.current ? text(save.current['name']) : planAssignmentName(save.assignee, id);
   const previousAccepted = save.current ? text(save.current['source']) : '';
-  const stored = ctx.world.stored;
-  const held = previousAccepted
-    ? (stored.acceptedPlans.held(previousAccepted) ?? acceptedPlans.table.find(previousAccepted))
-    : undefined;
+  const held = previousAccepted ? ctx.storedRow('acceptedPlans', previousAccepted) : undefined;
   let acceptedPlan = previousAccepted;
   let acceptedPlanDoc: Doc;
   if (held && ownerOf(previousAccepted) === save.assigner) {
@@ -59,9 +56,7 @@ export function saveAssignment(ctx: LimitsContext, save: SaveAssignment): Assign
     });
   }
   if (save.current) {
-    (save.held ?? new HeldRows(planAssignments, stored.planAssignments)).merge([
-      [planAssignment, { ...fields, source: acceptedPlan }],
-    ]);
+    (save.held ?? ctx.heldRows('planAssignments')).merge([[planAssignment, { ...fields, source: acceptedPlan }]]);
   } else {
     if (planAssignments.exists(planAssignment))
       throw alreadyExists(`plan assignment "${planAssignment}" already exists`);

@@ -2,8 +2,9 @@ import type { Statement } from 'better-sqlite3';
 import { resolveField } from '@outpost/shared';
 import type { ResourceEngine } from '../resources/resource-engine.js';
 import type { ResourceHandle } from '../resources/resource-handle.js';
-import type { Doc, QueriedRow } from '../resources/resource-table.js';
-import { WorldModel } from './world-model.js';
+import type { Doc, QueriedRow, StoredRow } from '../resources/resource-table.js';
+import { HeldRows } from './held-rows.js';
+import { WorldModel, type StoredWorldRows } from './world-model.js';
 
 /** The registered handles of the hierarchy and limits resources. */
 export interface LimitsHandles {
@@ -65,6 +66,16 @@ export class LimitsContext {
   /** The whole tree as a recompute reads it, kept in memory (see WorldModel). */
   get world(): WorldModel {
     return this.registered().world;
+  }
+
+  /** Rows of a kind a recompute writes over, to be held or else taken from the world model (see HeldRows). */
+  heldRows(kind: keyof StoredWorldRows): HeldRows {
+    return new HeldRows(this.h[kind], this.world.stored[kind]);
+  }
+
+  /** One stored row of such a kind: from the world model while it is current, else read from the table. */
+  storedRow(kind: keyof StoredWorldRows, name: string): StoredRow | undefined {
+    return this.world.stored[kind].held(name) ?? this.h[kind].table.find(name);
   }
 
   private registered(): { handles: LimitsHandles; world: WorldModel } {

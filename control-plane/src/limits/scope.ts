@@ -15,7 +15,7 @@ import {
   type TreeState,
 } from './core/index.js';
 import { assignmentKey, assignmentRowOf, type AssignmentRef } from './assignment-row.js';
-import { HeldRows } from './held-rows.js';
+import type { HeldRows } from './held-rows.js';
 import { HierarchyReader } from './hierarchy-reader.js';
 import { limitOf, organizationNodeOf, poolOf, projectNodeOf, regionsOf, text } from './records.js';
 
@@ -148,10 +148,7 @@ export function loadWorld(ctx: LimitsContext): Scope {
     refs,
     planAssignmentOf: (assignee, service) => {
       const ref = refs.get(assignmentKey(assignee, service));
-      return (
-        ref &&
-        (world.stored.planAssignments.held(ref.planAssignment)?.doc ?? ctx.h.planAssignments.find(ref.planAssignment))
-      );
+      return ref && ctx.storedRow('planAssignments', ref.planAssignment)?.doc;
     },
     plans: new Map(world.plans.values().map((plan) => [plan.name, plan] as const)),
     previous: { limitPools: world.pools.values(), limits: world.limits.values() },
@@ -162,9 +159,9 @@ export function loadWorld(ctx: LimitsContext): Scope {
 
 /** Made before the rows are read (see HeldRows). */
 const holdRows = (ctx: LimitsContext): HeldScopeRows => ({
-  pools: new HeldRows(ctx.h.pools, ctx.world.stored.pools),
-  limits: new HeldRows(ctx.h.limits, ctx.world.stored.limits),
-  planAssignments: new HeldRows(ctx.h.planAssignments, ctx.world.stored.planAssignments),
+  pools: ctx.heldRows('pools'),
+  limits: ctx.heldRows('limits'),
+  planAssignments: ctx.heldRows('planAssignments'),
 });
 
 /** Holds the rows and gives their documents. */

@@ -1,7 +1,7 @@
 import type { Doc } from '../resources/resource-table.js';
 import type { LimitsContext } from './context.js';
 import type { Assignment, TreeDiff } from './core/index.js';
-import { HeldRows } from './held-rows.js';
+import type { HeldRows } from './held-rows.js';
 import { assignmentFields, limitFields, poolFields } from './records.js';
 import type { AssignmentRef } from './assignment-row.js';
 import type { HeldScopeRows } from './scope.js';
@@ -15,9 +15,8 @@ export function writeTree(ctx: LimitsContext, diff: TreeDiff, held?: Pick<HeldSc
   const { pools, limits } = ctx.h;
   const update = <T extends { name: string }>(items: readonly T[], fields: (item: T) => Doc) =>
     items.map((item) => [item.name, fields(item)] as const);
-  const stored = ctx.world.stored;
-  (held?.pools ?? new HeldRows(pools, stored.pools)).merge(update(diff.updatedPools, poolFields));
-  (held?.limits ?? new HeldRows(limits, stored.limits)).merge(update(diff.updatedLimits, limitFields));
+  (held?.pools ?? ctx.heldRows('pools')).merge(update(diff.updatedPools, poolFields));
+  (held?.limits ?? ctx.heldRows('limits')).merge(update(diff.updatedLimits, limitFields));
   for (const name of diff.deletedLimits) limits.remove(name);
   for (const name of diff.deletedPools) pools.remove(name);
   for (const pool of diff.createdPools) pools.put({ name: pool.name, ...poolFields(pool) });
@@ -33,11 +32,8 @@ export function writeAssignmentDocs(
   held?: HeldRows,
 ): void {
   const fields = changed.map(([ref, a]) => [ref, assignmentFields(a)] as const);
-  const stored = ctx.world.stored;
-  (held ?? new HeldRows(ctx.h.planAssignments, stored.planAssignments)).merge(
-    fields.map(([ref, f]) => [ref.planAssignment, f]),
-  );
-  new HeldRows(ctx.h.acceptedPlans, stored.acceptedPlans).merge(
-    fields.filter(([ref]) => ref.acceptedPlan !== '').map(([ref, f]) => [ref.acceptedPlan, f]),
-  );
+  (held ?? ctx.heldRows('planAssignments')).merge(fields.map(([ref, f]) => [ref.planAssignment, f]));
+  ctx
+    .heldRows('acceptedPlans')
+    .merge(fields.filter(([ref]) => ref.acceptedPlan !== '').map(([ref, f]) => [ref.acceptedPlan, f]));
 }

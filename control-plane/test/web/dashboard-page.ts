@@ -120,7 +120,7 @@ function installDialog(): void {
     const value =
       submitter instanceof HTMLButtonElement && submitter.hasAttribute('value') ? submitter.value : undefined;
     form.closest('dialog')?.close(value);
-    event.preventDefault(); // the submission is done (jsdom would report it as not implemented)
+    event.preventDefault(); // closing the dialog is the whole of a method="dialog" submission; jsdom would try to submit it
   });
 }
 
