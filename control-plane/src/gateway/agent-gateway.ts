@@ -160,8 +160,7 @@ export class AgentGateway {
     this.channels.closeAll();
     const now = new Date().toISOString();
     for (const session of this.sessions.values()) {
-      session.replaced = true; // this close must not write again
-      session.socket.close(1001, 'server shutting down');
+      session.retire(1001, 'server shutting down');
       this.status.connection(session.deviceName, 'DISCONNECTED', now);
     }
     this.sessions.clear();
@@ -187,8 +186,7 @@ export class AgentGateway {
     const log = this.options.logger.child({ device: deviceName });
     const previous = this.sessions.get(deviceName);
     if (previous) {
-      previous.replaced = true;
-      previous.socket.close(4001, 'replaced by a newer connection');
+      previous.retire(4001, 'replaced by a newer connection');
       this.commands.onDisconnected(deviceName);
     }
     const session = new AgentSession(deviceName, ws);
@@ -208,9 +206,11 @@ export class AgentGateway {
     });
 
     ws.on('message', (data: RawData, isBinary: boolean) => {
+      // a replaced connection may go on sending until its close handshake ends: only the device's current one counts
+      if (this.sessions.get(deviceName) !== session) return;
       session.lastSeen = Date.now();
       if (isBinary) {
-        if (!session.replaced) this.channels.route(deviceName, rawBytes(data));
+        this.channels.route(deviceName, rawBytes(data));
         return;
       }
       const parsed = parseAgentMessage(rawText(data));
@@ -222,7 +222,7 @@ export class AgentGateway {
       this.handle(session, parsed.message, log);
     });
     ws.on('close', (code: number) => {
-      if (session.replaced || this.sessions.get(deviceName) !== session) return;
+      if (this.sessions.get(deviceName) !== session) return; // replaced, or closed by close()
       this.sessions.delete(deviceName);
       this.commands.onDisconnected(deviceName);
       this.channels.detach(deviceName);

@@ -2,10 +2,12 @@ import type { WebSocket } from 'ws';
 import { encodeMessage } from '@outpost/shared';
 import type { ServerMessage } from '@outpost/shared';
 
+/** How long a retired connection gets to finish its close handshake before its socket is cut. */
+const RETIRED_CLOSE_GRACE_MS = 5_000;
+
 /** One live agent connection. */
 export class AgentSession {
   lastSeen = Date.now();
-  replaced = false;
 
   constructor(
     readonly deviceName: string,
@@ -16,5 +18,16 @@ export class AgentSession {
     if (this.socket.readyState !== this.socket.OPEN) return false;
     this.socket.send(encodeMessage(message));
     return true;
+  }
+
+  /**
+   * Closes the connection with `code` and cuts it when the peer does not answer the close within a few seconds
+   * (ws would wait 30 s). The gateway stops listening to it before calling this.
+   */
+  retire(code: number, reason: string): void {
+    this.socket.close(code, reason);
+    const cut = setTimeout(() => this.socket.terminate(), RETIRED_CLOSE_GRACE_MS);
+    cut.unref();
+    this.socket.once('close', () => clearTimeout(cut));
   }
 }
