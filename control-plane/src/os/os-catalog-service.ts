@@ -12,7 +12,7 @@ import type { ResourceHandle } from '../resources/resource-handle.js';
 import type { ResourceRules } from '../resources/resource-rules.js';
 import type { Doc } from '../resources/resource-table.js';
 import type { ArtifactStore } from './artifact-store.js';
-import { osReadyPending } from './os-ready.js';
+import { osReadyAfterWrite } from './os-ready.js';
 
 export interface OsCatalog {
   deviceTypes: ResourceHandle;
@@ -56,6 +56,7 @@ export function createOsCatalog(engine: ResourceEngine, artifacts: ArtifactStore
     const published = findVersion(type, version);
     if (!published) return undefined;
     const artifact = published['artifact'] as { sha256: string; size: number; url: string };
+    const minimum = published['minimumPreviousVersion'];
     return {
       version,
       deviceType: type,
@@ -63,17 +64,20 @@ export function createOsCatalog(engine: ResourceEngine, artifacts: ArtifactStore
       size: artifact.size,
       url: artifact.url,
       signature: published['signature'] as string,
+      ...(typeof minimum === 'string' ? { minimumPreviousVersion: minimum } : {}),
     };
   };
 
   const checkDesiredVersion = (before: Doc | undefined, after: Doc): Doc | void => {
     const desired = ((after['spec'] ?? {}) as Doc)['osVersion'];
     const previous = before ? ((before['spec'] ?? {}) as Doc)['osVersion'] : undefined;
-    if (desired === undefined || desired === previous) return;
+    if (desired === previous) return;
+    const now = engine.now().toISOString();
     const status = (after['status'] ?? {}) as Doc;
     const info = (status['deviceInfo'] ?? {}) as Doc;
     const running = info['osVersion'];
-    if (desired === running) return; // back to what runs: always allowed, nothing to install
+    // none, or back to what runs: always allowed, nothing to install
+    if (desired === undefined || desired === running) return osReadyAfterWrite(after, now);
     const managed = (info['managedFeatures'] ?? {}) as Doc;
     if (managed['os'] === false) {
       throw failedPrecondition(
@@ -81,14 +85,14 @@ export function createOsCatalog(engine: ResourceEngine, artifacts: ArtifactStore
       );
     }
     const type = deviceTypeOf(after);
-    // a device that never reported its type (provisioned, not yet connected) is checked by its agent instead:
-    // it waits in Pending while the version is not published for its type
-    if (!type) return osReadyPending(after, desired as string, engine.now().toISOString());
+    // a device whose type is not known (created without provisioning facts, not yet connected) is checked by its
+    // agent instead: it waits in Pending while the version is not published for its type, and refuses an image
+    // for another type or whose minimumPreviousVersion it does not meet
+    if (!type) return osReadyAfterWrite(after, now);
     const published = findVersion(type, desired as string);
     if (!published) {
       // a version the device still holds in its other slot needs no artifact: it switches back to it
-      if (retainedVersions(status).includes(desired as string))
-        return osReadyPending(after, desired as string, engine.now().toISOString());
+      if (retainedVersions(status).includes(desired as string)) return osReadyAfterWrite(after, now);
       throw failedPrecondition(`version ${String(desired)} is not published for device type ${type}`);
     }
     const minimum = published['minimumPreviousVersion'];
@@ -102,7 +106,7 @@ export function createOsCatalog(engine: ResourceEngine, artifacts: ArtifactStore
         `version ${String(desired)} needs the device to run at least ${minimum}; it runs ${running}: upgrade through ${minimum} first`,
       );
     }
-    return osReadyPending(after, desired as string, engine.now().toISOString());
+    return osReadyAfterWrite(after, now);
   };
 
   const deviceRules: ResourceRules = {

@@ -1,16 +1,63 @@
 import type { Doc } from '../resources/resource-table.js';
 
-/** The device with OSReady=False/Pending: a new version was asked for and the device has not acted yet. */
-export function osReadyPending(device: Doc, version: string, now: string): Doc {
+/** OSReady reasons of a device that has begun switching slots: it must still come back on its own. */
+const SWITCHING_REASONS: ReadonlySet<unknown> = new Set(['Installing', 'Rebooting', 'Verifying']);
+
+/**
+ * The device with the OSReady condition that follows a write of its spec.osVersion (an accepted write that
+ * changed it), from what the device last reported:
+ * - another version: False/Pending, naming any health check that already fails (a trial boot would not commit);
+ * - the version it runs, or none: True/Converged, as there is nothing to install (the agent drops a download
+ *   or a requested switch), except while it is switching slots, when it still has to return: False/Pending;
+ * - a device whose OS the agent does not manage keeps its condition (Unsupported).
+ */
+export function osReadyAfterWrite(device: Doc, now: string): Doc {
   const status = (device['status'] ?? {}) as Doc;
-  const conditions = ((status['conditions'] ?? []) as Doc[]).filter((c) => c['type'] !== 'OSReady');
-  const previous = ((status['conditions'] ?? []) as Doc[]).find((c) => c['type'] === 'OSReady');
-  const pending = {
+  const info = (status['deviceInfo'] ?? {}) as Doc;
+  if (((info['managedFeatures'] ?? {}) as Doc)['os'] === false) return device;
+  const conditions = (status['conditions'] ?? []) as Doc[];
+  const previous = conditions.find((c) => c['type'] === 'OSReady');
+  const desired = ((device['spec'] ?? {}) as Doc)['osVersion'];
+  const running = typeof info['osVersion'] === 'string' ? info['osVersion'] : undefined;
+  const switching = SWITCHING_REASONS.has(previous?.['reason']);
+
+  let next: { status: 'True' | 'False'; reason: string; message: string };
+  if (typeof desired !== 'string') {
+    if (switching) return device; // the trial in progress is committed as usual
+    next = {
+      status: 'True',
+      reason: 'Converged',
+      message: `no OS version is requested${running === undefined ? '' : `; running ${running}`}`,
+    };
+  } else if (desired === running) {
+    next = switching
+      ? { status: 'False', reason: 'Pending', message: `waiting for the device to return to ${running}` }
+      : { status: 'True', reason: 'Converged', message: `running ${running}` };
+  } else {
+    next = {
+      status: 'False',
+      reason: 'Pending',
+      message: `waiting for the device to install ${desired}${failingChecksNote(conditions, desired)}`,
+    };
+  }
+  const condition = {
     type: 'OSReady',
-    status: 'False',
-    reason: 'Pending',
-    message: `waiting for the device to install ${version}`,
-    lastTransitionTime: previous && previous['status'] === 'False' ? previous['lastTransitionTime'] : now,
+    ...next,
+    lastTransitionTime: previous && previous['status'] === next.status ? previous['lastTransitionTime'] : now,
   };
-  return { ...device, status: { ...status, conditions: [...conditions, pending] } };
+  const others = conditions.filter((c) => c['type'] !== 'OSReady');
+  return { ...device, status: { ...status, conditions: [...others, condition] } };
+}
+
+/** "; health check web already fails (...): ..." for the Healthy/<id> conditions that are False; '' for none. */
+function failingChecksNote(conditions: readonly Doc[], version: string): string {
+  const failing = conditions
+    .filter((c) => typeof c['type'] === 'string' && c['type'].startsWith('Healthy/') && c['status'] === 'False')
+    .map((c) => `${(c['type'] as string).slice('Healthy/'.length)} (${String(c['message'] ?? c['reason'])})`);
+  if (failing.length === 0) return '';
+  const subject =
+    failing.length === 1
+      ? `health check ${failing[0]!} already fails`
+      : `health checks ${failing.join(', ')} already fail`;
+  return `; ${subject}: a trial boot of ${version} does not commit while a health check fails`;
 }

@@ -1,6 +1,7 @@
 import { createHash, generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Device } from '@outpost/shared';
+import type { Doc } from '../../src/resources/resource-table.js';
 import { startTestServer, TEST_ADMIN_KEY } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
 
@@ -139,5 +140,131 @@ describe('writing spec.osVersion', () => {
     await expect(
       server.admin.update({ name: own, spec: { osVersion: '1.1.0' } }, { updateMask: 'spec.osVersion' }),
     ).rejects.toMatchObject({ status: 'FAILED_PRECONDITION', message: expect.stringContaining('OS management') });
+  });
+});
+
+describe('the OSReady condition the control plane sets follows every write of spec.osVersion', () => {
+  beforeAll(async () => {
+    await publish('1.5.0');
+  });
+
+  /** A device that reported `running` with these conditions (and is offline now), asking for `desired`. */
+  function deviceWith(id: string, running: string, desired: string, conditions: Doc[]): string {
+    const name = `projects/os/regions/eu/devices/${id}`;
+    const devices = server.engine.resource('devices');
+    devices.put({ name });
+    // written as the system after its creation, so that no rule of a spec.osVersion write sets OSReady
+    devices.patch(name, (d) => ({
+      ...d,
+      spec: { osVersion: desired },
+      status: {
+        connectionStatus: 'DISCONNECTED',
+        deviceInfo: { osVersion: running, deviceType: 'sim' },
+        conditions: conditions.map((c) => ({ lastTransitionTime: '2025-01-01T00:00:00Z', ...c })),
+      },
+    }));
+    return name;
+  }
+  const osReadyOf = (device: Device) => device.status?.conditions?.find((c) => c.type === 'OSReady');
+  const write = (name: string, osVersion: string) =>
+    server.admin.update<Device>({ name, spec: { osVersion } }, { updateMask: 'spec.osVersion' });
+
+  it('writing the running version back while offline and Pending is Converged on it, in the response and stored', async () => {
+    const name = reportedDevice('back-1', '1.0.0');
+    await server.engine.resource('devices').patch(name, (d) => ({
+      ...d,
+      status: { ...(d['status'] as Doc), connectionStatus: 'DISCONNECTED' },
+    }));
+    expect(osReadyOf(await write(name, '1.5.0'))).toMatchObject({ status: 'False', reason: 'Pending' });
+    const back = await write(name, '1.0.0');
+    expect(osReadyOf(back)).toMatchObject({ status: 'True', reason: 'Converged' });
+    expect(osReadyOf(back)?.message).not.toContain('1.5.0');
+    expect(osReadyOf(await server.admin.get<Device>(name))).toEqual(osReadyOf(back));
+  });
+
+  it('a write after RolledBack replaces RolledBack: Converged for the running version, Pending for another', async () => {
+    const rolledBack = {
+      type: 'OSReady',
+      status: 'False',
+      reason: 'RolledBack',
+      message: '1.5.0 did not boot or was not committed in slot B; running 1.0.0',
+    };
+    const name = deviceWith('back-2', '1.0.0', '1.5.0', [rolledBack]);
+    const back = await write(name, '1.0.0');
+    expect(osReadyOf(back)).toMatchObject({
+      status: 'True',
+      reason: 'Converged',
+      message: expect.stringContaining('1.0.0'),
+    });
+    const other = deviceWith('back-3', '1.0.0', '1.5.0', [rolledBack]);
+    expect(osReadyOf(await write(other, '1.1.0'))).toMatchObject({
+      status: 'False',
+      reason: 'Pending',
+      message: expect.stringContaining('1.1.0'),
+    });
+  });
+
+  it('clearing spec.osVersion says that no version is requested; a write during a trial boot waits for the device', async () => {
+    const pending = {
+      type: 'OSReady',
+      status: 'False',
+      reason: 'Pending',
+      message: 'waiting for the device to install 1.5.0',
+    };
+    const name = deviceWith('back-4', '1.0.0', '1.5.0', [pending]);
+    const cleared = await server.admin.update<Device>({ name, spec: {} }, { updateMask: 'spec.osVersion' });
+    expect(cleared.spec?.osVersion).toBeUndefined();
+    expect(osReadyOf(cleared)).toMatchObject({
+      status: 'True',
+      reason: 'Converged',
+      message: expect.stringContaining('no OS version is requested'),
+    });
+    // the device is booted into 1.5.0 for a trial: it still has to go back, so the write is not Converged yet
+    const verifying = {
+      type: 'OSReady',
+      status: 'False',
+      reason: 'Verifying',
+      message: 'booted 1.5.0 in slot B for a trial',
+    };
+    const trial = deviceWith('back-5', '1.0.0', '1.5.0', [verifying]);
+    expect(osReadyOf(await write(trial, '1.0.0'))).toMatchObject({
+      status: 'False',
+      reason: 'Pending',
+      message: 'waiting for the device to return to 1.0.0',
+    });
+  });
+
+  it('a device without OS management keeps Unsupported when its running version is written', async () => {
+    const unsupported = {
+      type: 'OSReady',
+      status: 'True',
+      reason: 'Unsupported',
+      message: 'OS management is disabled',
+    };
+    const name = `projects/os/regions/eu/devices/back-6`;
+    server.engine.resource('devices').put({
+      name,
+      status: {
+        deviceInfo: { osVersion: '1.0.0', deviceType: 'sim', managedFeatures: { os: false } },
+        conditions: [{ ...unsupported, lastTransitionTime: '2025-01-01T00:00:00Z' }],
+      },
+    });
+    expect(osReadyOf(await write(name, '1.0.0'))).toMatchObject(unsupported);
+  });
+
+  it('Pending names a health check that already fails: the trial boot would not commit while it does', async () => {
+    const failing = {
+      type: 'Healthy/web',
+      status: 'False',
+      reason: 'Failing',
+      message: 'GET http://127.0.0.1:8000/health: connection refused',
+    };
+    const name = deviceWith('back-7', '1.0.0', '1.0.0', [failing]);
+    const written = osReadyOf(await write(name, '1.5.0'));
+    expect(written).toMatchObject({ status: 'False', reason: 'Pending' });
+    expect(written?.message).toBe(
+      'waiting for the device to install 1.5.0; health check web (GET http://127.0.0.1:8000/health: ' +
+        'connection refused) already fails: a trial boot of 1.5.0 does not commit while a health check fails',
+    );
   });
 });

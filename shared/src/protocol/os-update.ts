@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { boundedRecord, label, text } from './bounds.js';
 
 export const SLOTS = ['A', 'B'] as const;
 export type Slot = (typeof SLOTS)[number];
@@ -17,12 +18,14 @@ export const osImageSchema = z.object({
   /** absent or empty: unsigned, which the agent refuses (OSReady=False/Failed) */
   signature: z.string().optional(),
   url: z.string().min(1),
+  /** the published version's minimumPreviousVersion: the agent refuses the image while it runs an older one */
+  minimumPreviousVersion: z.string().min(1).optional(),
 });
 export type OsImage = z.infer<typeof osImageSchema>;
 
 /** What the agent reports of its A/B slots and boot state (`status.osUpdate`), for operators and tests. */
 export const osUpdateStatusSchema = z.object({
-  bootBackend: z.string(),
+  bootBackend: label,
   /** the slot this boot runs from */
   runningSlot: z.enum(SLOTS).optional(),
   /** the committed slot the bootloader returns to */
@@ -32,8 +35,8 @@ export const osUpdateStatusSchema = z.object({
   /** a slot the bootloader gave up on */
   lastFailed: z.enum(SLOTS).optional(),
   /** version installed in each slot, as far as known */
-  slots: z.record(z.string(), z.object({ version: z.string().optional() })).optional(),
+  slots: boundedRecord(z.object({ version: label.optional() }), 16).optional(),
   /** the boot environment as the bootloader sees it (grubenv / U-Boot variables / file state) */
-  bootEnv: z.record(z.string(), z.string()).optional(),
+  bootEnv: boundedRecord(text, 1024).optional(),
 });
 export type OsUpdateStatus = z.infer<typeof osUpdateStatusSchema>;
