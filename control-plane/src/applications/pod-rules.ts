@@ -18,9 +18,8 @@ export function podRules(devices: ResourceHandle): ResourceRules {
     if (node === undefined || (before !== undefined && nodeOf(before) === node)) return;
     const device = DEVICE_PATTERN.parse(node);
     if (device === null) {
-      throw invalidArgument(
-        `spec.node "${node}" is not a device name (projects/{project}/regions/{region}/devices/{device})`,
-      );
+      const problem = DEVICE_PATTERN.problemWithName(node)?.message ?? 'is not a device name';
+      throw invalidArgument(`spec.node "${node}": ${problem}`);
     }
     const pod = POD_PATTERN.parse(after['name'] as string);
     if (pod !== null && (pod['project'] !== device['project'] || pod['region'] !== device['region'])) {

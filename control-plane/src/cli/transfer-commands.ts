@@ -2,7 +2,14 @@ import { createWriteStream } from 'node:fs';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { ApiError, TreeWriter, failedPrecondition, placeEntry, prepareTreeSource } from '@outpost/shared';
+import {
+  ApiError,
+  DEVICE_PATTERN,
+  TreeWriter,
+  failedPrecondition,
+  placeEntry,
+  prepareTreeSource,
+} from '@outpost/shared';
 import type { FileProgress, TreeRoot } from '@outpost/shared';
 import type { Command } from 'commander';
 import { connectionOf } from './connection.js';
@@ -20,11 +27,14 @@ export interface RemoteEndpoint {
 
 const REMOTE = /^(projects\/[^/:]+\/regions\/[^/:]+\/devices\/[^/:]+):(.*)$/s;
 
-/** The remote endpoint an argument names, or undefined for a local path. */
+/** The remote endpoint an argument names, or undefined for a local path; a malformed device id is a usage error. */
 export function parseRemote(argument: string): RemoteEndpoint | undefined {
   const match = REMOTE.exec(argument);
   if (match === null) return undefined;
-  return { device: match[1]!, path: match[2]! };
+  const device = match[1]!;
+  const problem = DEVICE_PATTERN.problemWithName(device);
+  if (problem !== null) throw new UsageError(`invalid device name "${device}": ${problem.message}`);
+  return { device, path: match[2]! };
 }
 
 interface ScpOptions {

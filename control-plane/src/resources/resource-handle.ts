@@ -8,14 +8,16 @@ import {
   getPath,
   invalidArgument,
   isWildcardParent,
+  nameProblemAmong,
   notFound,
+  parentProblemAmong,
   parseFieldMask,
   projectFields,
   setPath,
   aborted,
   META_OUTPUT_ONLY,
 } from '@outpost/shared';
-import type { FieldTree, NamePattern, ResourceDefinition } from '@outpost/shared';
+import type { FieldTree, NamePattern, NameProblem, ResourceDefinition } from '@outpost/shared';
 import type { ChangeBus, ChangeListener } from './change-bus.js';
 import type { ChangeLog } from './change-log.js';
 import { asDocument, clone, isAtOrUnder, looselyEqual, sameDocument } from './doc-utils.js';
@@ -44,7 +46,8 @@ import { present, selectedPaths } from './views.js';
 export interface EngineServices {
   transaction<R>(fn: () => R): R;
   /** `time`: when the write happened (ISO 8601), when the caller stamped the document with it */
-  record(plural: string, name: string, before: Doc | null, after: Doc | null, time?: string): number;
+  /** `bytes`: the length of the stored JSON of `after`, when known */
+  record(plural: string, name: string, before: Doc | null, after: Doc | null, time?: string, bytes?: number): number;
   log: ChangeLog;
   bus: ChangeBus;
   now(): Date;
@@ -81,28 +84,33 @@ export class ResourceHandle {
 
   // ---- names -------------------------------------------------------------------------------------------
 
-  /** The pattern a full name belongs to, or INVALID_ARGUMENT. */
+  /** The pattern a full name belongs to, or INVALID_ARGUMENT naming the id that is wrong and its rule. */
   patternOfName(name: string): NamePattern {
     const pattern = this.def.patterns.find((p) => p.parse(name) !== null);
-    if (!pattern) throw invalidArgument(`invalid ${this.def.singular} name "${name}": expected ${this.templates()}`);
+    if (!pattern) throw invalidArgument(this.nameProblem(name)?.message ?? `invalid ${this.def.singular} name`);
     return pattern;
   }
 
-  /** The pattern a parent belongs to (wildcards only where allowed), or INVALID_ARGUMENT. */
+  /** The pattern a parent belongs to (wildcards only where allowed), or INVALID_ARGUMENT naming what is wrong. */
   patternOfParent(parent: string, allowWildcards: boolean): NamePattern {
     if (!allowWildcards && isWildcardParent(parent)) {
       throw invalidArgument(`parent "${parent}" may not contain a "-" wildcard here`);
     }
     const pattern = this.def.patterns.find((p) => (p.parentTemplate === '' ? parent === '' : p.parseParent(parent)));
-    if (!pattern) {
-      const parents = this.def.patterns.map((p) => p.parentTemplate || '(none)').join(' or ');
-      throw invalidArgument(`invalid parent "${parent}" for ${this.def.plural}: expected ${parents}`);
-    }
+    if (!pattern) throw invalidArgument(this.parentProblem(parent)?.message ?? `invalid parent "${parent}"`);
     return pattern;
   }
 
-  private templates(): string {
-    return this.def.patterns.map((p) => p.template).join(' or ');
+  /** Why `name` is no name of this kind, as a whole message (null when it is one). */
+  nameProblem(name: string): NameProblem | null {
+    const problem = nameProblemAmong(this.def.patterns, name);
+    return problem && { ...problem, message: `invalid ${this.def.singular} name "${name}": ${problem.message}` };
+  }
+
+  /** Why `parent` is no parent of this kind's collection, as a whole message (null when it is one). */
+  parentProblem(parent: string): NameProblem | null {
+    const problem = parentProblemAmong(this.def.patterns, parent);
+    return problem && { ...problem, message: `invalid parent "${parent}" for ${this.def.plural}: ${problem.message}` };
   }
 
   parseMask(mask: MaskInput): string[] {
@@ -290,8 +298,9 @@ export class ResourceHandle {
     const now = this.engine.now().toISOString();
     const stamped = stampMetadata(undefined, doc, now, this.engine.log.head() + 1, true);
     const final = this.rules.beforeCreate?.(stamped, ctx) ?? stamped;
-    this.table.insert(name, pattern.parentOf(name) ?? '', final);
-    this.engine.record(this.def.plural, name, null, final, now);
+    const text = JSON.stringify(final);
+    this.table.insert(name, pattern.parentOf(name) ?? '', final, text);
+    this.engine.record(this.def.plural, name, null, final, now, text.length);
     this.rules.afterCreate?.(final, ctx);
     return final;
   }
@@ -307,8 +316,9 @@ export class ResourceHandle {
     const stamped = stampMetadata(stored, next, now, this.engine.log.head() + 1, spec);
     const current = row ?? this.table.find(stored['name'] as string);
     if (current === undefined) throw notFound(`${this.def.singular} "${String(stored['name'])}" not found`);
-    this.table.update(current.id, stamped, JSON.stringify(stamped), current.doc);
-    this.engine.record(this.def.plural, stamped['name'] as string, stored, stamped, now);
+    const text = JSON.stringify(stamped);
+    this.table.update(current.id, stamped, text, current.doc);
+    this.engine.record(this.def.plural, stamped['name'] as string, stored, stamped, now, text.length);
     return stamped;
   }
 
@@ -323,8 +333,9 @@ export class ResourceHandle {
     const spec = specChangedIn(stored, () => ({ ...stored, ...fields }), changed, this.systemOwned);
     const metadata = stampedMetadata(stored, stored['metadata'], now, this.engine.log.head() + 1, spec);
     const stamped: Doc = { ...stored, ...fields, metadata };
-    this.table.update(row.id, stamped, JSON.stringify(stamped), stored, new Set([...changed, 'metadata']));
-    this.engine.record(this.def.plural, stamped['name'] as string, stored, stamped, now);
+    const text = JSON.stringify(stamped);
+    this.table.update(row.id, stamped, text, stored, new Set([...changed, 'metadata']));
+    this.engine.record(this.def.plural, stamped['name'] as string, stored, stamped, now, text.length);
   }
 
   private removeStored(stored: Doc): void {

@@ -79,7 +79,10 @@ export function transferRoutes(options: TransferRoutesOptions): Router {
 
 async function handle(options: TransferRoutesOptions, verb: string, device: string, req: Request, res: Response) {
   const ids = DEVICE_PATTERN.parse(device);
-  if (ids === null) throw invalidArgument(`"${device}" is not a device name`);
+  if (ids === null) {
+    const problem = DEVICE_PATTERN.problemWithName(device)?.message ?? 'is not a device name';
+    throw invalidArgument(`invalid device name "${device}": ${problem}`);
+  }
   const principal: unknown = res.locals['principal'];
   if (verb === 'collectDebugBundle') {
     if (req.method !== 'GET' && req.method !== 'POST') throw methodNotAllowed(req.method, verb);

@@ -1,11 +1,12 @@
 import { invalidArgument } from '../errors/api-error.js';
-import { describeRule, isValidId, segmentsOf, WILDCARD } from './id-rules.js';
+import { idProblem, isValidId, segmentsOf, WILDCARD } from './id-rules.js';
 import type { IdRule } from './id-rules.js';
+import { problemOf } from './name-problem.js';
+import type { NameProblem } from './name-problem.js';
+import { parsePart, partText } from './template-part.js';
+import type { TemplatePart } from './template-part.js';
 
-type TemplatePart = { kind: 'literal'; text: string } | { kind: 'variable'; name: string; rule: IdRule };
 type Ids = Record<string, string>;
-
-const VARIABLE = /^\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
 
 /**
  * One name shape of a resource, e.g. 'projects/{project}/regions/{region}/devices/{device}'.
@@ -43,6 +44,19 @@ export class NamePattern {
     return matchParts(this.parts, name.split('/'), false);
   }
 
+  /** Why `name` is not a name of this shape (null when it is); wildcards are not ids here. */
+  problemWithName(name: string): NameProblem | null {
+    return problemOf(this.parts, name.split('/'), false, this.template);
+  }
+
+  /** Why `parent` is not a parent of this shape (null when it is); any id may be '-'. */
+  problemWithParent(parent: string): NameProblem | null {
+    if (this.parentParts.length === 0) {
+      return parent === '' ? null : { shapeFits: false, message: 'must be empty: this collection has no parent' };
+    }
+    return problemOf(this.parentParts, parent.split('/'), true, this.parentTemplate);
+  }
+
   /** The name of these ids; throws INVALID_ARGUMENT naming the first missing or malformed id. */
   format(ids: Record<string, string>): string {
     return this.parts
@@ -77,10 +91,15 @@ export class NamePattern {
   /** The name of the child `id` of a concrete (wildcard-free) parent; throws INVALID_ARGUMENT when either is malformed. */
   nameInParent(parent: string, id: string): string {
     const ids = this.parseParent(parent);
-    if (ids === null) throw invalidArgument(`invalid parent "${parent}": must look like ${this.parentTemplate}`);
+    if (ids === null) throw this.invalidParent(parent);
     if (Object.values(ids).includes(WILDCARD)) throw invalidArgument(`parent "${parent}" must not contain wildcards`);
     assertValidId(this.idVariable, this.idRule, id);
     return [...(parent === '' ? [] : [parent]), this.collection, id].join('/');
+  }
+
+  private invalidParent(parent: string) {
+    const problem = this.problemWithParent(parent)?.message ?? `must look like ${this.parentTemplate}`;
+    return invalidArgument(`invalid parent "${parent}": ${problem}`);
   }
 
   /** Whether `name` is a child of `parent`, where a '-' id in the parent matches every value. */
@@ -97,7 +116,7 @@ export class NamePattern {
    */
   literalPrefix(parent: string): string {
     const ids = this.parseParent(parent);
-    if (ids === null) throw invalidArgument(`invalid parent "${parent}": must look like ${this.parentTemplate}`);
+    if (ids === null) throw this.invalidParent(parent);
     const prefix: string[] = [];
     for (const part of this.parentParts) {
       if (part.kind === 'literal') {
@@ -116,22 +135,9 @@ export function isWildcardParent(parent: string): boolean {
   return parent.split('/').includes(WILDCARD);
 }
 
-function parsePart(segment: string, rules: Record<string, IdRule>, template: string): TemplatePart {
-  const variable = VARIABLE.exec(segment)?.[1];
-  if (variable === undefined) {
-    if (segment === '' || /[{}]/.test(segment))
-      throw new Error(`bad segment "${segment}" in name template "${template}"`);
-    return { kind: 'literal', text: segment };
-  }
-  const rule = rules[variable];
-  if (rule === undefined) throw new Error(`no id rule for {${variable}} in name template "${template}"`);
-  return { kind: 'variable', name: variable, rule };
-}
-
-const partText = (part: TemplatePart): string => (part.kind === 'literal' ? part.text : `{${part.name}}`);
-
 function assertValidId(variable: string, rule: IdRule, id: string): void {
-  if (!isValidId(rule, id)) throw invalidArgument(`invalid ${variable} id "${id}": must match ${describeRule(rule)}`);
+  const problem = idProblem(variable, rule, id);
+  if (problem !== null) throw invalidArgument(problem);
 }
 
 /** Matches name segments against template parts; ids spanning several segments make this a small backtracking search. */

@@ -135,13 +135,13 @@ describe('format', () => {
   it('names the variable of a malformed or missing id', () => {
     const bad = apiErrorOf(() => device.format({ project: 'p1', region: 'r1', device: 'Bad_Id' }));
     expect(bad.status).toBe('INVALID_ARGUMENT');
-    expect(bad.message).toBe('invalid device id "Bad_Id": must match [a-z][a-z0-9-]{0,28}[a-z0-9]');
+    expect(bad.message).toBe('device id "Bad_Id" must match [a-z][a-z0-9-]{0,28}[a-z0-9]');
     expect(apiErrorOf(() => device.format({ project: 'p1', device: 'd1' })).message).toBe('missing region id');
     expect(apiErrorOf(() => device.format({ project: 'p1', region: '-', device: 'd1' })).message).toMatch(
-      /invalid region id "-"/,
+      /region id "-" is the wildcard/,
     );
     expect(apiErrorOf(() => limit.format({ project: 'p1', limit: 'r1/devices' })).message).toBe(
-      'invalid limit id "r1/devices": must match [a-zA-Z0-9-]{1,128}/[a-zA-Z0-9-.]{1,128}/[a-zA-Z]{1,128}',
+      'limit id "r1/devices" must be region/service/kind, matching [a-zA-Z0-9-]{1,128}/[a-zA-Z0-9-.]{1,128}/[a-zA-Z]{1,128}',
     );
   });
 });
@@ -215,7 +215,7 @@ describe('nameInParent', () => {
 
   it('refuses malformed ids, malformed parents and wildcard parents', () => {
     expect(apiErrorOf(() => device.nameInParent('projects/p1/regions/r1', 'D1')).message).toBe(
-      'invalid device id "D1": must match [a-z][a-z0-9-]{0,28}[a-z0-9]',
+      'device id "D1" must match [a-z][a-z0-9-]{0,28}[a-z0-9]',
     );
     expect(apiErrorOf(() => device.nameInParent('projects/p1/regions/r1', 'a/b')).status).toBe('INVALID_ARGUMENT');
     expect(apiErrorOf(() => device.nameInParent('projects/p1', 'd1')).message).toBe(

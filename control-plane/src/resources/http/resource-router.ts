@@ -1,6 +1,6 @@
 import express from 'express';
 import type { Request, Response, NextFunction, Router } from 'express';
-import { ApiError, changesKey, notFound, permissionOf } from '@outpost/shared';
+import { ApiError, changesKey, invalidArgument, notFound, permissionOf } from '@outpost/shared';
 import type { ResourceEngine } from '../resource-engine.js';
 import { listResources } from '../list-operation.js';
 import { parseView } from '../views.js';
@@ -57,6 +57,7 @@ export function createResourceRouter(options: ResourceRouterOptions): ResourceRo
     try {
       const target = resolveRoute(engine, req.path);
       if (!target) throw notFound(`no endpoint ${req.method} /v1${req.path}`);
+      if (target.scope !== 'root' && target.problem !== undefined) throw invalidArgument(target.problem);
       const custom = target.verb ? findCustom(options.customMethods ?? [], target, req.method) : undefined;
       const principal: unknown = res.locals['principal'];
       const check = (permission: string, name: string): void => authorize(principal, permission, name);
