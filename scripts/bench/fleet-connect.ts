@@ -66,7 +66,7 @@ const STORE_TIMEOUT_MS = 90_000;
 const SEED_BATCH = 1_000;
 const HEARTBEAT_SECONDS = 30;
 const PARENT = 'projects/bench/regions/r1';
-/** a status message's deviceInfo.usage.memoryUsedBytes is its seq times this (see fleet-simulator.ts) */
+/** a status message's deviceInfo.hardwareInformation.memory.totalBytes is its seq times this (see fleet-simulator.ts) */
 const REPORT_MARKER_UNIT = 4096;
 const CONTROL_PLANE_MAIN = join(REPO_ROOT, 'control-plane', 'dist', 'server', 'main.js');
 const SIMULATOR = join(REPO_ROOT, 'scripts', 'bench', 'fleet-simulator.ts');
@@ -291,7 +291,7 @@ interface StoreProbe {
 function storeProbe(db: Database.Database): StoreProbe {
   const head = db.prepare<[], { seq: number }>("SELECT seq FROM sqlite_sequence WHERE name = 'change_log'");
   const markers = db.prepare<[], { total: number }>(
-    "SELECT TOTAL(json_extract(doc, '$.status.deviceInfo.usage.memoryUsedBytes')) AS total FROM r_devices",
+    "SELECT TOTAL(json_extract(doc, '$.status.deviceInfo.hardwareInformation.memory.totalBytes')) AS total FROM r_devices",
   );
   return {
     writes: () => head.get()?.seq ?? 0,

@@ -7,7 +7,8 @@
  *   connect  starts one link per credential, at most `concurrency` of them waiting for their welcome at once,
  *            and reports progress until every link is welcomed.
  *   report   sends `total` status messages round-robin over the links (device i's k-th message carries
- *            seq k and deviceInfo.usage.memoryUsedBytes = k * markerUnit, so the parent counts what was stored),
+ *            seq k and deviceInfo.hardwareInformation.memory.totalBytes = k * markerUnit, so the parent counts
+ *            what was stored; usage is the server's own, from metrics),
  *            paced at `perSecond` when given, and never beyond the `allowance` the parent grants (flow control).
  *   allow    raises the allowance (total messages that may have been sent so far).
  *   stop     closes every link and exits.
@@ -187,7 +188,7 @@ function statusMessage(device: number, seq: number, markerUnit: number): AgentMe
       networkInterfaces: {
         eth0: { interfaceName: 'eth0', ipAddressV4: [ipOf(device)], mac: macOf(device) },
       },
-      usage: { cpuPercent: seq % 100, memoryUsedBytes: seq * markerUnit, memoryTotalBytes: 2_147_483_648 },
+      hardwareInformation: { memory: { totalBytes: seq * markerUnit } },
       managedFeatures: { os: true, osUpgrade: true },
     },
     conditions: [

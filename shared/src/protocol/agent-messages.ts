@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { label } from './bounds.js';
 import { reportedStatusSchema } from './device-status.js';
 import { errorDetailSchema, errorMessageSchema } from './error-message.js';
 import { metricsSampleSchema } from './metrics.js';
@@ -7,11 +8,11 @@ import { podStatusMessageSchema } from './workloads.js';
 /** First message on every connection. */
 export const helloMessageSchema = z.object({
   type: z.literal('hello'),
-  agentVersion: z.string().min(1),
+  agentVersion: label.min(1),
   /** the kernel's boot id: a new value means the device rebooted */
-  bootId: z.string().min(1),
+  bootId: label.min(1),
   /** what the agent can do: `status`, `metrics`, `spec`, and the names of the commands it accepts */
-  capabilities: z.array(z.string()),
+  capabilities: z.array(label).max(1024),
 });
 
 /** A change of the reported status (sent on change only, and once after every welcome). */
@@ -29,7 +30,7 @@ export const metricsMessageSchema = z.object({
 
 export const pongMessageSchema = z.object({
   type: z.literal('pong'),
-  nonce: z.string(),
+  nonce: label,
 });
 
 /** Asks the server to send the device's `spec` now (after every welcome and on a jittered interval). */
@@ -41,7 +42,7 @@ export const getSpecMessageSchema = z.object({
 export const resultMessageSchema = z
   .object({
     type: z.literal('result'),
-    id: z.string().min(1),
+    id: label.min(1),
     ok: z.boolean(),
     error: errorDetailSchema.optional(),
     data: z.unknown().optional(),

@@ -1,64 +1,71 @@
 import { z } from 'zod';
+import { boundedRecord, byteCount, label, percent, text } from './bounds.js';
 
 // Every member is optional, as in the proto3 JSON this mirrors: a record may hold partial information
 // (an agent that cannot read a fact leaves it out; a device created through the API has none yet).
 
-const nonNegative = z.number().nonnegative();
-
 export const systemInformationSchema = z.object({
-  manufacturer: z.string().optional(),
-  productName: z.string().optional(),
-  version: z.string().optional(),
-  serialNumber: z.string().optional(),
+  manufacturer: text.optional(),
+  productName: text.optional(),
+  version: text.optional(),
+  serialNumber: text.optional(),
 });
 
 export const cpuInformationSchema = z.object({
-  model: z.string().optional(),
-  cores: z.int().nonnegative().optional(),
-  speedGHz: nonNegative.optional(),
+  model: text.optional(),
+  cores: z.int().min(0).max(65_536).optional(),
+  speedGHz: z.number().min(0).max(1000).optional(),
 });
 
 export const diskInformationSchema = z.object({
-  name: z.string().optional(),
-  type: z.string().optional(),
-  sizeBytes: nonNegative.optional(),
-  model: z.string().optional(),
+  name: text.optional(),
+  type: label.optional(),
+  sizeBytes: byteCount.optional(),
+  model: text.optional(),
 });
 
 export const biosInformationSchema = z.object({
-  vendor: z.string().optional(),
-  biosVersion: z.string().optional(),
-  releaseDate: z.string().optional(),
+  vendor: text.optional(),
+  biosVersion: text.optional(),
+  releaseDate: label.optional(),
 });
 
 export const hardwareInformationSchema = z.object({
   system: systemInformationSchema.optional(),
   cpu: cpuInformationSchema.optional(),
-  memory: z.object({ totalBytes: nonNegative.optional() }).optional(),
-  disks: z.array(diskInformationSchema).optional(),
+  memory: z.object({ totalBytes: byteCount.optional() }).optional(),
+  disks: z.array(diskInformationSchema).max(1024).optional(),
   bios: biosInformationSchema.optional(),
 });
 
 export const networkInterfaceSchema = z.object({
-  interfaceName: z.string().optional(),
-  ipAddressV4: z.array(z.string()).optional(),
-  ipAddressV6: z.array(z.string()).optional(),
-  mac: z.string().optional(),
+  interfaceName: label.optional(),
+  ipAddressV4: z.array(label).max(1024).optional(),
+  ipAddressV6: z.array(label).max(1024).optional(),
+  mac: label.optional(),
 });
 
-export const storageUsageSchema = z.object({
-  mount: z.string(),
-  totalBytes: nonNegative,
-  usedBytes: nonNegative,
-});
+export const storageUsageSchema = z
+  .object({
+    mount: text,
+    totalBytes: byteCount,
+    usedBytes: byteCount,
+  })
+  .refine((s) => s.usedBytes <= s.totalBytes, { message: 'usedBytes must not exceed totalBytes', path: ['usedBytes'] });
+
+/**
+ * °C a sensor can read: from absolute zero to well past any chip's limit, so that a sensor's odd code (255) does
+ * not cost the device its whole sample.
+ */
+export const temperatureCelsius = z.number().min(-273.15).max(1000);
 
 /** Resource usage as last reported; the server derives it from `metrics` messages (see usageFromMetrics). */
 export const deviceUsageSchema = z.object({
-  cpuPercent: nonNegative.optional(),
-  memoryUsedBytes: nonNegative.optional(),
-  memoryTotalBytes: nonNegative.optional(),
-  storage: z.array(storageUsageSchema).optional(),
-  temperatureCelsius: z.number().optional(),
+  cpuPercent: percent.optional(),
+  memoryUsedBytes: byteCount.optional(),
+  memoryTotalBytes: byteCount.optional(),
+  storage: z.array(storageUsageSchema).max(1024).optional(),
+  temperatureCelsius: temperatureCelsius.optional(),
 });
 
 /** Which parts of the device the agent manages; `os: false` on a customer's own Linux (OSReady=Unsupported). */
@@ -75,24 +82,31 @@ export const managedFeaturesSchema = z.object({
 /** `status.deviceInfo` of a Device (reference.md §1 DeviceInfo, lowerCamel). */
 export const deviceInfoSchema = z.object({
   /** the OS version actually running (the reported half of an upgrade) */
-  osVersion: z.string().optional(),
+  osVersion: label.optional(),
   /** the device type id the agent was installed as, e.g. `qemu-x86-64` */
-  deviceType: z.string().optional(),
+  deviceType: label.optional(),
   /** `amd64`, `arm64`, ... */
-  architecture: z.string().optional(),
+  architecture: label.optional(),
   /** `generic`, `raspberrypi`, ... */
-  hardware: z.string().optional(),
+  hardware: label.optional(),
   /** `Linux` */
-  operatingSystem: z.string().optional(),
-  kernelVersion: z.string().optional(),
+  operatingSystem: label.optional(),
+  kernelVersion: label.optional(),
   /** the distribution, e.g. `Debian GNU/Linux 12 (bookworm)` */
-  osImage: z.string().optional(),
+  osImage: text.optional(),
   hardwareInformation: hardwareInformationSchema.optional(),
   /** keyed by interface name */
-  networkInterfaces: z.record(z.string(), networkInterfaceSchema).optional(),
+  networkInterfaces: boundedRecord(networkInterfaceSchema, 4096).optional(),
+  /** derived by the server from `metrics`: a device cannot report it (see reportedDeviceInfoSchema) */
   usage: deviceUsageSchema.optional(),
   managedFeatures: managedFeaturesSchema.optional(),
 });
+
+/**
+ * `deviceInfo` as a device reports it (status message, registration): everything but `usage`, which only the
+ * server writes. Left out like any member the schema does not know, so a report carrying it is stored without it.
+ */
+export const reportedDeviceInfoSchema = deviceInfoSchema.omit({ usage: true });
 
 export type SystemInformation = z.infer<typeof systemInformationSchema>;
 export type CpuInformation = z.infer<typeof cpuInformationSchema>;
@@ -104,3 +118,4 @@ export type StorageUsage = z.infer<typeof storageUsageSchema>;
 export type DeviceUsage = z.infer<typeof deviceUsageSchema>;
 export type ManagedFeatures = z.infer<typeof managedFeaturesSchema>;
 export type DeviceInfo = z.infer<typeof deviceInfoSchema>;
+export type ReportedDeviceInfo = z.infer<typeof reportedDeviceInfoSchema>;

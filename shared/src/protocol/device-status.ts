@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { deviceInfoSchema } from './device-info.js';
-import { hookRunSchema } from './hooks.js';
+import { deviceTime, label, message } from './bounds.js';
+import { reportedDeviceInfoSchema } from './device-info.js';
+import { HOOK_NAMES, hookRunSchema } from './hooks.js';
 import { osUpdateStatusSchema } from './os-update.js';
 
 export const CONDITION_STATUSES = ['True', 'False', 'Unknown'] as const;
@@ -9,32 +10,33 @@ export type ConditionStatus = (typeof CONDITION_STATUSES)[number];
 /** One entry of `status.conditions` (Kubernetes NodeCondition style; design.md "Conditions"). */
 export const conditionSchema = z.object({
   /** `OSReady`, `Healthy/<check id>`, ... */
-  type: z.string().min(1),
+  type: label.min(1),
   status: z.enum(CONDITION_STATUSES),
-  reason: z.string(),
-  message: z.string(),
+  reason: label,
+  message,
   /** RFC 3339; changes only when `status` changes */
-  lastTransitionTime: z.iso.datetime({ offset: true }),
+  lastTransitionTime: deviceTime,
 });
 
 export const addressSchema = z.object({
-  address: z.string().min(1),
+  address: label.min(1),
   type: z.literal('InternalIP'),
 });
 
 /**
  * The part of `status` a device reports. Each member present replaces the stored member of the same
  * name, except `deviceInfo`, which is merged one level deep (see mergeReportedStatus). Members absent
- * are left unchanged.
+ * are left unchanged. What the control plane derives (connectionStatus and its time, agent, metrics,
+ * deviceInfo.usage) is not part of it: a device cannot write those.
  */
 export const reportedStatusSchema = z.object({
-  deviceInfo: deviceInfoSchema.optional(),
+  deviceInfo: reportedDeviceInfoSchema.optional(),
   /** every condition the agent owns, complete */
-  conditions: z.array(conditionSchema).optional(),
-  addresses: z.array(addressSchema).optional(),
+  conditions: z.array(conditionSchema).max(4096).optional(),
+  addresses: z.array(addressSchema).max(4096).optional(),
   osUpdate: osUpdateStatusSchema.optional(),
   /** the latest run of each hook that ran (on-boot, after-droplet, on-shutdown) */
-  hooks: z.array(hookRunSchema).optional(),
+  hooks: z.array(hookRunSchema).max(HOOK_NAMES.length).optional(),
 });
 
 export type Condition = z.infer<typeof conditionSchema>;
@@ -43,7 +45,8 @@ export type ReportedStatus = z.infer<typeof reportedStatusSchema>;
 
 /**
  * Folds a reported status into a stored one: deviceInfo merged one level deep (so `usage`, which the
- * server keeps from metrics, survives an agent's deviceInfo), other reported members replace.
+ * server keeps from metrics and a report cannot carry, survives an agent's deviceInfo), other reported
+ * members replace.
  */
 export function mergeReportedStatus<S extends ReportedStatus>(stored: S, reported: ReportedStatus): S {
   const merged: S = { ...stored };

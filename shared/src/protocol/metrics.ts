@@ -1,20 +1,26 @@
 import { z } from 'zod';
-import { storageUsageSchema } from './device-info.js';
+import { byteCount, deviceTime, percent } from './bounds.js';
+import { storageUsageSchema, temperatureCelsius } from './device-info.js';
 import type { DeviceUsage } from './device-info.js';
-
-const nonNegative = z.number().nonnegative();
 
 /** One sample of the device's resource usage, sent every metrics interval while connected. */
 export const metricsSampleSchema = z.object({
   /** RFC 3339 time of the sample */
-  time: z.iso.datetime({ offset: true }),
-  cpu: z.object({ usagePercent: nonNegative }),
-  memory: z.object({ totalBytes: nonNegative, usedBytes: nonNegative }),
-  storage: z.array(storageUsageSchema),
-  temperatureCelsius: z.number().optional(),
-  uptimeSeconds: nonNegative,
+  time: deviceTime,
+  cpu: z.object({ usagePercent: percent }),
+  memory: z.object({ totalBytes: byteCount, usedBytes: byteCount }).refine((m) => m.usedBytes <= m.totalBytes, {
+    message: 'usedBytes must not exceed totalBytes',
+    path: ['usedBytes'],
+  }),
+  storage: z.array(storageUsageSchema).max(1024),
+  temperatureCelsius: temperatureCelsius.optional(),
+  /** at most a century */
+  uptimeSeconds: z
+    .number()
+    .min(0)
+    .max(100 * 366 * 24 * 3600),
   /** 1-minute load average */
-  load1: nonNegative.optional(),
+  load1: z.number().min(0).max(1_000_000).optional(),
 });
 
 export type MetricsSample = z.infer<typeof metricsSampleSchema>;

@@ -3,6 +3,7 @@ import { AGENT_MESSAGE_TYPES, agentMessageSchema } from './agent-messages.js';
 import type { AgentMessage } from './agent-messages.js';
 import { SERVER_MESSAGE_TYPES, serverMessageSchema } from './server-messages.js';
 import type { ServerMessage } from './server-messages.js';
+import { MAX_LABEL_CHARS } from './bounds.js';
 import { MAX_TEXT_FRAME_BYTES } from './wire.js';
 
 export type ParseResult<M> =
@@ -51,7 +52,8 @@ function parseMessage<M>(
     return { ok: false, error: 'message must be a JSON object' };
   }
   const fields = value as Record<string, unknown>;
-  const refId = typeof fields['id'] === 'string' ? fields['id'] : undefined;
+  // echoed in the `error` reply only when the reply stays valid
+  const refId = typeof fields['id'] === 'string' && fields['id'].length <= MAX_LABEL_CHARS ? fields['id'] : undefined;
   const refused = (error: string): ParseResult<M> =>
     refId === undefined ? { ok: false, error } : { ok: false, error, refId };
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { deviceInfoSchema } from './device-info.js';
+import { reportedDeviceInfoSchema } from './device-info.js';
 
 /** Device ids (design.md "Names and fields"). */
 export const DEVICE_ID_PATTERN = /^[a-z][a-z0-9-]{0,28}[a-z0-9]$/;
@@ -10,7 +10,7 @@ export const DEVICE_ID_PATTERN = /^[a-z][a-z0-9-]{0,28}[a-z0-9]$/;
  */
 export const registerDeviceRequestSchema = z.object({
   deviceId: z.string().regex(DEVICE_ID_PATTERN, 'a device id is [a-z][a-z0-9-]{0,28}[a-z0-9]'),
-  deviceInfo: deviceInfoSchema.optional(),
+  deviceInfo: reportedDeviceInfoSchema.optional(),
 });
 
 /** The registered device and the credential it authenticates its link with from now on. */

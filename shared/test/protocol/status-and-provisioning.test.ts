@@ -6,11 +6,11 @@ import {
   registerDeviceResponseSchema,
   usageFromMetrics,
 } from '../../src/protocol/index.js';
-import type { MetricsSample, ReportedStatus } from '../../src/protocol/index.js';
+import type { DeviceUsage, MetricsSample, ReportedStatus } from '../../src/protocol/index.js';
 
 describe('mergeReportedStatus', () => {
   it('merges deviceInfo one level deep and replaces the other reported members', () => {
-    const stored: ReportedStatus & { connectionStatus: string } = {
+    const stored: ReportedStatus & { connectionStatus: string; deviceInfo: { usage?: DeviceUsage } } = {
       connectionStatus: 'CONNECTED',
       deviceInfo: { osVersion: '1.0.0', usage: { cpuPercent: 5 } },
       addresses: [{ address: '10.0.0.1', type: 'InternalIP' }],
