@@ -30,6 +30,7 @@ export function readPage(
   position: PagePosition | undefined,
   pageSize: number,
 ): Page {
+  if (position && position.values.length !== query.keys.length) throw invalidArgument('invalid page token');
   const table = handle.table;
   const base = { where: query.where, keys: query.keys };
   const exists = (values: unknown[], before: boolean): boolean =>
@@ -65,20 +66,25 @@ export function listResources(handle: ResourceHandle, req: ListRequest): ListRes
   const paths = selectedPaths(handle.def, req.view, handle.parseMask(req.fieldMask));
   const page = readPage(handle, query, position, pageSize);
 
-  let currentOffset = 0;
-  let totalResultsCount = 0;
-  if (req.includePagingInfo) {
-    totalResultsCount = handle.table.count(query.where);
-    const first = page.rows[0];
-    currentOffset = first
-      ? handle.table.count(query.where, { keys: query.keys, values: first.keyValues, before: true })
-      : 0;
-  }
   return {
     items: page.rows.map((r) => present(r.doc, paths)),
     prevPageToken: page.prevPageToken,
     nextPageToken: page.nextPageToken,
-    currentOffset,
-    totalResultsCount,
+    ...(req.includePagingInfo ? pagingInfo(handle, query, page) : {}),
+  };
+}
+
+/** Where the page starts among all matches, and how many match: two counts, so only when asked for. */
+export function pagingInfo(
+  handle: ResourceHandle,
+  query: Pick<CollectionQuery, 'where' | 'keys'>,
+  page: Page,
+): { currentOffset: number; totalResultsCount: number } {
+  const first = page.rows[0];
+  return {
+    currentOffset: first
+      ? handle.table.count(query.where, { keys: query.keys, values: first.keyValues, before: true })
+      : 0,
+    totalResultsCount: handle.table.count(query.where),
   };
 }

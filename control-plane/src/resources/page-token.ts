@@ -32,11 +32,16 @@ export function decodePageToken(token: string, fingerprint: string): PagePositio
     throw invalidArgument('invalid page token');
   }
   const t = body as Partial<TokenBody> | null;
-  if (!t || typeof t.q !== 'string' || !Array.isArray(t.v) || typeof t.b !== 'boolean') {
+  if (!t || typeof t.q !== 'string' || !Array.isArray(t.v) || !t.v.every(isKeyValue) || typeof t.b !== 'boolean') {
     throw invalidArgument('invalid page token');
   }
   if (t.q !== fingerprint) {
     throw invalidArgument('page token does not belong to this query (parent, filter and order_by must not change)');
   }
   return { values: t.v, before: t.b };
+}
+
+/** A sort-key value as SQLite gives it back (bools are 1/0): what a token this server wrote can hold. */
+function isKeyValue(value: unknown): boolean {
+  return value === null || typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
 }

@@ -57,6 +57,7 @@ export interface ListResponse {
   items: Record<string, unknown>[];
   prevPageToken: string;
   nextPageToken: string;
-  currentOffset: number;
-  totalResultsCount: number;
+  /** only with includePagingInfo */
+  currentOffset?: number;
+  totalResultsCount?: number;
 }

@@ -182,10 +182,12 @@ describe('plan assignment requests', () => {
       { query: { approver: SERVICE } },
     );
     expect(forService.planAssignmentRequests.map((r) => r.name)).toEqual([orgRequest.name]);
+    expect(Object.keys(forService).sort()).toEqual(['nextPageToken', 'planAssignmentRequests', 'prevPageToken']);
 
     const forOrg = await server.admin.request<{
       planAssignmentRequests: RequestJson[];
       nextPageToken: string;
+      currentOffset: number;
       totalResultsCount: number;
     }>('GET', '/v1/planAssignmentRequests:listApprover', {
       query: {
@@ -196,7 +198,7 @@ describe('plan assignment requests', () => {
       },
     });
     expect(forOrg.planAssignmentRequests.map((r) => r.name)).toEqual([projectRequest.name]);
-    expect(forOrg.totalResultsCount).toBe(1);
+    expect(forOrg).toMatchObject({ currentOffset: 0, totalResultsCount: 1 });
 
     const everything = await server.admin.request<{ planAssignmentRequests: RequestJson[] }>(
       'GET',

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiError, MAX_FILTER_DEPTH, MAX_FILTER_LENGTH } from '@outpost/shared';
 import { startTestServer } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
 import { widgetDefinition } from '../helpers/widgets.js';
@@ -140,5 +141,94 @@ describe('list paging', () => {
     ).rejects.toMatchObject({
       status: 'INVALID_ARGUMENT',
     });
+  });
+});
+
+describe('list input bounds', () => {
+  const parent = 'projects/bounds/regions/r1';
+  beforeAll(() => {
+    const widgets = server.engine.resource('widgets');
+    widgets.put({ name: `${parent}/widgets/b1`, metadata: { labels: { t7: '' } }, spec: { size: 1 } });
+    widgets.put({ name: `${parent}/widgets/b2`, spec: { size: 2 } });
+  });
+
+  /** The refusal of a call as { status, message }; fails the test when the call succeeds. */
+  const refusal = async (call: Promise<unknown>): Promise<{ status: string; message: string }> => {
+    try {
+      await call;
+    } catch (err) {
+      if (err instanceof ApiError) return { status: err.status, message: err.message };
+      throw err;
+    }
+    throw new Error('expected the call to be refused');
+  };
+  /** The first message of a collection watch (a refused watch throws its ApiError). */
+  const firstWatchMessage = async (body: Record<string, unknown>): Promise<Record<string, unknown>> => {
+    const stream = server.admin.watch<Record<string, unknown>>(`/v1/${parent}/widgets:watch`, body);
+    try {
+      const first = await stream.next();
+      if (first.done) throw new Error('the watch ended without a message');
+      return first.value;
+    } finally {
+      await stream.return(undefined);
+    }
+  };
+
+  it('leaves currentOffset and totalResultsCount out unless includePagingInfo=true', async () => {
+    for (const query of [{}, { includePagingInfo: false }]) {
+      const page = await server.admin.list<Widget>(parent, 'widgets', { pageSize: 1, ...query });
+      expect(Object.keys(page).sort()).toEqual(['nextPageToken', 'prevPageToken', 'widgets']);
+    }
+    const counted = await server.admin.list<Widget>(parent, 'widgets', { pageSize: 1, includePagingInfo: true });
+    expect(counted).toMatchObject({ currentOffset: 0, totalResultsCount: 2 });
+  });
+
+  it('refuses filters nested too deep with INVALID_ARGUMENT at the opening that goes too deep', async () => {
+    const deep = '('.repeat(MAX_FILTER_DEPTH + 1) + 'spec.size = 1' + ')'.repeat(MAX_FILTER_DEPTH + 1);
+    const expected = {
+      status: 'INVALID_ARGUMENT',
+      message: `filter: nested deeper than ${MAX_FILTER_DEPTH} levels of parentheses and NOT at position ${MAX_FILTER_DEPTH + 1}`,
+    };
+    expect(await refusal(server.admin.list(parent, 'widgets', { filter: deep }))).toEqual(expected);
+    const nots = 'NOT '.repeat(2_000) + 'spec.size = 1';
+    for (const type of ['STATEFUL', 'STATELESS']) {
+      expect(await refusal(firstWatchMessage({ type, filter: deep }))).toEqual(expected);
+      expect(await refusal(firstWatchMessage({ type, filter: nots }))).toMatchObject({
+        status: 'INVALID_ARGUMENT',
+        message: expect.stringContaining(`nested deeper than ${MAX_FILTER_DEPTH} levels`) as unknown,
+      });
+    }
+    const atLimit = '('.repeat(MAX_FILTER_DEPTH) + 'spec.size = 1' + ')'.repeat(MAX_FILTER_DEPTH);
+    const found = await server.admin.list<Widget>(parent, 'widgets', { filter: atLimit });
+    expect(found.widgets!.map((w) => w.name)).toEqual([`${parent}/widgets/b1`]);
+  });
+
+  it('refuses filters longer than the bound, and runs long ones within it on the store', async () => {
+    const parens = '('.repeat(10_000) + 'spec.size = 1' + ')'.repeat(10_000);
+    for (const type of ['STATEFUL', 'STATELESS']) {
+      expect(await refusal(firstWatchMessage({ type, filter: parens }))).toEqual({
+        status: 'INVALID_ARGUMENT',
+        message: `filter: longer than ${MAX_FILTER_LENGTH} characters (${parens.length}) at position ${MAX_FILTER_LENGTH + 1}`,
+      });
+    }
+    // 1,600 alternatives, each an EXISTS in SQL: once a chain deeper than SQLite allows (500 INTERNAL)
+    const labels = Array.from({ length: 1_600 }, (_, i) => `"t${i % 9}"`).join(',');
+    const message = await firstWatchMessage({ type: 'STATEFUL', filter: `metadata.labels CONTAINS ANY (${labels})` });
+    const added = (message['widgetChanges'] as { added?: { widget: Widget } }[]).map((c) => c.added?.widget.name);
+    expect(added).toEqual([`${parent}/widgets/b1`]);
+  });
+
+  it('refuses a forged page token whose key values are not what the server writes with "invalid page token"', async () => {
+    const first = await server.admin.list<Widget>(parent, 'widgets', { pageSize: 1 });
+    const real = JSON.parse(Buffer.from(first.nextPageToken!, 'base64url').toString('utf8')) as Record<string, unknown>;
+    const forge = (v: unknown): string => Buffer.from(JSON.stringify({ ...real, v })).toString('base64url');
+    for (const values of [[{ name: 'x' }], [true], [[1]], [], ['a', 'b']]) {
+      expect(await refusal(server.admin.list(parent, 'widgets', { pageSize: 1, pageToken: forge(values) }))).toEqual({
+        status: 'INVALID_ARGUMENT',
+        message: 'invalid page token',
+      });
+    }
+    const again = await server.admin.list<Widget>(parent, 'widgets', { pageSize: 1, pageToken: forge(real['v']) });
+    expect(again.widgets!.map((w) => w.name)).toEqual([`${parent}/widgets/b2`]);
   });
 });

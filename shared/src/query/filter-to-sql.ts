@@ -123,8 +123,19 @@ function negate(fragment: SqlFragment): SqlFragment {
   return { sql: `(NOT ${fragment.sql})`, params: fragment.params };
 }
 
+/** Longest chain of ANDs or ORs written flat; longer ones are split in halves. */
+const FLAT_CHAIN = 16;
+
+/**
+ * SQLite nests a chain of N ANDs or ORs N deep and refuses expressions deeper than 1000, so long chains are
+ * grouped in halves: the depth then grows with log2 N.
+ */
 function join(fragments: readonly SqlFragment[], separator: string): SqlFragment {
   if (fragments.length === 1 && fragments[0]) return fragments[0];
+  if (fragments.length > FLAT_CHAIN) {
+    const half = Math.ceil(fragments.length / 2);
+    return join([join(fragments.slice(0, half), separator), join(fragments.slice(half), separator)], separator);
+  }
   return {
     sql: `(${fragments.map((f) => f.sql).join(separator)})`,
     params: fragments.flatMap((f) => f.params),

@@ -1,5 +1,6 @@
 export * from './field-schema.js';
 export * from './filter-ast.js';
+export * from './filter-bounds.js';
 export * from './parse-filter.js';
 export * from './evaluate-filter.js';
 export * from './filter-to-sql.js';

@@ -1,5 +1,6 @@
 import { isLeafType, resolveField, type FilterSchema, type ResolvedField } from './field-schema.js';
 import type { CompareOp, Filter, FilterNode, FilterValue } from './filter-ast.js';
+import { MAX_FILTER_DEPTH, MAX_FILTER_LENGTH } from './filter-bounds.js';
 import { filterError } from './filter-error.js';
 import { tokenize, type Token } from './filter-lexer.js';
 import { coerceLiteral, literalOf } from './filter-values.js';
@@ -18,6 +19,9 @@ const STRING_LIKE_TYPES = new Set(['string', 'name', 'enum', 'timestamp']);
 
 /** Parses a filter (design.md "Filter language"); empty, blank or "()" gives a null ast that matches everything. */
 export function parseFilter(text: string, schema: FilterSchema): Filter {
+  if (text.length > MAX_FILTER_LENGTH) {
+    throw filterError(text, MAX_FILTER_LENGTH, `longer than ${MAX_FILTER_LENGTH} characters (${text.length})`);
+  }
   const tokens = tokenize(text);
   const isEmptyParens = tokens.length === 3 && tokens[0]?.text === '(' && tokens[1]?.text === ')';
   if (tokens.length === 1 || isEmptyParens) return { ast: null, text };
@@ -26,6 +30,8 @@ export function parseFilter(text: string, schema: FilterSchema): Filter {
 
 class FilterParser {
   private at = 0;
+  /** parentheses and NOTs open around the current token */
+  private depth = 0;
 
   constructor(
     private readonly text: string,
@@ -73,20 +79,31 @@ class FilterParser {
   private parseCondition(): FilterNode {
     const token = this.next();
     if (token.kind === 'symbol' && token.text === '(') {
-      const inner = this.parseOr();
+      const inner = this.nested(token, () => this.parseOr());
       const close = this.peek();
       if (close.kind === 'end') throw this.error(token, "unbalanced parenthesis '(' is not closed");
       if (close.text !== ')') throw this.error(close, `unexpected ${describe(close)}`);
       this.next();
       return inner;
     }
-    if (this.isWord(token, 'not')) return { kind: 'not', child: this.parseCondition() };
+    if (this.isWord(token, 'not')) return { kind: 'not', child: this.nested(token, () => this.parseCondition()) };
     if (token.kind === 'word' && !this.isWord(token, 'and') && !this.isWord(token, 'or')) {
       return this.parseComparison(token);
     }
     if (token.kind === 'end') throw this.error(token, 'unexpected end of filter, expected a condition');
     if (token.text === ')') throw this.error(token, "unbalanced parenthesis ')'");
     throw this.error(token, `expected a condition, found ${describe(token)}`);
+  }
+
+  /** Parses what `opener` ('(' or NOT) opens, one level deeper; refuses to go beyond MAX_FILTER_DEPTH. */
+  private nested(opener: Token, parse: () => FilterNode): FilterNode {
+    if (this.depth === MAX_FILTER_DEPTH) {
+      throw this.error(opener, `nested deeper than ${MAX_FILTER_DEPTH} levels of parentheses and NOT`);
+    }
+    this.depth++;
+    const node = parse();
+    this.depth--;
+    return node;
   }
 
   private parseComparison(pathToken: Token): FilterNode {

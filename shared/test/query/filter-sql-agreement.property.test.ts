@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { evaluateFilter, parseFilter } from '../../src/query/index.js';
+import { evaluateFilter, MAX_FILTER_DEPTH, MAX_FILTER_LENGTH, parseFilter } from '../../src/query/index.js';
 import { SqliteStore } from './sqlite-store.js';
 import { STATES, testSchema } from './test-schema.js';
 
@@ -243,5 +243,34 @@ describe('filterToSql selects exactly what evaluateFilter accepts (real SQLite)'
       }),
       { numRuns: 1000 },
     );
+  });
+});
+
+describe('filterToSql: filters at the bounds still run on SQLite (expression depth at most 1000)', () => {
+  const store = new SqliteStore(testSchema);
+  afterAll(() => store.close());
+  const docs = [{ spec: { count: 7 }, metadata: { tags: ['t7'] } }, { spec: { count: 8 } }];
+  const agree = (text: string): number[] => {
+    expect(text.length).toBeLessThanOrEqual(MAX_FILTER_LENGTH);
+    const filter = parseFilter(text, testSchema);
+    const expected = docs.flatMap((doc, i) => (evaluateFilter(filter, doc) ? [i] : []));
+    expect(store.select(filter)).toEqual(expected);
+    return expected;
+  };
+
+  it('for hundreds of conditions joined by OR or by AND, and a CONTAINS ANY of 1,600 values', () => {
+    store.load(docs);
+    const terms = (n: number): string[] => Array.from({ length: n }, (_, i) => `spec.count=${i % 9}`);
+    expect(agree(terms(700).join('|'))).toEqual([0, 1]);
+    expect(agree(terms(700).join(' '))).toEqual([]);
+    const values = Array.from({ length: 1_600 }, (_, i) => `"t${i % 9}"`).join(',');
+    expect(agree(`metadata.tags CONTAINS ANY (${values})`)).toEqual([0]);
+  });
+
+  it('for MAX_FILTER_DEPTH levels of NOT around ORs', () => {
+    store.load(docs);
+    const levels = MAX_FILTER_DEPTH / 2;
+    const text = 'NOT (spec.count = 1 OR '.repeat(levels) + 'spec.count = 7' + ')'.repeat(levels);
+    expect(agree(text)).toEqual([0]);
   });
 });

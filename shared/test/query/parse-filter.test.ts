@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/errors/api-error.js';
-import { parseFilter, type FilterNode } from '../../src/query/index.js';
+import { MAX_FILTER_DEPTH, MAX_FILTER_LENGTH, parseFilter, type FilterNode } from '../../src/query/index.js';
 import { testSchema } from './test-schema.js';
 
 const ast = (text: string): FilterNode | null => parseFilter(text, testSchema).ast;
@@ -275,5 +275,43 @@ describe('parseFilter: errors name what is wrong and its 1-based position', () =
   it('counts positions in characters, not UTF-16 units, across lines', () => {
     expect(rejection('display_name = "😀" AND nope = 1')).toBe('filter: unknown field "nope" at position 24');
     expect(rejection('spec.count = 1 -- ok\nnope = 1')).toBe('filter: unknown field "nope" at position 22');
+  });
+});
+
+describe('parseFilter: bounds', () => {
+  const nested = (levels: number, open: string, close: string): string =>
+    open.repeat(levels) + 'spec.count = 1' + close.repeat(levels);
+
+  it('reads parentheses and NOTs nested up to MAX_FILTER_DEPTH levels, mixed', () => {
+    expect(shape(ast(nested(MAX_FILTER_DEPTH, '(', ')')))).toBe('spec.count = 1');
+    const levels = MAX_FILTER_DEPTH / 2;
+    let node = ast(nested(levels, 'NOT (', ')'));
+    for (let i = 0; i < levels; i++) {
+      expect(node?.kind).toBe('not');
+      node = node?.kind === 'not' ? node.child : null;
+    }
+    expect(shape(node)).toBe('spec.count = 1');
+  });
+
+  it('refuses one level more, at the opening that goes too deep, and does not overflow on thousands of levels', () => {
+    const message = `nested deeper than ${MAX_FILTER_DEPTH} levels of parentheses and NOT`;
+    expect(rejection(nested(MAX_FILTER_DEPTH + 1, '(', ')'))).toBe(
+      `filter: ${message} at position ${MAX_FILTER_DEPTH + 1}`,
+    );
+    expect(rejection(nested(MAX_FILTER_DEPTH + 1, 'NOT ', ''))).toBe(
+      `filter: ${message} at position ${MAX_FILTER_DEPTH * 4 + 1}`,
+    );
+    expect(rejection(nested(4_900, '(', ')'))).toBe(`filter: ${message} at position ${MAX_FILTER_DEPTH + 1}`);
+    expect(rejection(nested(2_000, 'NOT ', ''))).toBe(`filter: ${message} at position ${MAX_FILTER_DEPTH * 4 + 1}`);
+  });
+
+  it('reads a filter of MAX_FILTER_LENGTH characters and refuses a longer one before reading it', () => {
+    const atLimit = ('spec.count IN (' + '1,'.repeat(MAX_FILTER_LENGTH / 2 - 20) + '1)').padEnd(MAX_FILTER_LENGTH);
+    expect(ast(atLimit)?.kind).toBe('in');
+    const tooLong = atLimit + ' ';
+    expect(rejection(tooLong)).toBe(
+      `filter: longer than ${MAX_FILTER_LENGTH} characters (${MAX_FILTER_LENGTH + 1}) at position ${MAX_FILTER_LENGTH + 1}`,
+    );
+    expect(rejection('('.repeat(MAX_FILTER_LENGTH + 1))).toMatch(/^filter: longer than/);
   });
 });

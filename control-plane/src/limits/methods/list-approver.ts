@@ -3,7 +3,7 @@ import type { SqlFragment } from '@outpost/shared';
 import type { CollectionQuery } from '../../resources/collection-query.js';
 import type { CustomMethod } from '../../resources/http/custom-method.js';
 import { asBoolean, asInteger, asString, only } from '../../resources/http/query-params.js';
-import { pageSizeOf, readPage } from '../../resources/list-operation.js';
+import { pageSizeOf, pagingInfo, readPage } from '../../resources/list-operation.js';
 import { decodePageToken, queryFingerprint } from '../../resources/page-token.js';
 import type { SortKey } from '../../resources/resource-table.js';
 import { parseView, present, selectedPaths } from '../../resources/views.js';
@@ -64,19 +64,11 @@ export function listApproverMethod(ctx: LimitsContext): CustomMethod {
       const page = readPage(handle, query, position, pageSizeOf(asInteger(q.pageSize, 'pageSize')));
       const fieldMask = asString(q.fieldMask, 'fieldMask');
       const paths = selectedPaths(handle.def, parseView(q.view), handle.parseMask(fieldMask));
-      let currentOffset = 0;
-      let totalResultsCount = 0;
-      if (asBoolean(q.includePagingInfo, 'includePagingInfo')) {
-        totalResultsCount = handle.table.count(where);
-        const first = page.rows[0];
-        currentOffset = first ? handle.table.count(where, { keys, values: first.keyValues, before: true }) : 0;
-      }
       return {
         planAssignmentRequests: page.rows.map((row) => present(row.doc, paths)),
         prevPageToken: page.prevPageToken,
         nextPageToken: page.nextPageToken,
-        currentOffset,
-        totalResultsCount,
+        ...(asBoolean(q.includePagingInfo, 'includePagingInfo') ? pagingInfo(handle, query, page) : {}),
       };
     },
   };
