@@ -32,9 +32,10 @@
  *   a service's own). One assignment per entity and service. A plan serves an assignee when it is for the same
  *   service and level and belongs to the service or to an organization above the assignee.
  * - Who writes what: assigners create/update/delete AcceptedPlans (the PlanAssignment follows); assignees ask
- *   through PlanAssignmentRequests; PlanAssignments are read-only to projects and organizations (create/update
- *   FAILED_PRECONDITION) except that a service may assign itself directly, and deleting one gives the plan back
- *   (refused while its limits are in use). Limits and LimitPools: only metadata is writable; no create (POST is
+ *   through PlanAssignmentRequests; PlanAssignments are read-only to projects and organizations
+ *   (create/update/delete FAILED_PRECONDITION, pointing to the AcceptedPlan or an unassign request) except that
+ *   a service may assign itself directly, and deleting its own gives the plan back (refused while its limits
+ *   are in use). Limits and LimitPools: only metadata is writable; no create (POST is
  *   UNIMPLEMENTED, update with allowMissing on a missing one is INVALID_ARGUMENT); delete is FAILED_PRECONDITION.
  * - Capacity (spec 001 Errors 5): after every recompute no pool may reserve more than its configured size
  *   unless it already did and the write does not make it worse; such writes (accepted plans, accepted

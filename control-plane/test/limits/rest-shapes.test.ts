@@ -109,6 +109,32 @@ describe('limits REST shapes and permissions', () => {
     expect(readOnly.status).toBe('FAILED_PRECONDITION');
   });
 
+  it('keeps PlanAssignments from their assignee: a key holding planAssignments.* cannot delete its own', async () => {
+    await api.organization('keep');
+    await api.project('kept', ['r1'], { parentOrganization: 'organizations/keep' });
+    const assignment = await api.assignment('projects/kept');
+    const name = String(assignment['name']);
+    const assignee = await keyWith([{ permission: PERMISSION('planAssignments', '*'), scope: 'projects/kept' }]);
+    expect((await assignee.client.get<{ name: string }>(name)).name).toBe(name);
+    for (const client of [assignee.client, server.admin]) {
+      const err = await refused(client.delete(name));
+      expect(err.status).toBe('FAILED_PRECONDITION');
+      expect(err.message).toBe(
+        `the plan assignments of projects/kept are removed by its assigner: delete the AcceptedPlan ` +
+          `${String(assignment['source'])} there, or create an unassign PlanAssignmentRequest under projects/kept`,
+      );
+    }
+    expect(await api.assignment('projects/kept')).toEqual(assignment);
+    expect((await server.admin.get<{ name: string }>(String(assignment['source']))).name).toBe(assignment['source']);
+    expect((await api.limit('projects/kept', 'r1')).configuredLimit).toBe(1000);
+    const requests = await server.admin.list('projects/kept', 'planAssignmentRequests');
+    expect(requests['planAssignmentRequests'] ?? []).toEqual([]);
+
+    const unassign = await api.request('projects/kept', 'drop', { unassign: { assignment: name } });
+    expect(unassign.status.conclusion).toBe('APPROVED');
+    expect((await server.admin.list('projects/kept', 'planAssignments'))['planAssignments'] ?? []).toEqual([]);
+  });
+
   it('needs one permission per operation, named services/limits.outpost/permissions/<coll>.<verb>', async () => {
     const limit = limitName('projects/web', 'r1');
     const reader = await keyWith([{ permission: PERMISSION('limits', 'get'), scope: 'projects/web' }]);

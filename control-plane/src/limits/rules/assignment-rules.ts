@@ -70,9 +70,10 @@ export function acceptedPlanRules(ctx: LimitsContext): ResourceRules {
 }
 
 /**
- * PlanAssignments are read-only to projects and organizations: theirs follow their AcceptedPlan. A service
- * may assign a plan to itself directly (its AcceptedPlan follows). Deleting an assignment gives the plan back,
- * which is refused while its limits are in use (the unassign rule).
+ * PlanAssignments are read-only to projects and organizations (spec 001: "not directly modifiable by the
+ * assignee"): theirs follow their AcceptedPlan, and no create, update or delete of one is accepted. A service
+ * may assign a plan to itself directly (its AcceptedPlan follows); deleting its own gives the plan back, which
+ * is refused while its limits are in use (the unassign rule).
  */
 export function planAssignmentRules(ctx: LimitsContext): ResourceRules {
   const prepare = (doc: Doc, stored: Doc | undefined): Doc => {
@@ -116,6 +117,12 @@ export function planAssignmentRules(ctx: LimitsContext): ResourceRules {
     beforeDelete: (doc, op) => {
       if (!isUser(op)) return;
       const assignee = ownerOf(text(doc['name']));
+      if (entityKind(assignee) !== 'service') {
+        throw failedPrecondition(
+          `the plan assignments of ${assignee} are removed by its assigner: delete the AcceptedPlan ` +
+            `${text(doc['source'])} there, or create an unassign PlanAssignmentRequest under ${assignee}`,
+        );
+      }
       const scope = loadScope(ctx, [assignee]);
       const inUse = usageOf(lookupTree(scope.previous), assignee, text(doc['service'])).find((u) => u.usage > 0);
       if (inUse) {
