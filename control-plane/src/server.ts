@@ -20,6 +20,7 @@ import { recordDeviceMetrics } from './metrics/metrics-recorder.js';
 import { metricsRoutes } from './metrics/metrics-routes.js';
 import { createPrometheusMetrics } from './metrics/prometheus.js';
 import { createResourceRouter } from './resources/http/resource-router.js';
+import { DEFAULT_STREAM_LIMITS, StreamAdmission } from './resources/watch/stream-admission.js';
 import { createApplicationsService } from './applications/applications-service.js';
 import { powerMethods } from './devices/power-methods.js';
 import { transferRoutes } from './transfer/transfer-routes.js';
@@ -93,6 +94,14 @@ export async function startServer(
       ...applications.customMethods,
       ...powerMethods(devices.devices, sendCommand),
     ],
+    watchOptions: { maxBufferedBytes: config.watchStreamMaxBytes },
+    streamAdmission: {
+      admission: new StreamAdmission({
+        perKey: config.watchStreamsPerKey ?? DEFAULT_STREAM_LIMITS.perKey,
+        perServer: config.watchStreamsPerServer ?? DEFAULT_STREAM_LIMITS.perServer,
+      }),
+      ownerOf: (principal) => (principal as Principal | undefined)?.name ?? 'anonymous',
+    },
     onStreamError: (err) => logger.error({ err }, 'watch stream failed'),
   });
   const requireApiKey = authenticateRequest(keys);

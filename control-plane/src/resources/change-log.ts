@@ -1,46 +1,72 @@
 import type { Statement } from 'better-sqlite3';
+import type { FilterSchema } from '@outpost/shared';
 import type { Db } from '../db/open-database.js';
+import { changedMemberPaths, encodePaths, priorFilterValues } from './change-facts.js';
 
 export type ChangeOp = 'put' | 'delete';
 
-/** One committed change of one resource, as kept in the change log and delivered to watchers. */
+/** One committed change of one resource, as delivered to watchers. */
 export interface Change {
   seq: number;
   plural: string;
   name: string;
   op: ChangeOp;
-  /** the stored document before the change (only known for live changes and for deletes from the log) */
+  /** the stored document before the change; null for creates */
   before: Record<string, unknown> | null;
   /** the stored document after the change; null for deletes */
   after: Record<string, unknown> | null;
+  /** the changed leaf paths of an update (as changedPaths lists them); undefined for creates and deletes */
+  changed: readonly string[] | undefined;
+  /** about how many bytes the document (after, or before for a delete) takes as JSON */
+  bytes: number;
   time: string;
 }
 
 /**
- * A change as the log keeps it: which resource changed and how. A put keeps no document (the resource table
- * holds its current one, and writing every document twice would double the cost of each write); a delete
- * keeps the deleted document, which is nowhere else.
+ * How a change is logged: `create`, `update` and `delete`; `put` is a create or update logged by an earlier
+ * version, which kept neither changed paths nor previous values.
+ */
+export type LoggedOp = 'create' | 'update' | 'delete' | 'put';
+
+/**
+ * A change as the log keeps it. A create or update keeps no document (the resource table holds the current one,
+ * and writing every document twice would double the cost of each write); an update keeps its changed paths and
+ * the previous values of the filterable fields it changed (see change-facts.ts), a delete the deleted document,
+ * which is nowhere else. Paths and previous values are left encoded: a replay decodes only those it needs.
  */
 export interface LoggedChange {
   seq: number;
   name: string;
-  op: ChangeOp;
+  op: LoggedOp;
   /** the deleted document (deletes only) */
   deleted: Record<string, unknown> | null;
+  /** updates: the changed paths, as encodePaths wrote them */
+  paths: string | null;
+  /** updates: JSON of the PriorValue list, null when no filterable field changed */
+  prior: string | null;
   time: string;
+}
+
+/** What `append` tells the engine about the change it logged. */
+export interface Appended {
+  seq: number;
+  /** the changed paths of an update */
+  changed: readonly string[] | undefined;
 }
 
 interface ChangeRow {
   seq: number;
   name: string;
-  op: ChangeOp;
+  op: LoggedOp;
   doc: string | null;
+  paths: string | null;
+  prior: string | null;
   time: string;
 }
 
 /** Rows per INSERT when the buffer is written (largest first; a remainder takes the smaller ones). */
 const ROWS_PER_INSERT = [256, 32, 4, 1] as const;
-const COLUMNS = 6;
+const COLUMNS = 8;
 
 /**
  * The store's change log: a monotonic sequence of every write. A watcher's resume token is a position in it.
@@ -56,6 +82,8 @@ export class ChangeLog {
   private readonly sinceTime;
   private readonly prune;
   private readonly bounds;
+  /** the filterable fields of each kind, whose previous values an update logs */
+  private readonly schemas = new Map<string, FilterSchema>();
   /** appended rows not yet written, COLUMNS values each */
   private buffered: unknown[] = [];
   private appendsSincePrune = 0;
@@ -74,11 +102,17 @@ export class ChangeLog {
       doc TEXT,
       time TEXT NOT NULL
     )`);
+    // added later: an earlier version's rows have neither (op 'put')
+    const columns = new Set(
+      (db.prepare("SELECT name FROM pragma_table_info('change_log')").all() as { name: string }[]).map((c) => c.name),
+    );
+    if (!columns.has('paths')) db.exec('ALTER TABLE change_log ADD COLUMN paths TEXT');
+    if (!columns.has('prior')) db.exec('ALTER TABLE change_log ADD COLUMN prior TEXT');
     db.exec('CREATE INDEX IF NOT EXISTS change_log_by_time ON change_log(time)');
     // an earlier version looked up a resource's previous document by name
     db.exec('DROP INDEX IF EXISTS change_log_by_name');
     this.since = db.prepare<[string, number, number], ChangeRow>(
-      'SELECT seq, name, op, doc, time FROM change_log WHERE plural = ? AND seq > ? ORDER BY seq LIMIT ?',
+      'SELECT seq, name, op, doc, paths, prior, time FROM change_log WHERE plural = ? AND seq > ? ORDER BY seq LIMIT ?',
     );
     this.sinceTime = db.prepare<[string, string], { seq: number }>(
       'SELECT COALESCE(MIN(seq) - 1, (SELECT COALESCE(MAX(seq), 0) FROM change_log)) AS seq FROM change_log WHERE plural = ? AND time >= ?',
@@ -89,17 +123,47 @@ export class ChangeLog {
     );
   }
 
+  /** Tells the log which fields of a kind are filterable (before its first append). */
+  describe(plural: string, schema: FilterSchema): void {
+    this.schemas.set(plural, schema);
+  }
+
   /**
-   * Appends inside the caller's transaction (written by the next `flush`); returns the new sequence number.
-   * `deleted`: a delete's document.
+   * Logs a change inside the caller's transaction (written by the next `flush`): a create when `before` is
+   * null, a delete when `after` is.
    */
-  append(plural: string, name: string, op: ChangeOp, deleted: Record<string, unknown> | null, time: string): number {
+  append(
+    plural: string,
+    name: string,
+    before: Record<string, unknown> | null,
+    after: Record<string, unknown> | null,
+    time: string,
+  ): Appended {
     const seq = this.head() + 1;
-    const doc = op === 'delete' && deleted !== null ? JSON.stringify(deleted) : null;
-    this.buffered.push(seq, plural, name, op, doc, time);
+    let changed: string[] | undefined;
+    if (after === null) {
+      this.buffered.push(
+        seq,
+        plural,
+        name,
+        'delete',
+        before === null ? null : JSON.stringify(before),
+        null,
+        null,
+        time,
+      );
+    } else if (before === null) {
+      this.buffered.push(seq, plural, name, 'create', null, null, null, time);
+    } else {
+      changed = changedMemberPaths(before, after);
+      const schema = this.schemas.get(plural);
+      const prior = schema ? priorFilterValues(before, changed, schema) : [];
+      const priorText = prior.length === 0 ? null : JSON.stringify(prior);
+      this.buffered.push(seq, plural, name, 'update', null, encodePaths(changed), priorText, time);
+    }
     this.knownHead = seq;
     if (this.buffered.length >= ROWS_PER_INSERT[0] * COLUMNS) this.flush();
-    return seq;
+    return { seq, changed };
   }
 
   /** Writes the buffered appends (inside the caller's transaction). */
@@ -128,9 +192,9 @@ export class ChangeLog {
   private insertOf(rows: number): Statement<unknown[]> {
     let statement = this.inserts.get(rows);
     if (!statement) {
-      const values = Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, ?)').join(', ');
+      const values = Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, ?, ?, ?)').join(', ');
       statement = this.db.prepare<unknown[]>(
-        `INSERT OR FAIL INTO change_log(seq, plural, name, op, doc, time) VALUES ${values}`,
+        `INSERT OR FAIL INTO change_log(seq, plural, name, op, doc, paths, prior, time) VALUES ${values}`,
       );
       this.inserts.set(rows, statement);
     }
@@ -165,6 +229,8 @@ export class ChangeLog {
       name: row.name,
       op: row.op,
       deleted: row.op === 'delete' && row.doc !== null ? (JSON.parse(row.doc) as Record<string, unknown>) : null,
+      paths: row.paths,
+      prior: row.prior,
       time: row.time,
     }));
   }

@@ -54,9 +54,10 @@ export class ResourceEngine {
   register(def: ResourceDefinition, rules: ResourceRules = {}): ResourceHandle {
     if (this.handles.has(def.plural)) throw new Error(`resource ${def.plural} registered twice`);
     const table = new ResourceTable(this.db, def.plural, def.filterSchema);
+    this.log.describe(def.plural, def.filterSchema);
     const handle = new ResourceHandle(def, table, rules, {
       transaction: (fn) => this.transaction(fn),
-      record: (plural, name, before, after, time) => this.record(plural, name, before, after, time),
+      record: (plural, name, before, after, time, bytes) => this.record(plural, name, before, after, time, bytes),
       log: this.log,
       bus: this.bus,
       now: this.now,
@@ -201,17 +202,22 @@ export class ResourceEngine {
     });
   }
 
+  /** `bytes`: the length of the document's JSON when the caller has it (watchers bound their backlog by it). */
   private record(
     plural: string,
     name: string,
     before: Doc | null,
     after: Doc | null,
     time = this.now().toISOString(),
+    bytes?: number,
   ): number {
-    const op = after === null ? 'delete' : 'put';
-    const seq = this.log.append(plural, name, op, after === null ? before : null, time);
+    const { seq, changed } = this.log.append(plural, name, before, after, time);
     // transactions are synchronous: nobody can subscribe between this write and its publication
-    if (this.bus.subscriberCount(plural) > 0) this.pending.push({ seq, plural, name, op, before, after, time });
+    if (this.bus.subscriberCount(plural) > 0) {
+      const op = after === null ? 'delete' : 'put';
+      const size = bytes ?? JSON.stringify(after ?? before).length;
+      this.pending.push({ seq, plural, name, op, before, after, changed, bytes: size, time });
+    }
     return seq;
   }
 }

@@ -14,6 +14,12 @@ export interface ServerConfig {
   heartbeatSeconds: number;
   /** how long device metrics history is kept (hourly buckets); default DEFAULT_METRICS_RETENTION_DAYS (30) */
   metricsRetentionDays?: number;
+  /** open watch streams one API key may hold (429 beyond); default DEFAULT_STREAM_LIMITS.perKey */
+  watchStreamsPerKey?: number;
+  /** open watch streams the server holds (429 beyond); default DEFAULT_STREAM_LIMITS.perServer */
+  watchStreamsPerServer?: number;
+  /** bytes of changes a watch stream may have waiting for a slow client before it is reset */
+  watchStreamMaxBytes?: number;
 }
 
 export const DEFAULT_SERVER_CONFIG: Readonly<ServerConfig> = {
@@ -41,6 +47,12 @@ Options (each flag beats its environment variable):
                                                         OUTPOST_LOG_LEVEL (default info)
   --heartbeat-seconds <n>     agent heartbeat interval  OUTPOST_HEARTBEAT_SECONDS (default 15)
   --metrics-retention-days <n> device metrics history   OUTPOST_METRICS_RETENTION_DAYS (default 30)
+  --watch-streams-per-key <n> open watch streams per API key (429 beyond)
+                                                        OUTPOST_WATCH_STREAMS_PER_KEY (default 2000)
+  --watch-streams-per-server <n> open watch streams in all (429 beyond)
+                                                        OUTPOST_WATCH_STREAMS_PER_SERVER (default 10000)
+  --watch-stream-max-bytes <n> changes a stream holds for a slow client before it resets
+                                                        OUTPOST_WATCH_STREAM_MAX_BYTES (default 16777216)
   -h, --help                  show this help
 
 Environment only:
@@ -80,6 +92,12 @@ export function loadServerConfig(argv: readonly string[], env: Env): ServerConfi
   if (heartbeat) config.heartbeatSeconds = integerIn(heartbeat, 1, 86_400);
   const retention = pick(flags['metrics-retention-days'], 'OUTPOST_METRICS_RETENTION_DAYS');
   if (retention) config.metricsRetentionDays = integerIn(retention, 1, 3650);
+  const streamsPerKey = pick(flags['watch-streams-per-key'], 'OUTPOST_WATCH_STREAMS_PER_KEY');
+  if (streamsPerKey) config.watchStreamsPerKey = integerIn(streamsPerKey, 1, 1_000_000);
+  const streamsPerServer = pick(flags['watch-streams-per-server'], 'OUTPOST_WATCH_STREAMS_PER_SERVER');
+  if (streamsPerServer) config.watchStreamsPerServer = integerIn(streamsPerServer, 1, 1_000_000);
+  const streamBytes = pick(flags['watch-stream-max-bytes'], 'OUTPOST_WATCH_STREAM_MAX_BYTES');
+  if (streamBytes) config.watchStreamMaxBytes = integerIn(streamBytes, 65_536, 2 ** 40);
   const adminKey = pick(undefined, 'OUTPOST_ADMIN_KEY');
   if (adminKey) {
     if (adminKey.value.length < MIN_ADMIN_KEY_LENGTH) {
@@ -106,6 +124,9 @@ function parseFlags(argv: readonly string[]): Record<string, string | undefined>
         'log-level': { type: 'string' },
         'heartbeat-seconds': { type: 'string' },
         'metrics-retention-days': { type: 'string' },
+        'watch-streams-per-key': { type: 'string' },
+        'watch-streams-per-server': { type: 'string' },
+        'watch-stream-max-bytes': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });

@@ -5,6 +5,7 @@ import { pino } from 'pino';
 import { OutpostClient } from '@outpost/shared';
 import { startServer } from '../../src/server.js';
 import type { ServerExtras, StartedServer } from '../../src/server.js';
+import type { ServerConfig } from '../../src/server/config.js';
 
 export const TEST_ADMIN_KEY = 'test-admin-key-0123456789abcdef';
 
@@ -22,6 +23,8 @@ export interface TestServerOptions {
   dataDir?: string;
   port?: number;
   heartbeatSeconds?: number;
+  /** further server settings (flags) */
+  config?: Partial<ServerConfig>;
 }
 
 export async function startTestServer(extras: ServerExtras = {}, options: TestServerOptions = {}): Promise<TestServer> {
@@ -35,6 +38,7 @@ export async function startTestServer(extras: ServerExtras = {}, options: TestSe
       adminKey: TEST_ADMIN_KEY,
       logLevel: 'silent',
       heartbeatSeconds: options.heartbeatSeconds ?? 15,
+      ...options.config,
     },
     pino({ level: 'silent' }),
     extras,

@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import type { Response } from 'express';
 import { ApiError, internalError } from '@outpost/shared';
 import { isSerialized } from '../watch/watch-types.js';
@@ -32,7 +31,7 @@ export async function streamNdjson<T>(
       const value = shape(step.value);
       const line = isSerialized(value) ? value.ndjson : JSON.stringify(value);
       if (!res.write(line + '\n')) {
-        await Promise.race([once(res, 'drain'), once(controller.signal, 'abort')]);
+        await drainedOrAborted(res, controller.signal);
       }
       if (controller.signal.aborted) break;
       step = await iterator.next();
@@ -50,4 +49,21 @@ export async function streamNdjson<T>(
     await iterator.return?.(undefined);
     res.end();
   }
+}
+
+/**
+ * Resolves once the response drains or the stream is aborted, and removes both listeners either way: a
+ * listener left on the signal at every wait would pile up on a stream that often falls behind.
+ */
+function drainedOrAborted(res: Response, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off('drain', done);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    res.on('drain', done);
+    signal.addEventListener('abort', done);
+  });
 }

@@ -7,6 +7,8 @@ import { parseView } from '../views.js';
 import { watchOne } from '../watch/single-watch.js';
 import { watchStateful } from '../watch/stateful-watch.js';
 import { watchStateless } from '../watch/stateless-watch.js';
+import { ResponseMemo } from '../watch/response-memo.js';
+import type { StreamAdmission } from '../watch/stream-admission.js';
 import { isSerialized } from '../watch/watch-types.js';
 import type {
   SerializedResponse,
@@ -28,6 +30,8 @@ export interface ResourceRouterOptions {
   authorize: Authorize;
   customMethods?: readonly CustomMethod[];
   watchOptions?: WatchOptions;
+  /** limits the open streams per API key and in all; `ownerOf` names the key of a request's principal */
+  streamAdmission?: { admission: StreamAdmission; ownerOf(principal: unknown): string };
   onStreamError?: (err: unknown) => void;
 }
 
@@ -45,10 +49,10 @@ export interface ResourceRouter {
 export function createResourceRouter(options: ResourceRouterOptions): ResourceRouter {
   const { engine, authorize } = options;
   const streams = new Set<AbortController>();
-  const memos = new Map<string, Map<string, string>>();
-  const memoOf = (plural: string): Map<string, string> => {
+  const memos = new Map<string, ResponseMemo>();
+  const memoOf = (plural: string): ResponseMemo => {
     let memo = memos.get(plural);
-    if (!memo) memos.set(plural, (memo = new Map()));
+    if (!memo) memos.set(plural, (memo = new ResponseMemo()));
     return memo;
   };
   const router = express.Router();
@@ -100,11 +104,14 @@ export function createResourceRouter(options: ResourceRouterOptions): ResourceRo
     controller: AbortController,
     shape: (value: T) => unknown = (value) => value,
   ): Promise<void> {
+    const admitted = options.streamAdmission;
+    const release = admitted?.admission.admit(admitted.ownerOf(res.locals['principal']));
     streams.add(controller);
     try {
       await streamNdjson(res, iterable[Symbol.asyncIterator](), controller, options.onStreamError ?? (() => {}), shape);
     } finally {
       streams.delete(controller);
+      release?.();
     }
   }
 

@@ -2,7 +2,7 @@ import { anyPathAffected, changedPaths, notFound } from '@outpost/shared';
 import type { ResourceHandle } from '../resource-handle.js';
 import { present, selectedPaths } from '../views.js';
 import { ChangeQueue } from './change-queue.js';
-import { DEFAULT_QUEUE_CAPACITY } from './watch-types.js';
+import { queueBoundsOf } from './watch-types.js';
 import type { ChangeMessage, WatchOneRequest, WatchOptions } from './watch-types.js';
 
 /** Watch of one resource: its current state first, then every change of it as `{change: ...}`. */
@@ -15,7 +15,7 @@ export async function* watchOne(
   handle.patternOfName(req.name);
   const paths = selectedPaths(handle.def, req.view, handle.parseMask(req.fieldMask));
   const key = handle.def.singular;
-  const queue = new ChangeQueue(options.queueCapacity ?? DEFAULT_QUEUE_CAPACITY, signal);
+  const queue = new ChangeQueue(queueBoundsOf(options), signal);
   const unsubscribe = handle.subscribe((change) => {
     if (change.name === req.name) queue.push(change);
   });

@@ -7,7 +7,7 @@ import type { ResourceHandle } from '../resource-handle.js';
 import type { Doc } from '../resource-table.js';
 import { present, selectedPaths } from '../views.js';
 import { ChangeQueue } from './change-queue.js';
-import { chunked, DEFAULT_QUEUE_CAPACITY } from './watch-types.js';
+import { chunked, queueBoundsOf } from './watch-types.js';
 import type { ChangeMessage, WatchCollectionRequest, WatchCollectionResponse, WatchOptions } from './watch-types.js';
 
 /**
@@ -35,7 +35,7 @@ export async function* watchStateful(
   const relevant = (doc: Doc | null): boolean =>
     doc !== null && query.inParent(doc['name'] as string) && evaluateFilter(query.filter, doc);
 
-  const queue = new ChangeQueue(options.queueCapacity ?? DEFAULT_QUEUE_CAPACITY, signal);
+  const queue = new ChangeQueue(queueBoundsOf(options), signal);
   const unsubscribe = handle.subscribe((change) => queue.push(change));
   try {
     let page = readPage(handle, query, position, pageSize);

@@ -1,20 +1,15 @@
-import { anyPathAffected, changedPaths, evaluateFilter, invalidArgument } from '@outpost/shared';
+import { invalidArgument } from '@outpost/shared';
 import type { Change } from '../change-log.js';
 import { buildCollectionQuery } from '../collection-query.js';
-import type { CollectionQuery } from '../collection-query.js';
 import type { ResourceHandle } from '../resource-handle.js';
-import type { Doc } from '../resource-table.js';
-import { present, selectedPaths } from '../views.js';
+import { selectedPaths } from '../views.js';
 import { ChangeQueue } from './change-queue.js';
+import { replayFrom } from './replay.js';
 import { decodeResumeToken, encodeResumeToken } from './resume-token.js';
-import {
-  chunked,
-  memoised,
-  DEFAULT_MAX_CHUNK_SIZE,
-  DEFAULT_QUEUE_CAPACITY,
-  emptyResponse,
-  MAX_CHUNK_SIZE,
-} from './watch-types.js';
+import { pagedSnapshot, SnapshotProgress } from './snapshot.js';
+import { currentMessage, filterMatches, removedMessage, verdictOf } from './stateless-shape.js';
+import type { StatelessShape } from './stateless-shape.js';
+import { chunked, DEFAULT_MAX_CHUNK_SIZE, emptyResponse, MAX_CHUNK_SIZE, queueBoundsOf } from './watch-types.js';
 import type {
   ChangeMessage,
   SerializedResponse,
@@ -22,8 +17,6 @@ import type {
   WatchCollectionResponse,
   WatchOptions,
 } from './watch-types.js';
-
-const LOG_READ_BATCH = 5000;
 
 export function chunkSizeOf(requested: number | undefined): number {
   if (requested === undefined || requested === 0) return DEFAULT_MAX_CHUNK_SIZE;
@@ -33,8 +26,9 @@ export function chunkSizeOf(requested: number | undefined): number {
 
 /**
  * Stateless collection watch (spec 001 Events): Current/Removed changes, chunked, with resume tokens from the
- * change log. A slow watcher whose backlog overflows mid-chunk gets a soft reset and a compact replay from its last
- * resume token; a token the log no longer covers gets a hard reset and a fresh snapshot.
+ * change log. A slow watcher whose backlog overflows gets a soft reset and a replay from its last resume token;
+ * a token the log no longer covers gets a hard reset and a fresh snapshot. Replays send exactly what the live
+ * stream would have (see replayFrom).
  */
 export async function* watchStateless(
   handle: ResourceHandle,
@@ -47,14 +41,14 @@ export async function* watchStateless(
   }
   const query = buildCollectionQuery(handle, req.parent, req.filter, undefined);
   const paths = selectedPaths(handle.def, req.view, handle.parseMask(req.fieldMask));
-  const maskPaths = paths ?? [];
+  const shape: StatelessShape = { query, paths, key: handle.def.singular };
   const chunkSize = chunkSizeOf(req.maxChunkSize);
   const log = handle.engineLog;
-  const key = handle.def.singular;
-  const current = (doc: Doc): ChangeMessage => ({ current: { [key]: present(doc, paths) } });
-  const removed = (name: string): ChangeMessage => ({ removed: { name } });
-  const matches = (doc: Doc | null): boolean =>
-    doc !== null && query.inParent(doc['name'] as string) && evaluateFilter(query.filter, doc);
+  const from = req.resumeToken ? decodeResumeToken(req.resumeToken) : undefined;
+  const startingTime = req.startingTime === undefined ? undefined : new Date(req.startingTime);
+  if (startingTime && Number.isNaN(startingTime.getTime())) {
+    throw invalidArgument(`invalid startingTime "${req.startingTime}"`);
+  }
 
   const memo = options.memo && options.wireKey ? options.memo : undefined;
   const wireKey = options.wireKey ?? 'changes';
@@ -62,33 +56,33 @@ export async function* watchStateless(
     [wireKey]: changes,
     ...rest,
   });
-  const shape = JSON.stringify([handle.def.plural, query.fingerprint, paths, chunkSize]);
+  const memoShape = JSON.stringify([handle.def.plural, query.fingerprint, paths, chunkSize]);
 
   // subscribe before reading anything, so no change falls between the snapshot and the live stream
-  const queue = new ChangeQueue(options.queueCapacity ?? DEFAULT_QUEUE_CAPACITY, signal);
-  const unsubscribe = handle.subscribe((change) => queue.push(change));
+  const queue = new ChangeQueue(queueBoundsOf(options), signal);
+  const progress = new SnapshotProgress();
+  const unsubscribe = handle.subscribe((change) => {
+    if (query.inParent(change.name) && progress.wants(change.name)) queue.push(change);
+  });
+  const snapshot = () => pagedSnapshot(handle, shape, queue, progress, chunkSize);
+  async function* replay(position: number): AsyncGenerator<WatchCollectionResponse, number> {
+    const { messages, position: reached } = replayFrom(handle, position, shape);
+    yield* chunked(messages, chunkSize, { resumeToken: encodeResumeToken(reached) });
+    return reached;
+  }
   try {
     let committed: number;
-    let start: { kind: 'snapshot' } | { kind: 'replay'; from: number };
-    if (req.resumeToken) {
-      const from = decodeResumeToken(req.resumeToken);
-      start = log.covers(from) ? { kind: 'replay', from } : { kind: 'snapshot' };
-      if (start.kind === 'snapshot') yield { ...emptyResponse(), isHardReset: true };
-    } else if (req.startingTime) {
-      const time = new Date(req.startingTime);
-      if (Number.isNaN(time.getTime())) throw invalidArgument(`invalid startingTime "${req.startingTime}"`);
-      start = { kind: 'replay', from: log.positionAt(handle.def.plural, time.toISOString()) };
+    if (from !== undefined) {
+      if (log.covers(from)) {
+        committed = yield* replay(from);
+      } else {
+        yield { ...emptyResponse(), isHardReset: true };
+        committed = yield* snapshot();
+      }
+    } else if (startingTime) {
+      committed = yield* replay(log.positionAt(handle.def.plural, startingTime.toISOString()));
     } else {
-      start = { kind: 'snapshot' };
-    }
-
-    if (start.kind === 'snapshot') {
-      const snap = snapshot(handle, query);
-      committed = snap.seq;
-      yield* chunked(snap.docs.map(current), chunkSize, { resumeToken: encodeResumeToken(committed) });
-      yield { ...emptyResponse(), snapshotSize: snap.docs.length };
-    } else {
-      committed = yield* replay(handle, start.from, chunkSize, matches, current, removed);
+      committed = yield* snapshot();
     }
 
     for (;;) {
@@ -98,22 +92,20 @@ export async function* watchStateless(
         // the backlog was dropped: start over from the last position the client committed
         if (log.covers(committed)) {
           yield { ...emptyResponse(), isSoftReset: true };
-          committed = yield* replay(handle, committed, chunkSize, matches, current, removed);
+          committed = yield* replay(committed);
         } else {
           yield { ...emptyResponse(), isHardReset: true };
-          const snap = snapshot(handle, query);
-          committed = snap.seq;
-          yield* chunked(snap.docs.map(current), chunkSize, { resumeToken: encodeResumeToken(committed) });
+          committed = yield* snapshot();
         }
         continue;
       }
       const fresh = batch.filter((c) => c.seq > committed);
       if (fresh.length === 0) continue;
       const last = fresh[fresh.length - 1]!.seq;
-      const build = (): ChangeMessage[] => fresh.flatMap((c) => liveMessage(c, matches, maskPaths, current, removed));
+      const build = (): ChangeMessage[] => fresh.flatMap((c) => liveMessage(shape, c));
       if (memo && fresh.length <= chunkSize) {
         // one response at most: identical for every watcher of this shape that took the same batch
-        const line = memoised(memo, `${fresh[0]!.seq}-${last}|${shape}`, () => {
+        const line = memo.get(`${fresh[0]!.seq}-${last}|${memoShape}`, () => {
           const messages = build();
           return messages.length === 0
             ? ''
@@ -137,72 +129,14 @@ export async function* watchStateless(
   }
 }
 
-function liveMessage(
-  change: Change,
-  matches: (doc: Doc | null) => boolean,
-  maskPaths: readonly string[],
-  current: (doc: Doc) => ChangeMessage,
-  removed: (name: string) => ChangeMessage,
-): ChangeMessage[] {
-  const before = matches(change.before);
-  if (change.after && matches(change.after)) {
-    if (before && maskPaths.length > 0 && !anyPathAffected(changedPaths(change.before, change.after), maskPaths)) {
-      return [];
-    }
-    return [current(change.after)];
-  }
-  return before ? [removed(change.name)] : [];
-}
-
-/** Every matching record with the change-log position it is consistent with (reads are atomic: one writer). */
-function snapshot(handle: ResourceHandle, query: CollectionQuery): { docs: Doc[]; seq: number } {
-  const seq = handle.engineLog.head();
-  const docs = handle.table.query({ where: query.where, keys: [{ sql: 'name', desc: false }] }).map((r) => r.doc);
-  return { docs, seq };
-}
-
-/**
- * Replays the log after `from` as chunks ending in a current message; returns the position reached. The log
- * keeps no documents of puts: each changed resource is sent once, as it is now (or as removed), in the order
- * of its last change. Whether a resource that no longer matches did match before `from` is not known: it is
- * sent as removed, and a client drops it if it had it.
- */
-async function* replay(
-  handle: ResourceHandle,
-  from: number,
-  chunkSize: number,
-  matches: (doc: Doc | null) => boolean,
-  current: (doc: Doc) => ChangeMessage,
-  removed: (name: string) => ChangeMessage,
-): AsyncGenerator<WatchCollectionResponse, number> {
-  // name → its message, in the order of each name's last change
-  const messages = new Map<string, ChangeMessage>();
-  const send = (name: string, message: ChangeMessage): void => {
-    messages.delete(name);
-    messages.set(name, message);
-  };
-  const matching = new Map<string, boolean>();
-  let position = from;
-  for (;;) {
-    const page = handle.engineLog.read(handle.def.plural, position, LOG_READ_BATCH);
-    const stored = handle.table.findMany(page.filter((c) => c.op === 'put').map((c) => c.name));
-    for (const change of page) {
-      position = change.seq;
-      if (change.op === 'delete') {
-        if (matching.get(change.name) ?? matches(change.deleted)) send(change.name, removed(change.name));
-        matching.set(change.name, false);
-        continue;
-      }
-      const doc = stored.get(change.name)?.doc;
-      if (doc === undefined) continue; // deleted since: a later delete in the log says so
-      const nowMatching = matches(doc);
-      if (nowMatching) send(change.name, current(doc));
-      else if (matching.get(change.name) ?? true) send(change.name, removed(change.name));
-      matching.set(change.name, nowMatching);
-    }
-    if (page.length < LOG_READ_BATCH) break;
-  }
-  position = Math.max(position, handle.engineLog.head());
-  yield* chunked([...messages.values()], chunkSize, { resumeToken: encodeResumeToken(position) });
-  return position;
+/** The message a live watcher sends for one change of a resource in its parent, if any. */
+function liveMessage(shape: StatelessShape, change: Change): ChangeMessage[] {
+  const verdict = verdictOf(
+    shape,
+    filterMatches(shape, change.before),
+    filterMatches(shape, change.after),
+    change.changed,
+  );
+  if (verdict === 'current' && change.after) return [currentMessage(shape, change.after)];
+  return verdict === 'removed' ? [removedMessage(change.name)] : [];
 }

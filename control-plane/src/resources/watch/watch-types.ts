@@ -1,5 +1,7 @@
 import type { View } from '@outpost/shared';
 import type { MaskInput } from '../requests.js';
+import type { QueueBounds } from './change-queue.js';
+import type { ResponseMemo } from './response-memo.js';
 
 export type WatchType = 'STATEFUL' | 'STATELESS';
 
@@ -44,10 +46,15 @@ export interface WatchOptions {
   /** changes a watcher may have queued before it is reset (slow consumer) */
   queueCapacity?: number;
   /**
+   * bytes of documents a watcher may have queued before it is reset (slow consumer); also what a stateless
+   * snapshot reads per page at most
+   */
+  maxBufferedBytes?: number;
+  /**
    * Shared by the watchers of one kind: live responses already serialised, keyed by change range and watch
    * shape, so a change fanned out to many identical watchers is built and stringified once. Needs `wireKey`.
    */
-  memo?: Map<string, string>;
+  memo?: ResponseMemo;
   /** the wire name of the changes list (`deviceChanges`) used in memoised responses */
   wireKey?: string;
 }
@@ -60,22 +67,16 @@ export interface SerializedResponse {
 export const isSerialized = (value: unknown): value is SerializedResponse =>
   typeof value === 'object' && value !== null && typeof (value as { ndjson?: unknown }).ndjson === 'string';
 
-const MEMO_ENTRIES = 512;
-
-/** Looks a serialised response up, or builds, stores (bounded, oldest out) and returns it. */
-export function memoised(memo: Map<string, string>, key: string, build: () => string): SerializedResponse {
-  let ndjson = memo.get(key);
-  if (ndjson === undefined) {
-    ndjson = build();
-    memo.set(key, ndjson);
-    if (memo.size > MEMO_ENTRIES) memo.delete(memo.keys().next().value as string);
-  }
-  return { ndjson };
-}
-
 export const DEFAULT_MAX_CHUNK_SIZE = 100;
 export const MAX_CHUNK_SIZE = 1000;
 export const DEFAULT_QUEUE_CAPACITY = 10_000;
+/** the default of --watch-stream-max-bytes */
+export const DEFAULT_MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
+
+export const queueBoundsOf = (options: WatchOptions): QueueBounds => ({
+  capacity: options.queueCapacity ?? DEFAULT_QUEUE_CAPACITY,
+  maxBytes: options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES,
+});
 
 export const emptyResponse = (): WatchCollectionResponse => ({
   changes: [],

@@ -1,0 +1,127 @@
+import { changedPaths } from '@outpost/shared';
+import type { FilterSchema } from '@outpost/shared';
+
+type Doc = Record<string, unknown>;
+
+/**
+ * What the change log keeps of an update so that a watcher resuming from it sends exactly what a live watcher
+ * sent (spec 001 Events 2): the changed leaf paths (for the field mask) and the previous values of the
+ * filterable fields the update changed (so the filter can be evaluated on the document as it was before).
+ */
+
+/**
+ * changedPaths(before, after), computed only below the top-level members that are not the same object on
+ * both sides: writes mostly build the new document from the old one, so unchanged members are shared.
+ */
+export function changedMemberPaths(before: Doc, after: Doc): string[] {
+  const changed: string[] = [];
+  const visit = (key: string): void => {
+    const a = before[key];
+    const b = after[key];
+    if (Object.is(a, b)) return;
+    for (const path of changedPaths(a, b)) changed.push(path === '' ? key : `${key}.${path}`);
+  };
+  for (const key of Object.keys(before)) visit(key);
+  for (const key of Object.keys(after)) if (!Object.hasOwn(before, key)) visit(key);
+  return changed.sort();
+}
+
+/** A filterable path and its value (null when absent) before an update. */
+export type PriorValue = readonly [path: string, value: unknown];
+
+const touches = (changed: readonly string[], path: string): boolean =>
+  changed.some((c) => c === path || c.startsWith(`${path}.`) || path.startsWith(`${c}.`));
+
+/** The previous values of the filterable fields that `changed` touches. */
+export function priorFilterValues(before: Doc, changed: readonly string[], schema: FilterSchema): PriorValue[] {
+  const prior: PriorValue[] = [];
+  for (const field of schema.fields) {
+    if (touches(changed, field.path)) prior.push([field.path, valueAt(before, field.path) ?? null]);
+  }
+  return prior;
+}
+
+/**
+ * The part of a document a filter of this schema reads (every filterable path): enough to evaluate the filter,
+ * and small enough to copy when a change is undone on it.
+ */
+export function filterView(doc: Doc, schema: FilterSchema): Doc {
+  const view: Doc = {};
+  for (const field of schema.fields) {
+    const value = valueAt(doc, field.path);
+    if (value !== undefined) setAt(view, field.path, value);
+  }
+  return view;
+}
+
+/** The view as it was before an update whose previous values are `prior`. */
+export function undoOnView(view: Doc, prior: readonly PriorValue[]): Doc {
+  let undone = view;
+  for (const [path, value] of prior) undone = withValueAt(undone, path.split('.'), value);
+  return undone;
+}
+
+/**
+ * Paths sorted, written with the leading segments they share with the previous path elided:
+ * `metadata.resourceVersion`, `metadata.updateTime`, `status.cpu` → `["0:metadata.resourceVersion","1:updateTime",
+ * "0:status.cpu"]`. A device's status write changes a dozen leaves under a few members, so this is about half
+ * the size of the paths written out.
+ */
+export function encodePaths(paths: readonly string[]): string {
+  const out: string[] = [];
+  let previous: string[] = [];
+  for (const path of paths) {
+    const segments = path.split('.');
+    let shared = 0;
+    while (shared < segments.length - 1 && shared < previous.length && segments[shared] === previous[shared]) shared++;
+    out.push(`${shared}:${segments.slice(shared).join('.')}`);
+    previous = segments;
+  }
+  return JSON.stringify(out);
+}
+
+export function decodePaths(encoded: string): string[] {
+  const parsed: unknown = JSON.parse(encoded);
+  if (!Array.isArray(parsed)) throw new Error('change log: paths are not a list');
+  const paths: string[] = [];
+  let previous: string[] = [];
+  for (const item of parsed) {
+    const match = typeof item === 'string' ? /^(\d+):(.*)$/s.exec(item) : null;
+    if (!match) throw new Error(`change log: bad path entry ${JSON.stringify(item)}`);
+    const path = [...previous.slice(0, Number(match[1])), match[2]!].join('.');
+    paths.push(path);
+    previous = path.split('.');
+  }
+  return paths;
+}
+
+const isPlainObject = (value: unknown): value is Doc =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function valueAt(doc: unknown, path: string): unknown {
+  let current = doc;
+  for (const segment of path.split('.')) {
+    if (!isPlainObject(current) || !Object.hasOwn(current, segment)) return undefined;
+    current = current[segment];
+  }
+  return current;
+}
+
+function setAt(doc: Doc, path: string, value: unknown): void {
+  const segments = path.split('.');
+  let current = doc;
+  for (const segment of segments.slice(0, -1)) {
+    // copied, not descended into: the value may be an object of the document itself
+    const next = current[segment];
+    current = current[segment] = isPlainObject(next) ? { ...next } : {};
+  }
+  current[segments.at(-1)!] = value;
+}
+
+/** A copy of `doc` with `value` at `segments`, sharing every member it does not change. */
+function withValueAt(doc: Doc, segments: readonly string[], value: unknown): Doc {
+  const [head, ...rest] = segments as [string, ...string[]];
+  if (rest.length === 0) return { ...doc, [head]: value };
+  const below = doc[head];
+  return { ...doc, [head]: withValueAt(isPlainObject(below) ? below : {}, rest, value) };
+}
