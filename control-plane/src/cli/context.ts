@@ -2,7 +2,7 @@ import { ApiError, OutpostClient } from '@outpost/shared';
 import type { Command } from 'commander';
 import { parse as parseYaml } from 'yaml';
 import type { CliIo } from './io.js';
-import { formatOutput, isRecord, type Column, type OutputFormat } from './output.js';
+import { formatOutput, isRecord, type Column, type DisplayWords, type OutputFormat } from './output.js';
 import { UsageError } from './usage-error.js';
 
 export const DEFAULT_SERVER = 'http://127.0.0.1:8080';
@@ -12,9 +12,9 @@ export interface CliContext {
   client: OutpostClient;
   format: OutputFormat;
   /** prints a value in the chosen format; table columns are derived when not given */
-  output(value: unknown, columns?: readonly Column[]): void;
+  output(value: unknown, columns?: readonly Column[], words?: DisplayWords): void;
   /** json/yaml print the whole response, a table shows `rows` */
-  outputList(response: unknown, rows: readonly unknown[], columns?: readonly Column[]): void;
+  outputList(response: unknown, rows: readonly unknown[], columns?: readonly Column[], words?: DisplayWords): void;
   /** one line to stdout */
   print(line: string): void;
   /** one line to stderr (hints that must not mix with the data) */
@@ -42,9 +42,9 @@ export function contextFactory(io: CliIo, userAgent: string): ContextFactory {
     return {
       client,
       format,
-      output: (value, columns) => io.stdout(formatOutput(value, format, columns)),
-      outputList: (response, rows, columns) =>
-        io.stdout(format === 'table' ? formatOutput(rows, format, columns) : formatOutput(response, format)),
+      output: (value, columns, words) => io.stdout(formatOutput(value, format, columns, words)),
+      outputList: (response, rows, columns, words) =>
+        io.stdout(format === 'table' ? formatOutput(rows, format, columns, words) : formatOutput(response, format)),
       print: (line) => io.stdout(`${line}\n`),
       note: (line) => io.stderr(`${line}\n`),
       readResource: (source) => readResource(io, source),

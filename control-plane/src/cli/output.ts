@@ -6,27 +6,44 @@ export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 /** A table column: a dotted path into each row, with an explicit header or one derived from the path. */
 export type Column = string | { header: string; path: string };
 
+/**
+ * Words tables show instead of raw values, by field path, e.g. spec 000's Online for the API's CONNECTED in
+ * `status.connectionStatus`. json and yaml always print the values as the API sends them.
+ */
+export type DisplayWords = Readonly<Record<string, Readonly<Record<string, string>>>>;
+
 const COLUMN_GAP = '   ';
 
 /** Pretty JSON, YAML, or for tables: rows (an array) as aligned columns, one object as aligned field/value lines. */
-export function formatOutput(value: unknown, format: OutputFormat, columns?: readonly Column[]): string {
+export function formatOutput(
+  value: unknown,
+  format: OutputFormat,
+  columns?: readonly Column[],
+  words: DisplayWords = {},
+): string {
   switch (format) {
     case 'json':
       return `${JSON.stringify(value, null, 2)}\n`;
     case 'yaml':
       return toYaml(value);
     case 'table':
-      if (Array.isArray(value)) return formatTable(value, columns ?? deriveColumns(value));
-      if (isRecord(value) && columns === undefined) return formatFields(value);
-      return formatTable([value], columns ?? ['value']);
+      if (Array.isArray(value)) return formatTable(value, columns ?? deriveColumns(value), words);
+      if (isRecord(value) && columns === undefined) return formatFields(value, words);
+      return formatTable([value], columns ?? ['value'], words);
   }
 }
 
-/** Aligned columns under upper-case headers; empty cells stay blank and no line ends in spaces. */
-export function formatTable(rows: readonly unknown[], columns: readonly Column[]): string {
+/**
+ * Aligned columns under upper-case headers; empty cells stay blank and no line ends in spaces. A column no row
+ * has a value for (say, every column but the name under `--view NAME`) is left out; with no rows, every header
+ * shows.
+ */
+export function formatTable(rows: readonly unknown[], columns: readonly Column[], words: DisplayWords = {}): string {
   const specs = columns.map((c) => (typeof c === 'string' ? { header: headerOf(c), path: c } : c));
-  const cells = [specs.map((s) => s.header), ...rows.map((row) => specs.map((s) => cellText(valueAt(row, s.path))))];
-  return alignRows(cells);
+  const body = rows.map((row) => specs.map((s) => shownText(valueAt(row, s.path), s.path, words)));
+  const filled = specs.map((_, i) => rows.length === 0 || body.some((cells) => cells[i] !== ''));
+  const kept = <T>(cells: readonly T[]): T[] => cells.filter((_, i) => filled[i]);
+  return alignRows([kept(specs.map((s) => s.header)), ...body.map(kept)]);
 }
 
 /** 'displayName' → 'DISPLAY_NAME', 'spec.osVersion' → 'SPEC.OS_VERSION' */
@@ -47,8 +64,8 @@ export function deriveColumns(rows: readonly unknown[]): string[] {
   return found.size > 0 ? [...found] : ['name'];
 }
 
-/** One line per leaf: `path   value`, aligned. */
-export function formatFields(value: Record<string, unknown>): string {
+/** One line per leaf: `path:   value`, aligned; `name` comes first wherever the resource holds it. */
+export function formatFields(value: Record<string, unknown>, words: DisplayWords = {}): string {
   const lines: string[][] = [];
   const walk = (v: unknown, path: string): void => {
     if (isRecord(v) && Object.keys(v).length > 0) {
@@ -56,19 +73,44 @@ export function formatFields(value: Record<string, unknown>): string {
     } else if (Array.isArray(v) && v.length > 0 && !v.every(isScalar)) {
       v.forEach((inner: unknown, i) => walk(inner, `${path}[${i}]`));
     } else {
-      lines.push([path, cellText(v)]);
+      lines.push([path, shownText(v, path, words)]);
     }
   };
-  walk(value, '');
+  const { name, ...rest } = value;
+  walk(name === undefined ? rest : { name, ...rest }, '');
   return alignRows(lines.map(([path = '', text = '']) => [`${path}:`, text]));
 }
 
+/** A value as one table cell, in the words the table shows for its path. */
+export function shownText(value: unknown, path: string, words: DisplayWords): string {
+  const shown = typeof value === 'string' && Object.hasOwn(words, path) ? words[path]?.[value] : undefined;
+  return shown ?? cellText(value);
+}
+
+/** A value as one line of text: lists of scalars comma-separated, conditions as `type status/reason: message`. */
 export function cellText(value: unknown): string {
   if (value === undefined || value === null) return '';
   if (typeof value === 'string') return value.replace(/\r?\n/g, '\\n');
   if (isScalar(value)) return String(value);
   if (Array.isArray(value) && value.every(isScalar)) return value.map(cellText).join(',');
+  if (Array.isArray(value) && value.length > 0 && value.every(isCondition)) return value.map(conditionText).join('; ');
   return JSON.stringify(value);
+}
+
+interface Condition {
+  type: string;
+  status: string;
+  reason?: unknown;
+  message?: unknown;
+}
+
+const isCondition = (v: unknown): v is Condition =>
+  isRecord(v) && typeof v['type'] === 'string' && typeof v['status'] === 'string';
+
+function conditionText(condition: Condition): string {
+  const reason = typeof condition.reason === 'string' && condition.reason !== '' ? `/${condition.reason}` : '';
+  const message = typeof condition.message === 'string' && condition.message !== '' ? `: ${condition.message}` : '';
+  return cellText(`${condition.type} ${condition.status}${reason}${message}`);
 }
 
 function alignRows(rows: readonly (readonly string[])[]): string {
@@ -85,7 +127,7 @@ function alignRows(rows: readonly (readonly string[])[]): string {
     .join('');
 }
 
-function valueAt(row: unknown, path: string): unknown {
+export function valueAt(row: unknown, path: string): unknown {
   let current: unknown = row;
   for (const segment of path.split('.')) {
     if (!isRecord(current)) return undefined;

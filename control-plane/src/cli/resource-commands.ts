@@ -1,14 +1,15 @@
-import { changesKey, type ResourceDefinition, type StandardVerb } from '@outpost/shared';
+import { changesKey, toCamelPath, type ResourceDefinition, type StandardVerb } from '@outpost/shared';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { CliContext, ContextFactory } from './context.js';
-import { cellText, isRecord, type Column } from './output.js';
+import { cellText, isRecord, shownText, valueAt, type Column, type DisplayWords } from './output.js';
 import { UsageError } from './usage-error.js';
 
 /** What the command line needs of a resource definition (a full ResourceDefinition fits). */
-export type CliResourceDefinition = Pick<ResourceDefinition, 'kind' | 'singular' | 'plural' | 'without'> & {
-  /** with a top-level pattern (parentTemplate ''), --parent may be left out */
-  patterns?: readonly { parentTemplate: string }[];
-};
+export type CliResourceDefinition = Pick<ResourceDefinition, 'kind' | 'singular' | 'plural' | 'without'> &
+  Partial<Pick<ResourceDefinition, 'filterSchema'>> & {
+    /** with a top-level pattern (parentTemplate ''), --parent may be left out */
+    patterns?: readonly { parentTemplate: string }[];
+  };
 
 export interface ResourceCommandOptions {
   /** table columns per plural; derived from the rows when absent */
@@ -46,6 +47,8 @@ export function registerResourceCommands(
 ): void {
   const offering = (verb: StandardVerb): CliResourceDefinition[] => defs.filter((d) => !d.without?.includes(verb));
   const columnsOf = (def: CliResourceDefinition): readonly Column[] | undefined => options.columns?.[def.plural];
+  const words = new Map(defs.map((d) => [d.plural, displayWordsOf(d)]));
+  const wordsOf = (def: CliResourceDefinition): DisplayWords => words.get(def.plural) ?? {};
   const addVerb = (verb: StandardVerb, name: string, description: string): Command | undefined => {
     const offered = offering(verb);
     if (offered.length === 0) return undefined;
@@ -85,11 +88,11 @@ export function registerResourceCommands(
       if (flags.all) {
         const items: unknown[] = [];
         for await (const item of ctx.client.listAll<unknown>(parent, def.plural, query, def.plural)) items.push(item);
-        ctx.outputList({ [def.plural]: items }, items, columnsOf(def));
+        ctx.outputList({ [def.plural]: items }, items, columnsOf(def), wordsOf(def));
         return;
       }
       const page = await ctx.client.list<unknown>(parent, def.plural, query);
-      ctx.outputList(page, itemsOf(page, def.plural), columnsOf(def));
+      ctx.outputList(page, itemsOf(page, def.plural), columnsOf(def), wordsOf(def));
       if (ctx.format === 'table' && typeof page.nextPageToken === 'string' && page.nextPageToken !== '') {
         ctx.note(`more results: add --page-token ${page.nextPageToken} (or --all)`);
       }
@@ -102,7 +105,8 @@ export function registerResourceCommands(
     .action(async (plural: string, name: string, flags: ReadFlags, command: Command) => {
       const def = defOf(plural);
       const ctx = ctxFactory(command);
-      ctx.output(await ctx.client.get(checkName(def, name), { fieldMask: flags.fieldMask, view: flags.view }));
+      const resource = await ctx.client.get(checkName(def, name), { fieldMask: flags.fieldMask, view: flags.view });
+      ctx.output(resource, undefined, wordsOf(def));
     });
 
   addVerb('batchGet', 'batch-get', 'show several resources')
@@ -117,7 +121,7 @@ export function registerResourceCommands(
         names.map((n) => checkName(def, n)),
         { fieldMask: flags.fieldMask, view: flags.view },
       );
-      ctx.outputList(response, itemsOf(response, def.plural), columnsOf(def));
+      ctx.outputList(response, itemsOf(response, def.plural), columnsOf(def), wordsOf(def));
       if (ctx.format === 'table') for (const missing of response.missing ?? []) ctx.note(`missing: ${missing}`);
     });
 
@@ -138,7 +142,7 @@ export function registerResourceCommands(
         }
         resource['name'] = name;
       }
-      ctx.output(await ctx.client.create(parent, def.plural, resource));
+      ctx.output(await ctx.client.create(parent, def.plural, resource), undefined, wordsOf(def));
     });
 
   addVerb('update', 'update', 'update a resource')
@@ -165,7 +169,7 @@ export function registerResourceCommands(
           { ...resource, name },
           { updateMask: flags.updateMask, allowMissing: flags.allowMissing },
         );
-        ctx.output(updated);
+        ctx.output(updated, undefined, wordsOf(def));
       },
     );
 
@@ -206,7 +210,9 @@ export function registerResourceCommands(
           fieldMask: flags.fieldMask,
           view: flags.view,
         };
-        for await (const response of ctx.client.watch<unknown>(path, body)) printWatchResponse(ctx, def, response);
+        const shown = { fieldMask: flags.fieldMask, words: wordsOf(def) };
+        for await (const response of ctx.client.watch<unknown>(path, body))
+          printWatchResponse(ctx, def, response, shown);
       },
     );
 }
@@ -245,21 +251,57 @@ function itemsOf(response: unknown, plural: string): unknown[] {
   return Array.isArray(items) ? items : [];
 }
 
+/**
+ * The words tables show for the enum values a filter also accepts under another name (the aliases of the
+ * definition's filter schema): spec 000's Online and Offline for the API's CONNECTED and DISCONNECTED.
+ */
+export function displayWordsOf(def: Partial<Pick<ResourceDefinition, 'filterSchema'>>): DisplayWords {
+  const words: Record<string, Record<string, string>> = {};
+  for (const field of def.filterSchema?.fields ?? []) {
+    for (const [alias, value] of Object.entries(field.enumAliases ?? {})) {
+      const forField = (words[field.path] ??= {});
+      forField[value] ??= alias;
+    }
+  }
+  return words;
+}
+
+/** What the table form of a watch shows beside each name. */
+export interface WatchLineOptions {
+  /** the watch's --field-mask: every change shows these fields' values */
+  fieldMask?: string;
+  words?: DisplayWords;
+}
+
 /** json: one compact line per response (NDJSON); yaml: one document each; table: one line per change. */
-function printWatchResponse(ctx: CliContext, def: CliResourceDefinition, response: unknown): void {
+function printWatchResponse(
+  ctx: CliContext,
+  def: CliResourceDefinition,
+  response: unknown,
+  options: WatchLineOptions,
+): void {
   if (ctx.format === 'json') return ctx.print(JSON.stringify(response));
   if (ctx.format === 'yaml') {
     ctx.print('---');
     return ctx.output(response);
   }
-  for (const line of watchLines(def, response)) ctx.print(line);
+  for (const line of watchLines(def, response, options)) ctx.print(line);
 }
 
-/** The table form of one watch response: `ADDED <name>`, `MODIFIED <name> <fields>`, resets and sync marks. */
-export function watchLines(def: Pick<ResourceDefinition, 'singular'>, response: unknown): string[] {
+/**
+ * The table form of one watch response, one line per change: `CURRENT <name>   path=value ...` with the values
+ * of the watch's field mask (without one, MODIFIED shows the fields that changed and ADDED, CURRENT and REMOVED
+ * the name alone); resets and sync marks on lines of their own.
+ */
+export function watchLines(
+  def: Pick<ResourceDefinition, 'singular'>,
+  response: unknown,
+  options: WatchLineOptions = {},
+): string[] {
   if (!isRecord(response)) return [];
   const lines: string[] = [];
   const label = (text: string): string => text.padEnd(10);
+  const masked = maskPaths(options.fieldMask);
   if (response['isHardReset'] === true) lines.push(`${label('RESET')}hard reset: the snapshot follows again`);
   if (response['isSoftReset'] === true) lines.push(`${label('RESET')}soft reset`);
   const changes = response[changesKey(def)];
@@ -269,17 +311,28 @@ export function watchLines(def: Pick<ResourceDefinition, 'singular'>, response: 
       if (!isRecord(detail)) continue;
       const resource = detail[def.singular];
       const name = detail['name'] ?? (isRecord(resource) ? resource['name'] : undefined);
-      const fields = kind === 'modified' ? maskText(detail['fieldMask']) : '';
-      lines.push(`${label(kind.toUpperCase())}${cellText(name)}${fields === '' ? '' : `   ${fields}`}`);
+      const changed = kind === 'modified' ? maskPaths(detail['fieldMask']) : [];
+      const fields = isRecord(resource)
+        ? (masked.length > 0 ? masked : changed).map(
+            (path) => `${path}=${shownText(valueAt(resource, path), path, options.words ?? {}) || '<none>'}`,
+          )
+        : changed;
+      lines.push([`${label(kind.toUpperCase())}${cellText(name)}`, ...fields].join('   '));
     }
   }
   if (response['isCurrent'] === true) lines.push(label('SYNCED').trimEnd());
   return lines;
 }
 
-function maskText(mask: unknown): string {
-  if (typeof mask === 'string') return mask;
-  if (Array.isArray(mask)) return mask.map(cellText).join(',');
-  if (isRecord(mask) && Array.isArray(mask['paths'])) return mask['paths'].map(cellText).join(',');
-  return '';
+/** The paths of a field mask as the server writes it (a comma-separated string, a list, or `{paths}`). */
+function maskPaths(mask: unknown): string[] {
+  const list =
+    typeof mask === 'string'
+      ? mask.split(',')
+      : Array.isArray(mask)
+        ? mask
+        : isRecord(mask) && Array.isArray(mask['paths'])
+          ? mask['paths']
+          : [];
+  return list.map((p) => toCamelPath(cellText(p).trim())).filter((p) => p !== '');
 }

@@ -50,16 +50,28 @@ export type Registrar = (program: Command, ctxFactory: ContextFactory) => void;
 /** Runs `outpost <argv>` in-process, as main.ts does, and captures what it prints. */
 export async function runCli(
   argv: string[],
-  options: { env?: Record<string, string>; stdin?: string; register?: Registrar } = {},
+  options: {
+    env?: Record<string, string>;
+    stdin?: string;
+    register?: Registrar;
+    /** the CLI's fetch (e.g. one a test aborts to end a watch) */
+    fetch?: typeof fetch;
+    /** sees everything printed to stdout so far, after each write */
+    onStdout?: (stdout: string) => void;
+  } = {},
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';
   let stderr = '';
   const io: CliIo = {
     env: options.env ?? {},
-    stdout: (t) => (stdout += t),
+    stdout: (t) => {
+      stdout += t;
+      options.onStdout?.(stdout);
+    },
     stderr: (t) => (stderr += t),
     readFile: (path) => readFile(path, 'utf8'),
     readStdin: () => Promise.resolve(options.stdin ?? ''),
+    fetch: options.fetch,
   };
   const { program, ctxFactory } = createProgram(io);
   registerIamCommands(program, ctxFactory);

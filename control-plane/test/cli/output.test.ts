@@ -67,6 +67,34 @@ describe('formatOutput', () => {
   it('renders nested values of a column as compact JSON', () => {
     expect(formatOutput([{ spec: { a: 1 } }], 'table', ['spec'])).toBe('SPEC\n{"a":1}\n');
   });
+
+  it('leaves out columns without a value in any row, but shows every header of an empty list', () => {
+    expect(formatOutput([{ name: 'a' }, { name: 'b', x: '' }], 'table', ['name', 'x', 'y'])).toBe('NAME\na\nb\n');
+    expect(formatOutput([{ name: 'a', n: 0 }], 'table', ['name', 'n'])).toBe('NAME   N\na      0\n');
+  });
+
+  it('puts name first in the field lines of one resource', () => {
+    expect(formatOutput({ spec: { v: '1' }, name: 'things/t' }, 'table')).toBe('name:     things/t\nspec.v:   1\n');
+  });
+
+  it('shows the display words of a path in tables only', () => {
+    const words = { 'status.state': { ON: 'Online' } };
+    expect(
+      formatOutput([{ status: { state: 'ON' } }, { status: { state: 'X' } }], 'table', ['status.state'], words),
+    ).toBe('STATUS.STATE\nOnline\nX\n');
+    expect(formatOutput({ status: { state: 'ON' } }, 'table', undefined, words)).toBe('status.state:   Online\n');
+    expect(formatOutput({ status: { state: 'ON' } }, 'json', undefined, words)).toContain('"state": "ON"');
+  });
+
+  it('writes conditions as type status/reason: message', () => {
+    const conditions = [
+      { type: 'OSReady', status: 'False', reason: 'Downloading', message: 'downloading 1.1.0: 40%' },
+      { type: 'Healthy/web', status: 'True', lastTransitionTime: '2026-01-01T00:00:00Z' },
+    ];
+    expect(formatOutput([{ conditions }], 'table', ['conditions'])).toBe(
+      'CONDITIONS\nOSReady False/Downloading: downloading 1.1.0: 40%; Healthy/web True\n',
+    );
+  });
 });
 
 describe('headerOf', () => {

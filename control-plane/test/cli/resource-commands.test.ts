@@ -238,7 +238,7 @@ describe('resource commands', () => {
       [
         'ADDED     projects/p/gadgets/a',
         'SYNCED',
-        'MODIFIED  projects/p/gadgets/a   spec.size,displayName',
+        'MODIFIED  projects/p/gadgets/a   spec.size=1   displayName=A',
         'REMOVED   projects/p/gadgets/a',
         '',
       ].join('\n'),

@@ -21,6 +21,8 @@ export interface FilterField {
   path: string;
   type: FieldType;
   enumValues?: readonly string[];
+  /** other words a filter accepts for an enum value, e.g. the spec's `Online` for `CONNECTED` (alias → value) */
+  enumAliases?: Readonly<Record<string, string>>;
 }
 
 export interface FilterSchema {

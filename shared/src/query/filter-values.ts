@@ -73,9 +73,14 @@ export function coerceLiteral(field: ResolvedField, literal: Literal): FilterVal
     }
     case 'enum': {
       const values = field.field.enumValues ?? [];
+      const aliases = field.field.enumAliases ?? {};
       if (literal.kind === 'string' && values.includes(literal.value)) return literal.value;
+      const aliased =
+        literal.kind === 'string' && Object.hasOwn(aliases, literal.value) ? aliases[literal.value] : undefined;
+      if (aliased !== undefined) return aliased;
       const byNumber = literal.kind === 'number' && Number.isInteger(literal.value) ? values[literal.value] : undefined;
-      return byNumber ?? expected(`one of ${values.map((v) => JSON.stringify(v)).join(', ')}`);
+      const words = [...values, ...Object.keys(aliases)].map((v) => JSON.stringify(v));
+      return byNumber ?? expected(`one of ${words.join(', ')}`);
     }
     case 'labels':
     case 'stringList':

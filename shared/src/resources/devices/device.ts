@@ -124,7 +124,13 @@ export const deviceDefinition: ResourceDefinition<Device> = {
       { path: 'status.deviceInfo.deviceType', type: 'string' },
       { path: 'status.deviceInfo.architecture', type: 'string' },
       { path: 'status.deviceInfo.hardware', type: 'string' },
-      { path: 'status.connectionStatus', type: 'enum', enumValues: CONNECTION_STATUSES },
+      {
+        path: 'status.connectionStatus',
+        type: 'enum',
+        enumValues: CONNECTION_STATUSES,
+        // spec 000 calls them Online and Offline; the API keeps the values clients rely on
+        enumAliases: { Online: 'CONNECTED', Offline: 'DISCONNECTED' },
+      },
       { path: 'status.connectionStatusChangeTime', type: 'timestamp' },
     ],
   },
