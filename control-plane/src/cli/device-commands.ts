@@ -41,17 +41,23 @@ export function registerDeviceCommands(program: Command, ctxFactory: ContextFact
     )
     .requiredOption('--device-root <dir>', "the device's persistent root ({device_root})")
     .option('--device-server <url>', 'the control plane address as the device reaches it (default: --server)')
-    .option('--device-type <type>', 'device type written into the agent configuration')
+    .option('--device-type <type>', 'device type, written into the agent configuration and recorded on the device')
     .option('--boot-backend <backend>', 'grubenv, uboot, file or none')
-    .option('--factory-version <version>', 'the OS version the device shipped with')
+    .option(
+      '--factory-version <version>',
+      'the OS version the device shipped with, recorded on the device until its agent reports',
+    )
     .action(async (deviceName: string, opts: ProvisionOptions, command: Command) => {
       const ctx = ctxFactory(command);
       await ensureDevice(ctx.client, deviceName);
-      const { credential } = await ctx.client.request<{ credential: string }>(
-        'POST',
-        `/v1/${deviceName}:issueCredential`,
-        { body: {} },
-      );
+      // the server records the type and factory version until the agent reports its own, so that the rules of
+      // spec.osVersion hold from now on; it issues a fresh credential in the same request
+      const facts: Record<string, string> = {};
+      if (opts.deviceType) facts['deviceType'] = opts.deviceType;
+      if (opts.factoryVersion) facts['factoryVersion'] = opts.factoryVersion;
+      const { credential } = await ctx.client.request<{ credential: string }>('POST', `/v1/${deviceName}:provision`, {
+        body: facts,
+      });
       const root = resolve(opts.deviceRoot);
       const config: Record<string, unknown> = { server: opts.deviceServer ?? connectionOf(command).server, deviceName };
       if (opts.deviceType) config['deviceType'] = opts.deviceType;

@@ -15,6 +15,7 @@ import type { ResourceRules } from '../resources/resource-rules.js';
 import type { Doc } from '../resources/resource-table.js';
 import type { CustomMethod } from '../resources/http/custom-method.js';
 import { DeviceCredentials } from './device-credentials.js';
+import { provisionRequestSchema, withProvisionedFacts } from './provisioned-facts.js';
 import { ProvisioningTokens } from './provisioning-tokens.js';
 
 export const PROVISION_PERMISSION = permissionOf(deviceDefinition, 'provision');
@@ -72,6 +73,23 @@ export function createDeviceService(engine: ResourceEngine, db: Db, options: Dev
     },
     {
       plural: 'devices',
+      verb: 'provision',
+      scope: 'resource',
+      httpMethod: 'POST',
+      permission: PROVISION_PERMISSION,
+      handle: ({ target, body }) => {
+        const parsed = provisionRequestSchema.safeParse(body ?? {});
+        if (!parsed.success) throw invalidArgument(`invalid provisioning: ${describeIssues(parsed.error.issues)}`);
+        const { deviceType, factoryVersion } = parsed.data;
+        return engine.transaction(() => {
+          existing(target);
+          devices.patch(target, (doc) => withProvisionedFacts(doc, { deviceType, osVersion: factoryVersion }));
+          return { name: target, credential: credentials.issue(target) };
+        });
+      },
+    },
+    {
+      plural: 'devices',
       verb: 'revokeCredential',
       scope: 'resource',
       httpMethod: 'POST',
@@ -113,16 +131,17 @@ export function createDeviceService(engine: ResourceEngine, db: Db, options: Dev
           throw permissionDenied(`this provisioning token registers devices in ${granted.parent}, not ${target}`);
         }
         const parsed = registerDeviceRequestSchema.safeParse(body);
-        if (!parsed.success) {
-          throw invalidArgument(
-            `invalid registration: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
-          );
-        }
+        if (!parsed.success) throw invalidArgument(`invalid registration: ${describeIssues(parsed.error.issues)}`);
         const name = `${target}/devices/${parsed.data.deviceId}`;
         return engine.transaction(() => {
           if (devices.find(name))
             throw alreadyExists(`device "${name}" already exists; ask an administrator for its credential`);
-          const device = devices.create({ parent: target, resource: { name } }, { system: true });
+          devices.create({ parent: target, resource: { name } }, { system: true });
+          // what it says it is and runs, so that spec.osVersion writes are checked before its first report
+          const info = parsed.data.deviceInfo;
+          const device = devices.patch(name, (doc) =>
+            withProvisionedFacts(doc, { deviceType: info?.deviceType, osVersion: info?.osVersion }),
+          );
           return { device, credential: credentials.issue(name) };
         });
       },
@@ -130,6 +149,9 @@ export function createDeviceService(engine: ResourceEngine, db: Db, options: Dev
   ];
   return { devices, credentials, tokens, customMethods };
 }
+
+const describeIssues = (issues: readonly { path: PropertyKey[]; message: string }[]): string =>
+  issues.map((i) => `${i.path.map(String).join('.') || '(body)'}: ${i.message}`).join('; ');
 
 /** Runs several services' rules for one resource in order; a replacement document flows on to the next. */
 export function combineRules(list: readonly ResourceRules[]): ResourceRules {
