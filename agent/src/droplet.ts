@@ -30,6 +30,7 @@ import { registerPowerCommands } from './power/power-commands.js';
 import { startWorkloads } from './workloads/start-workloads.js';
 import type { WorkloadOptions, Workloads } from './workloads/start-workloads.js';
 import { startChannelServices } from './transfer/channel-services.js';
+import { removePartFilesLeftBehind } from './transfer/part-files.js';
 import { channelServicesOnDemand } from './channel-services-on-demand.js';
 
 /** The longest the first connection waits for the first reading of device info. */
@@ -117,7 +118,6 @@ export async function startDroplet(options: DropletOptions): Promise<Droplet> {
     bootId: options.bootId,
     logger,
     reporter,
-    link,
     ...options.hooks,
   });
   await hooks.runOnBootIfDue();
@@ -161,6 +161,7 @@ export async function startDroplet(options: DropletOptions): Promise<Droplet> {
 
   const workloads = startWorkloads(link, paths.dataDir, lastDesired?.pods, logger, options.workloads);
   registerPowerCommands(link, { power, runShutdownHooks, logger });
+  await removePartFilesLeftBehind(paths.dataDir, logger);
   const channels = startChannelServices({
     link,
     logger,
@@ -227,7 +228,7 @@ export async function startDroplet(options: DropletOptions): Promise<Droplet> {
     osUpdater,
     workloads,
     async stop() {
-      channels.stop();
+      await channels.stop();
       await workloads.stop();
       await osUpdater?.stop();
       reporting.stop();

@@ -13,7 +13,6 @@ export interface AgentHooksOptions {
   bootId: string;
   logger: Logger;
   reporter: { report(partial: ReportedStatus): void };
-  link: { onConnected(listener: () => void): () => void };
   timeoutsMs?: Partial<HookTimeouts>;
   killGraceMs?: number;
 }
@@ -27,11 +26,14 @@ export interface AgentHooks {
    * agent runs it itself, before it connects.
    */
   runOnBootIfDue(): Promise<void>;
-  /** Reports the recorded runs, then runs after-droplet at the first connection of a boot (once per boot). */
+  /**
+   * Reports the recorded runs, then starts after-droplet unless it already ran in this boot: the agent is up,
+   * whether or not the control plane can be reached (spec 000: "once the device agent is up").
+   */
   start(): Promise<void>;
   /** Runs on-shutdown; called before every reboot or power-off the agent starts. */
   runShutdownHooks: ShutdownHooks;
-  /** Ends a hook still running (as systemd does when it stops the agent) and stops following the link. */
+  /** Ends a hook still running (as systemd does when it stops the agent). */
   stop(): Promise<void>;
 }
 
@@ -41,8 +43,6 @@ export function agentHooks(options: AgentHooksOptions): AgentHooks {
   const runs = new Map<HookName, HookRun>();
   const stopping = new AbortController();
   const running = new Set<Promise<unknown>>();
-  let unsubscribe: () => void = () => {};
-  let afterDropletDue = true;
 
   const report = (): void => {
     const hooks = HOOK_NAMES.flatMap((name) => runs.get(name) ?? []);
@@ -85,18 +85,13 @@ export function agentHooks(options: AgentHooksOptions): AgentHooks {
         if (recorded !== undefined && !runs.has(name)) runs.set(name, recorded);
       }
       report();
-      afterDropletDue = !(await ranThisBoot('after-droplet'));
-      unsubscribe = options.link.onConnected(() => {
-        if (!afterDropletDue) return;
-        afterDropletDue = false;
-        void run('after-droplet').catch((err: unknown) => logger.error({ err }, 'the after-droplet hook failed'));
-      });
+      if (await ranThisBoot('after-droplet')) return;
+      void run('after-droplet').catch((err: unknown) => logger.error({ err }, 'the after-droplet hook failed'));
     },
 
     runShutdownHooks: () => run('on-shutdown'),
 
     async stop() {
-      unsubscribe();
       stopping.abort();
       await Promise.allSettled([...running]);
     },

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   ApiError,
   CHANNEL_OPEN_COMMAND,
@@ -11,6 +12,9 @@ import {
 import type { Channel, ChannelErrorDetail, ChannelService, FlowSettings } from '@outpost/shared';
 import type { AgentLink } from '../link/agent-link.js';
 import type { Logger } from '../logging/logger.js';
+
+/** The longest `stop` waits for the services of open channels to clean up. */
+const STOP_WAIT_MS = 5_000;
 
 /** What a channel service does once its arguments are accepted: `run` moves the bytes, `info` answers the open. */
 export interface OpenedChannelService {
@@ -36,8 +40,13 @@ export interface ChannelServicesOptions {
  * command and runs its service; a failing service aborts its channel with the error, and a lost link fails
  * every open channel.
  */
-export function startChannelServices(options: ChannelServicesOptions): { stop(): void; readonly open: number } {
+export function startChannelServices(options: ChannelServicesOptions): {
+  /** fails every open channel and settles once their services have cleaned up (an upload's temporary file) */
+  stop(): Promise<void>;
+  readonly open: number;
+} {
   const { link, logger } = options;
+  const running = new Set<Promise<void>>();
   const table = new ChannelTable(
     (frame) => link.sendBinary(frame),
     options.flow,
@@ -63,24 +72,29 @@ export function startChannelServices(options: ChannelServicesOptions): { stop():
       throw err;
     }
     // after the result of the open is on its way
-    setImmediate(() => {
-      opened
-        .run()
-        .catch((err: unknown) => {
-          const detail = detailOf(err);
-          if (channel.error === undefined) logger.warn({ service, channelId, ...detail }, 'channel service failed');
-          channel.abort(detail);
-        })
-        .finally(() => table.release(channelId));
-    });
+    const started = new Promise<void>((resolve) => setImmediate(resolve));
+    const run = started
+      .then(() => opened.run())
+      .catch((err: unknown) => {
+        const detail = detailOf(err);
+        if (channel.error === undefined) logger.warn({ service, channelId, ...detail }, 'channel service failed');
+        channel.abort(detail);
+      })
+      .finally(() => {
+        table.release(channelId);
+        running.delete(run);
+      });
+    running.add(run);
     return opened.info ?? {};
   });
   return {
-    stop() {
+    async stop() {
       offCommand();
       offBinary();
       offDisconnected();
       table.failAll(unavailable('the agent is stopping'));
+      // a service that does not end with its channel must not hold the agent's stop up
+      await Promise.race([Promise.all(running), sleep(STOP_WAIT_MS, undefined, { ref: false })]);
     },
     get open() {
       return table.size;

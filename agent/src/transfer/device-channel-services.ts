@@ -2,6 +2,7 @@ import type { ChannelService } from '@outpost/shared';
 import type { DebugBundleSources } from '../debug/debug-bundle.js';
 import { debugBundleService } from '../debug/debug-bundle.js';
 import type { ChannelServiceHandler } from './channel-services.js';
+import { partFileRecord } from './part-files.js';
 import { downloadService, uploadService } from './transfer-services.js';
 
 /** Every channel service of a device: file upload and download, and the debug bundle. */
@@ -9,7 +10,7 @@ export function deviceChannelServices(
   bundle: DebugBundleSources,
 ): Partial<Record<ChannelService, ChannelServiceHandler>> {
   return {
-    'transfer.upload': uploadService(bundle.logger),
+    'transfer.upload': uploadService(bundle.logger, partFileRecord(bundle.paths.dataDir, bundle.logger)),
     'transfer.download': downloadService(bundle.paths.deviceRoot, bundle.logger),
     'debug.bundle': debugBundleService(bundle),
   };

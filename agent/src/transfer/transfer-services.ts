@@ -7,7 +7,7 @@ import {
   uploadArgsSchema,
   writeTree,
 } from '@outpost/shared';
-import type { UploadSummary } from '@outpost/shared';
+import type { PartFileRecord, UploadSummary } from '@outpost/shared';
 import type { z } from 'zod';
 import type { Logger } from '../logging/logger.js';
 import type { ChannelServiceHandler } from './channel-services.js';
@@ -15,14 +15,15 @@ import { downloadSource, placeUploadRoot, uploadDestination } from './remote-pat
 
 /**
  * `transfer.upload`: writes the transfer stream the channel carries at the requested path (each file through a
- * temporary file, renamed into place once its SHA-256 matches) and answers with an upload summary.
+ * temporary file, renamed into place once its SHA-256 matches, told to `partFiles`) and answers with an upload
+ * summary.
  */
-export function uploadService(logger: Logger): ChannelServiceHandler {
+export function uploadService(logger: Logger, partFiles: PartFileRecord): ChannelServiceHandler {
   return async (raw, channel) => {
     const destination = uploadDestination(parseArgs(uploadArgsSchema, raw, 'transfer.upload').path);
     return {
       run: async () => {
-        const writer = new TreeWriter({ placeRoot: (root) => placeUploadRoot(destination, root) });
+        const writer = new TreeWriter({ placeRoot: (root) => placeUploadRoot(destination, root), partFiles });
         const summary = await writeTree(channel, writer);
         logger.info(
           { destination: summary.destination, files: summary.files, bytes: summary.bytes },

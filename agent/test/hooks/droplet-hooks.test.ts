@@ -46,7 +46,7 @@ const hookWarnings = (output: string): unknown[] =>
     .filter((line) => line.level >= 40 && line.hook !== undefined);
 
 describe('droplet hooks on a simulated device (real droplet process, file backend)', () => {
-  it('runs on-boot before the agent connects and after-droplet once connected, once per boot, and reports both', async () => {
+  it('runs on-boot before the agent connects and after-droplet once the agent is up, once per boot, and reports both', async () => {
     const { plane, root } = await simulatedDevice();
     await writeHook(
       root,
@@ -79,7 +79,7 @@ describe('droplet hooks on a simulated device (real droplet process, file backen
     ]);
     const log = first.output();
     expect(log.indexOf('the on-boot hook finished')).toBeLessThan(log.indexOf('connected to the control plane'));
-    expect(log.indexOf('connected to the control plane')).toBeLessThan(log.indexOf('running the after-droplet hook'));
+    expect(log.indexOf('the on-boot hook finished')).toBeLessThan(log.indexOf('running the after-droplet hook'));
 
     // the agent restarts within the same boot: neither hook runs again, the recorded runs are reported again
     first.child.kill('SIGTERM');
@@ -95,6 +95,38 @@ describe('droplet hooks on a simulated device (real droplet process, file backen
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(await readMarkers(root)).toHaveLength(3);
     expect(second.output()).not.toContain('running the');
+  });
+
+  it('runs after-droplet once the agent is up even when the control plane cannot be reached', async () => {
+    const plane = await FakeControlPlane.start();
+    const unreachable = plane.url;
+    await plane.close(); // nothing listens there any more
+    const root = await tempDir();
+    await provisionSimulatedDevice(root, unreachable, key);
+    await writeHook(root, 'after-droplet', markerLine);
+    const droplet = start(root);
+
+    const markers = await eventually(async () => {
+      const found = await readMarkers(root);
+      expect(found.map((m) => m.hook)).toEqual(['after-droplet']);
+      return found;
+    }, 20_000);
+    const recorded = await eventually(async () => {
+      const run = JSON.parse(await readFile(join(root, 'data', 'hooks', 'after-droplet.json'), 'utf8')) as HookRun;
+      expect(run).toMatchObject({ exitCode: 0, bootId: markers[0]!.bootId });
+      return run;
+    });
+    expect(droplet.output()).not.toContain('connected to the control plane');
+
+    // started again in the same boot, still offline: it does not run again
+    droplet.child.kill('SIGTERM');
+    await droplet.exit;
+    const again = start(root);
+    await eventually(() => expect(again.output()).toContain('droplet started'), 20_000);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await readMarkers(root)).toHaveLength(1);
+    expect(again.output()).not.toContain('running the after-droplet hook');
+    expect(recorded.bootId).toBe(markers[0]!.bootId);
   });
 
   it('hooks in {device_root}/config/hooks survive an OS upgrade; on-shutdown runs before the reboot the agent starts', async () => {

@@ -19,6 +19,7 @@ import { agentPaths } from '../../src/config/paths.js';
 import type { SystemFactsSource } from '../../src/metrics/system-facts.js';
 import { startChannelServices } from '../../src/transfer/channel-services.js';
 import { deviceChannelServices } from '../../src/transfer/device-channel-services.js';
+import { partFilesDir } from '../../src/transfer/part-files.js';
 import { useTempDirs } from '../helpers/temp-dir.js';
 import { eventually } from '../helpers/eventually.js';
 import { readChannel, startChannelPeer } from './channel-peer.js';
@@ -146,6 +147,8 @@ describe('transfer services on the agent', () => {
       if (interrupt === 'abort') channel.abort({ status: 'ABORTED', message: 'client went away' });
       else peer.cut();
       await eventually(() => expect(readdirSync(box)).toEqual([]));
+      // nothing is left for the next start to clean up either
+      expect(readdirSync(partFilesDir(join(deviceRoot, 'data')))).toEqual([]);
       await peer.connect();
     }
   });

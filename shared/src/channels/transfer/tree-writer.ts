@@ -20,6 +20,16 @@ export interface TreeWriterOptions {
   /** where the root lands (the path rules of the receiving side); may create or inspect directories */
   placeRoot(root: TreeRoot): Promise<string>;
   onProgress?(progress: FileProgress): void;
+  /** told of every temporary file, so that one a killed process left behind can be found and removed later */
+  partFiles?: PartFileRecord;
+}
+
+/** Keeps track of the temporary files a writer has on disk. */
+export interface PartFileRecord {
+  /** before the temporary file is created */
+  add(path: string): Promise<void>;
+  /** once it is renamed into place or removed */
+  remove(path: string): Promise<void>;
 }
 
 export interface TreeSummary {
@@ -115,6 +125,7 @@ export class TreeWriter {
     await file.flushing?.catch(() => undefined);
     await file.handle.close().catch(() => undefined);
     await rm(file.temp, { force: true });
+    await this.options.partFiles?.remove(file.temp);
   }
 
   private async destinationOf(entry: string, kind: 'dir' | 'file'): Promise<string> {
@@ -159,10 +170,12 @@ export class TreeWriter {
         : fsError(err, parent);
     });
     const temp = join(parent, `.${basename(destination)}.${randomBytes(6).toString('hex')}.outpost-part`);
+    await this.options.partFiles?.add(temp);
     let handle: FileHandle;
     try {
       handle = await open(temp, 'wx', 0o600);
     } catch (err) {
+      await this.options.partFiles?.remove(temp);
       throw fsError(err, destination);
     }
     this.current = {
@@ -251,6 +264,7 @@ export class TreeWriter {
       throw fsError(err, file.destination);
     }
     this.current = undefined;
+    await this.options.partFiles?.remove(file.temp);
     this.files += 1;
     this.bytes += size;
     this.progress(file, true);
