@@ -123,8 +123,7 @@ export async function startDroplet(options: DropletOptions): Promise<Droplet> {
   await hooks.runOnBootIfDue();
   const runShutdownHooks = options.runShutdownHooks ?? hooks.runShutdownHooks;
   const lastDesired = await readDesiredDevice(paths.desiredDeviceFile, logger);
-  const health = new HealthMonitor({ reporter, logger });
-  health.apply(lastDesired?.healthChecks);
+  const health = new HealthMonitor({ reporter, logger, onConditionChange: () => osUpdater?.healthChanged() });
   const osUpdater =
     options.os === undefined
       ? undefined
@@ -152,6 +151,8 @@ export async function startDroplet(options: DropletOptions): Promise<Droplet> {
           ...(options.os.atBoundary === undefined ? {} : { atBoundary: options.os.atBoundary }),
           ...optionalDesired(lastDesired),
         });
+  // the last checks, before the first plan: a trial boot must not commit before their verdicts
+  health.apply(lastDesired?.healthChecks);
   if (osUpdater !== undefined) {
     await osUpdater.prime();
   } else {

@@ -20,6 +20,8 @@ export interface HealthMonitorOptions {
   logger: Logger;
   /** runs one check; default the real probes */
   probe?: Probe;
+  /** a check's condition changed or went away (the OS updater's commit decision follows them) */
+  onConditionChange?: () => void;
 }
 
 interface ScheduledCheck {
@@ -77,6 +79,7 @@ export class HealthMonitor {
       const types = new Set(gone.map((c) => healthConditionType(c.id)));
       const conditions = this.options.reporter.current.conditions ?? [];
       this.options.reporter.report({ conditions: conditions.filter((c) => !types.has(c.type)) });
+      this.options.onConditionChange?.();
     }
 
     for (const [id, next] of wanted) {
@@ -178,6 +181,7 @@ export class HealthMonitor {
     const type = healthConditionType(check.id);
     this.options.logger.info({ check: check.check?.name ?? check.id, ...condition }, `health check ${type}`);
     this.options.reporter.setCondition({ type, ...condition });
+    this.options.onConditionChange?.();
   }
 }
 

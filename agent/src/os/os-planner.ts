@@ -1,7 +1,10 @@
 import type { Slot } from '@outpost/shared';
+import { describeBlockers } from '../health/commit-gate.js';
+import type { CommitBlocker } from '../health/commit-gate.js';
 import { otherSlot } from './boot/boot-backend.js';
 import type { BootState } from './boot/boot-backend.js';
 import type { OperationImage, OsOperation, OsProgress } from './os-progress.js';
+import { compareVersions } from './version-order.js';
 
 /** What the device record asks for (undefined as a whole until a spec is known). */
 export interface DesiredOs {
@@ -20,8 +23,8 @@ export interface PlannerInput {
   progress: OsProgress;
   /** the link is up (welcome received) */
   connected: boolean;
-  /** no failing Healthy/* condition */
-  healthy: boolean;
+  /** the health checks that keep a trial boot from committing (failing, or no verdict yet); none: healthy */
+  commitBlockers: readonly CommitBlocker[];
   /** test hook OUTPOST_TEST_NEVER_COMMIT */
   neverCommit: boolean;
   commitTimeoutMs: number;
@@ -60,8 +63,8 @@ export type Step =
   | { kind: 'start-switch'; version: string; slot: Slot }
   /** ask the bootloader to try the operation's slot once */
   | { kind: 'switch' }
-  /** run the on-shutdown hooks and reboot */
-  | { kind: 'reboot'; reason: string }
+  /** run the on-shutdown hooks and reboot; a trial boot giving up remembers why it did not commit */
+  | { kind: 'reboot'; reason: string; notCommitted?: NotCommitted }
   /** commit the running trial slot */
   | { kind: 'commit' }
   /** the trial slot was committed but the progress not yet updated */
@@ -74,6 +77,13 @@ export type Step =
   | { kind: 'drop-operation'; reason: string; cancelTry: boolean }
   /** `version` (this artifact of it) cannot be installed: remember it as failed */
   | { kind: 'fail'; message: string; version: string; sha256?: string };
+
+/** Why a trial boot gave up without a commit. */
+export interface NotCommitted {
+  reason: string;
+  /** ids of the health checks failing at the time */
+  failingHealthChecks: string[];
+}
 
 export interface Plan {
   step: Step;
@@ -110,7 +120,9 @@ export function planNextStep(input: PlannerInput): Plan {
     return { step: { kind: 'note-running', slot: boot.runningSlot, version: runningVersion } };
   }
   if (desired === undefined) return { step: { kind: 'idle' } };
-  return planConvergence(input, desired);
+  const plan = planConvergence(input, desired);
+  if (plan.condition === undefined || desired.version === undefined) return plan;
+  return { ...plan, condition: withFailingChecksNote(plan.condition, input.commitBlockers, desired.version) };
 }
 
 /** This boot runs a slot that is not committed. */
@@ -133,9 +145,10 @@ function planTrialBoot(input: PlannerInput): Plan {
       ),
     };
   }
+  const blockers = input.commitBlockers;
   const waitingFor = [
     input.connected ? undefined : 'the control plane',
-    input.healthy ? undefined : 'the health checks to pass',
+    blockers.length === 0 ? undefined : `the health checks to pass: ${describeBlockers(blockers)}`,
   ].filter((reason): reason is string => reason !== undefined);
   if (waitingFor.length === 0 && !input.neverCommit) {
     return {
@@ -151,8 +164,9 @@ function planTrialBoot(input: PlannerInput): Plan {
     const reason =
       `slot ${boot.runningSlot} (${version}) was not committed within ` +
       `${Math.round(input.commitTimeoutMs / 1000)} s (${why})`;
+    const failingHealthChecks = blockers.filter((b) => b.failing).map((b) => b.id);
     return {
-      step: { kind: 'reboot', reason },
+      step: { kind: 'reboot', reason, notCommitted: { reason, failingHealthChecks } },
       condition: rebooting(`${reason}; rebooting into slot ${boot.activeSlot}`),
     };
   }
@@ -171,7 +185,7 @@ function planAfterSwitch(input: PlannerInput, operation: OsOperation): Plan {
   if (!sameBoot && boot.lastFailed === operation.slot) {
     return {
       step: { kind: 'record-rollback' },
-      condition: rolledBack(operation.version, operation.slot, input.runningVersion),
+      condition: rolledBack(operation, input.runningVersion),
     };
   }
   if (desired !== undefined && desired.version !== operation.version) {
@@ -247,10 +261,23 @@ function planConvergence(input: PlannerInput, desired: DesiredOs): Plan {
   }
   if (input.deviceType !== undefined && typeId(image.deviceType) !== typeId(input.deviceType)) {
     return failStep(
-      `the image of ${wanted} is for device type ${image.deviceType}, not ${input.deviceType}`,
+      `refused ${wanted}: its image is for device type ${image.deviceType}, and this device is a ` +
+        `${input.deviceType} (nothing was downloaded)`,
       wanted,
       image.sha256,
     );
+  }
+  const minimum = image.minimumPreviousVersion;
+  if (minimum !== undefined) {
+    const order = runningVersion === undefined ? undefined : compareVersions(runningVersion, minimum);
+    if (order === undefined || order < 0) {
+      return failStep(
+        `refused ${wanted}: its minimumPreviousVersion is ${minimum} and this device runs ` +
+          `${runningVersion ?? 'an unknown version'}; upgrade through ${minimum} first (nothing was downloaded)`,
+        wanted,
+        image.sha256,
+      );
+    }
   }
   return {
     step: { kind: 'start-download', image, slot: spare },
@@ -276,14 +303,46 @@ const switchMessage = (operation: OsOperation): string => `switching to ${operat
 const changedTo = (version: string | undefined): string =>
   version === undefined || version === '' ? 'spec.osVersion was cleared' : `spec.osVersion changed to ${version}`;
 
-export const rolledBackMessage = (version: string, slot: Slot, running: string | undefined): string =>
-  `${version} did not boot or was not committed in slot ${slot}; running ${running ?? 'the retained version'}`;
+/** Why the bootloader came back from the operation's slot: the reason its trial gave up, when it got that far. */
+export const rolledBackMessage = (
+  operation: Pick<OsOperation, 'version' | 'slot' | 'notCommitted'>,
+  running: string | undefined,
+): string => {
+  const { version, slot, notCommitted } = operation;
+  const back = `running ${running ?? 'the retained version'}`;
+  if (notCommitted === undefined) return `${version} did not boot or was not committed in slot ${slot}; ${back}`;
+  return `${version} was rolled back: ${notCommitted.reason}; ${back}`;
+};
 
-const rolledBack = (version: string, slot: Slot, running: string | undefined): OsReady => ({
+const rolledBack = (operation: OsOperation, running: string | undefined): OsReady => ({
   status: 'False',
   reason: 'RolledBack',
-  message: rolledBackMessage(version, slot, running),
+  message: rolledBackMessage(operation, running),
 });
+
+/** Reasons of the steps before the trial boot, when a failing health check is worth knowing about. */
+const BEFORE_TRIAL: ReadonlySet<OsReadyReason> = new Set(['Pending', 'Downloading', 'Installing']);
+
+/**
+ * The condition, before the trial boot of `version`, with a note naming the health checks that already fail:
+ * the trial boot will not commit while one does.
+ */
+export function withFailingChecksNote(
+  condition: OsReady,
+  blockers: readonly CommitBlocker[],
+  version: string,
+): OsReady {
+  const failing = blockers.filter((b) => b.failing);
+  if (!BEFORE_TRIAL.has(condition.reason) || failing.length === 0) return condition;
+  const subject =
+    failing.length === 1
+      ? `health check ${describeBlockers(failing)} already fails`
+      : `health checks ${describeBlockers(failing)} already fail`;
+  return {
+    ...condition,
+    message: `${condition.message}; ${subject}: a trial boot of ${version} does not commit while a health check fails`,
+  };
+}
 
 const converged = (message: string): OsReady => ({ status: 'True', reason: 'Converged', message });
 const installing = (message: string): OsReady => ({ status: 'False', reason: 'Installing', message });

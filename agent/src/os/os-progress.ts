@@ -28,6 +28,8 @@ const operationSchema = z.object({
   switchBootId: z.string().optional(),
   /** reboots done for this operation, so a bootloader that never takes the try cannot loop forever */
   reboots: z.int().nonnegative(),
+  /** why its trial boot gave up without a commit (kept across the reboot into the fallback slot) */
+  notCommitted: z.object({ reason: z.string(), failingHealthChecks: z.array(z.string()) }).optional(),
 });
 export type OsOperation = z.infer<typeof operationSchema>;
 
@@ -43,7 +45,15 @@ const progressSchema = z.object({
   slots: z.object({ A: slotRecordSchema.optional(), B: slotRecordSchema.optional() }),
   operation: operationSchema.optional(),
   /** a version whose trial boot failed: not retried until spec.osVersion changes */
-  rolledBack: z.object({ version: z.string(), slot: slotSchema, message: z.string() }).optional(),
+  rolledBack: z
+    .object({
+      version: z.string(),
+      slot: slotSchema,
+      message: z.string(),
+      /** the health checks whose failure kept the trial boot from committing */
+      failingHealthChecks: z.array(z.string()).optional(),
+    })
+    .optional(),
   /** an artifact that could not be installed (bad hash, signature, size, space): not retried until it changes */
   failed: z.object({ version: z.string(), sha256: z.string().optional(), message: z.string() }).optional(),
   /** the spec.osVersion last seen ('' for none), to notice when it changes */

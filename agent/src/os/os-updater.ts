@@ -1,5 +1,7 @@
-import type { Condition, DesiredDevice, ReportedStatus } from '@outpost/shared';
+import type { DesiredDevice, ReportedStatus } from '@outpost/shared';
 import { withHttpScheme } from '../config/register-device.js';
+import { commitBlockers } from '../health/commit-gate.js';
+import type { CommitBlocker } from '../health/commit-gate.js';
 import { createBackoff } from '../link/backoff.js';
 import type { Backoff, BackoffPolicy } from '../link/backoff.js';
 import type { Logger } from '../logging/logger.js';
@@ -10,7 +12,7 @@ import { isTrialBoot } from './boot/boot-backend.js';
 import { ArtifactError } from './download/artifact-error.js';
 import { downloadImage } from './download/image-download.js';
 import type { FreeSpace } from './download/free-space.js';
-import { downloadMessage, planNextStep, rolledBackMessage } from './os-planner.js';
+import { downloadMessage, planNextStep, rolledBackMessage, withFailingChecksNote } from './os-planner.js';
 import type { DesiredOs, OsReady, PlannerInput, Step } from './os-planner.js';
 import type { OsOperation, OsProgress, OsProgressStore } from './os-progress.js';
 import { committedVersion, osUpdateStatus } from './os-status.js';
@@ -128,6 +130,11 @@ export class OsUpdater {
     await this.loop;
   }
 
+  /** A health check's condition changed: plan again (a trial boot may commit now; the reported checks change). */
+  healthChanged(): void {
+    this.wake();
+  }
+
   /** A new desired device from the server. */
   setDesired(device: DesiredDevice): void {
     const desired = desiredOsOf(device);
@@ -192,7 +199,7 @@ export class OsUpdater {
       runningVersion,
       progress,
       connected: this.options.link.connected,
-      healthy: this.healthy(),
+      commitBlockers: this.commitBlockers(),
       neverCommit: this.options.neverCommit ?? false,
       commitTimeoutMs: this.options.commitTimeoutMs,
       now: this.now(),
@@ -200,23 +207,15 @@ export class OsUpdater {
     return { input, boot };
   }
 
-  /**
-   * No Healthy/* condition is failing (False) or still waiting for its first verdict (Unknown/Pending); no
-   * condition at all counts as healthy, and so does a check this agent cannot run (Unknown/Unsupported).
-   */
-  private healthy(): boolean {
-    const conditions: Condition[] = this.options.reporter.current.conditions ?? [];
-    return !conditions.some(
-      (c) =>
-        c.type.startsWith('Healthy/') && (c.status === 'False' || (c.status === 'Unknown' && c.reason === 'Pending')),
-    );
+  private commitBlockers(): CommitBlocker[] {
+    return commitBlockers(this.options.reporter.current.conditions ?? []);
   }
 
   private reportState({ input, boot }: Snapshot): void {
     const { reporter, backend } = this.options;
     const version = committedVersion(boot, input.progress, input.runningVersion);
     reporter.report({
-      osUpdate: osUpdateStatus(backend.name, boot, input.progress, input.runningVersion),
+      osUpdate: osUpdateStatus(backend.name, boot, input.progress, input.runningVersion, input.commitBlockers),
       ...(version === undefined ? {} : { deviceInfo: { osVersion: version } }),
     });
     if (version !== undefined && version !== this.reportedVersion) {
@@ -225,6 +224,11 @@ export class OsUpdater {
         .onCommittedVersion?.(version)
         .catch((err: unknown) => this.options.logger.warn({ err }, 'cannot record the committed OS version'));
     }
+  }
+
+  /** A condition on the way to the trial boot of `version`, naming the health checks that already fail. */
+  private setBeforeTrialCondition(version: string, condition: OsReady): void {
+    this.setCondition(withFailingChecksNote(condition, this.commitBlockers(), version));
   }
 
   private setCondition(condition: OsReady): void {
@@ -284,7 +288,15 @@ export class OsUpdater {
         return;
       case 'reboot':
         if (operation !== undefined) {
-          await this.save({ ...progress, operation: { ...operation, reboots: operation.reboots + 1 } });
+          const { notCommitted } = step;
+          await this.save({
+            ...progress,
+            operation: {
+              ...operation,
+              reboots: operation.reboots + 1,
+              ...(notCommitted === undefined ? {} : { notCommitted }),
+            },
+          });
         }
         await this.reboot(step.reason);
         return;
@@ -337,7 +349,7 @@ export class OsUpdater {
       if (note === undefined && this.now() - lastReport < interval) return;
       lastReport = this.now();
       const message = downloadMessage(operation.version, bytes, image.size);
-      this.setCondition({
+      this.setBeforeTrialCondition(operation.version, {
         status: 'False',
         reason: 'Downloading',
         message: note === undefined ? message : `${message} (${note})`,
@@ -366,7 +378,11 @@ export class OsUpdater {
           showProgress(bytes, `${err.message}; resuming in ${Math.ceil(delayMs / 1000)} s`);
         },
       });
-      this.setCondition({ status: 'False', reason: 'Installing', message: `verifying ${operation.version}` });
+      this.setBeforeTrialCondition(operation.version, {
+        status: 'False',
+        reason: 'Installing',
+        message: `verifying ${operation.version}`,
+      });
       const actual = digest.toString('hex');
       if (actual !== image.sha256) {
         throw new ArtifactError(
@@ -422,13 +438,19 @@ export class OsUpdater {
   }
 
   private async recordRollback(input: PlannerInput, operation: OsOperation): Promise<void> {
-    const message = rolledBackMessage(operation.version, operation.slot, input.runningVersion);
+    const message = rolledBackMessage(operation, input.runningVersion);
     this.options.logger.warn({ version: operation.version, slot: operation.slot }, message);
     const { operation: _done, ...rest } = input.progress;
+    const failingHealthChecks = operation.notCommitted?.failingHealthChecks ?? [];
     await this.save({
       ...rest,
       slots: { ...rest.slots, [operation.slot]: { version: operation.version, good: false } },
-      rolledBack: { version: operation.version, slot: operation.slot, message },
+      rolledBack: {
+        version: operation.version,
+        slot: operation.slot,
+        message,
+        ...(failingHealthChecks.length === 0 ? {} : { failingHealthChecks }),
+      },
     });
   }
 

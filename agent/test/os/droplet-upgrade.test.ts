@@ -120,7 +120,10 @@ describe('droplet --boot-backend file: A/B upgrades of a simulated device (real 
     plane.publish(v110.image, v110.content);
     plane.setOsVersion('1.1.0', v110.image);
     await plane.waitForOsReady('Verifying', /not committed yet: commits are disabled \(OUTPOST_TEST_NEVER_COMMIT\)$/);
-    await plane.waitForOsReady('RolledBack', /^1\.1\.0 did not boot or was not committed in slot B; running 1\.0\.0/);
+    await plane.waitForOsReady(
+      'RolledBack',
+      /^1\.1\.0 was rolled back: slot B \(1\.1\.0\) was not committed within 2 s \(commits are disabled \(OUTPOST_TEST_NEVER_COMMIT\)\); running 1\.0\.0/,
+    );
     expect(plane.osReadyHistory()).toContain(
       'False/Rebooting: slot B (1.1.0) was not committed within 2 s (commits are disabled (OUTPOST_TEST_NEVER_COMMIT)); rebooting into slot A',
     );

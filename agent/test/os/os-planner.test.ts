@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Slot } from '@outpost/shared';
 import { MAX_SWITCH_REBOOTS, planNextStep } from '../../src/os/os-planner.js';
 import type { DesiredOs, Plan, PlannerInput } from '../../src/os/os-planner.js';
+import type { CommitBlocker } from '../../src/health/commit-gate.js';
 import type { OperationImage, OsOperation, OsProgress } from '../../src/os/os-progress.js';
 
 const image = (version: string, sha = 'a'.repeat(64)): OperationImage => ({
@@ -13,6 +14,9 @@ const image = (version: string, sha = 'a'.repeat(64)): OperationImage => ({
   signature: 'sig',
   url: `/v1/artifacts/${sha}`,
 });
+
+const failingCheck = (id: string, message: string): CommitBlocker => ({ id, failing: true, message });
+const pendingCheck = (id: string): CommitBlocker => ({ id, failing: false, message: 'waiting for results' });
 
 const want = (version: string | undefined, withImage = true): DesiredOs =>
   version === undefined ? {} : withImage ? { version, image: image(version) } : { version };
@@ -25,7 +29,7 @@ function input(overrides: Partial<PlannerInput> = {}): PlannerInput {
     boot: { bootId: 'boot-1', bootTimeMs: 0, runningSlot: 'A', activeSlot: 'A' },
     runningVersion: '1.0.0',
     connected: true,
-    healthy: true,
+    commitBlockers: [],
     neverCommit: false,
     commitTimeoutMs: 300_000,
     now: 10_000,
@@ -182,7 +186,59 @@ const cases: Case[] = [
     input: input({ desired: { version: '1.1.0', image: { ...image('1.1.0'), deviceType: 'rpi4' } } }),
     step: { kind: 'fail' },
     reason: 'Failed',
-    message: /for device type rpi4, not simulated/,
+    message:
+      /^refused 1\.1\.0: its image is for device type rpi4, and this device is a simulated \(nothing was downloaded\)$/,
+  },
+  {
+    name: 'an image whose minimumPreviousVersion the running version does not meet fails before any download',
+    input: input({ desired: { version: '2.0.0', image: { ...image('2.0.0'), minimumPreviousVersion: '1.2.0' } } }),
+    step: { kind: 'fail', version: '2.0.0', sha256: 'a'.repeat(64) },
+    reason: 'Failed',
+    message:
+      /^refused 2\.0\.0: its minimumPreviousVersion is 1\.2\.0 and this device runs 1\.0\.0; upgrade through 1\.2\.0 first \(nothing was downloaded\)$/,
+  },
+  {
+    name: 'a prerelease of the minimum does not meet it',
+    input: input({
+      runningVersion: '1.2.0-rc.1',
+      progress: { slots: { A: { version: '1.2.0-rc.1', good: true } } },
+      desired: { version: '2.0.0', image: { ...image('2.0.0'), minimumPreviousVersion: '1.2.0' } },
+    }),
+    step: { kind: 'fail' },
+    reason: 'Failed',
+  },
+  {
+    name: 'an unknown running version does not meet a minimum',
+    input: input({
+      runningVersion: undefined,
+      desired: { version: '2.0.0', image: { ...image('2.0.0'), minimumPreviousVersion: '1.0.0' } },
+    }),
+    step: { kind: 'fail' },
+    message: /this device runs an unknown version/,
+  },
+  {
+    name: 'a minimum the running version meets downloads',
+    input: input({ desired: { version: '2.0.0', image: { ...image('2.0.0'), minimumPreviousVersion: '1.0.0' } } }),
+    step: { kind: 'start-download', slot: 'B' },
+    reason: 'Downloading',
+  },
+  {
+    name: 'before the download, a health check that already fails is named: the trial would not commit',
+    input: input({ desired: want('1.1.0'), commitBlockers: [failingCheck('web', 'HTTP 503'), pendingCheck('disk')] }),
+    step: { kind: 'start-download' },
+    reason: 'Downloading',
+    message:
+      /^downloading 1\.1\.0: 0%; health check web \(HTTP 503\) already fails: a trial boot of 1\.1\.0 does not commit while a health check fails$/,
+  },
+  {
+    name: 'a failed version is not noted with failing health checks',
+    input: input({
+      desired: want('1.1.0'),
+      commitBlockers: [failingCheck('web', 'HTTP 503')],
+      progress: progressWith({ failed: { version: '1.1.0', sha256: 'a'.repeat(64), message: 'bad signature' } }),
+    }),
+    step: { kind: 'idle' },
+    message: /^bad signature$/,
   },
   {
     name: 'a device type may be written as deviceTypes/x',
@@ -312,6 +368,26 @@ const cases: Case[] = [
     message: /^1\.1\.0 did not boot or was not committed in slot B; running 1\.0\.0$/,
   },
   {
+    name: 'rolled back after a trial that gave up: says why, naming the failing health checks',
+    input: input({
+      desired: want('1.1.0'),
+      boot: { bootId: 'boot-3', bootTimeMs: 0, runningSlot: 'A', activeSlot: 'A', lastFailed: 'B' },
+      progress: progressWith({
+        operation: switched({
+          notCommitted: {
+            reason:
+              'slot B (1.1.0) was not committed within 300 s (waiting for the health checks to pass: web (HTTP 503))',
+            failingHealthChecks: ['web'],
+          },
+        }),
+      }),
+    }),
+    step: { kind: 'record-rollback' },
+    reason: 'RolledBack',
+    message:
+      /^1\.1\.0 was rolled back: slot B \(1\.1\.0\) was not committed within 300 s \(waiting for the health checks to pass: web \(HTTP 503\)\); running 1\.0\.0$/,
+  },
+  {
     name: 'a fallback is recorded even when the spec changed since',
     input: input({
       boot: { bootId: 'boot-3', bootTimeMs: 0, runningSlot: 'A', activeSlot: 'A', lastFailed: 'B' },
@@ -353,11 +429,26 @@ const cases: Case[] = [
     message: /^booted 1\.1\.0 in slot B for a trial; not committed yet: waiting for the control plane$/,
   },
   {
-    name: 'a trial boot waits for the health checks',
-    input: trial({ healthy: false }),
+    name: 'a trial boot waits for the health checks, naming those failing or without a verdict',
+    input: trial({ commitBlockers: [failingCheck('web', 'connection refused'), pendingCheck('disk')] }),
     step: { kind: 'idle' },
     reason: 'Verifying',
-    message: /not committed yet: waiting for the health checks to pass$/,
+    message:
+      /not committed yet: waiting for the health checks to pass: web \(connection refused\), disk \(no verdict yet\)$/,
+  },
+  {
+    name: 'a trial boot kept from its commit by a failing check gives up at the deadline, remembering why',
+    input: trial({ commitBlockers: [failingCheck('web', 'HTTP 503'), pendingCheck('disk')], now: 300_000 }),
+    step: {
+      kind: 'reboot',
+      notCommitted: {
+        reason:
+          'slot B (1.1.0) was not committed within 300 s ' +
+          '(waiting for the health checks to pass: web (HTTP 503), disk (no verdict yet))',
+        failingHealthChecks: ['web'],
+      },
+    },
+    reason: 'Rebooting',
   },
   {
     name: 'a trial boot never commits with the test hook',
@@ -455,7 +546,7 @@ describe('the upgrade planner', () => {
       ),
       desiredVersion: maybe(version),
       connected: fc.boolean(),
-      healthy: fc.boolean(),
+      commitBlockers: fc.constantFrom([], [failingCheck('web', 'HTTP 503')], [pendingCheck('disk')]),
       neverCommit: fc.boolean(),
       now: fc.integer({ min: 0, max: 600_000 }),
     });
@@ -501,7 +592,7 @@ describe('the upgrade planner', () => {
                 }),
           },
           connected: a.connected,
-          healthy: a.healthy,
+          commitBlockers: a.commitBlockers,
           neverCommit: a.neverCommit,
           commitTimeoutMs: 300_000,
           now: a.now,
@@ -510,7 +601,7 @@ describe('the upgrade planner', () => {
         const trialBoot = a.running !== a.active;
         if (step.kind === 'start-download' || step.kind === 'start-switch') expect(step.slot).not.toBe(a.running);
         if (step.kind === 'commit') expect(trialBoot).toBe(true);
-        if (step.kind === 'commit') expect(a.neverCommit || !a.connected || !a.healthy).toBe(false);
+        if (step.kind === 'commit') expect(a.neverCommit || !a.connected || a.commitBlockers.length > 0).toBe(false);
         if (step.kind === 'download') expect(given.progress.operation?.slot).not.toBe(a.running);
         if (step.kind === 'idle' && trialBoot) expect(step.wakeAtMs).toBeDefined();
         if (step.kind === 'note-desired') expect(step.version).not.toBe(given.progress.desiredVersion ?? '');

@@ -197,7 +197,7 @@ describe('the OS updater in one boot', () => {
     });
     await plane.waitForOsReady(
       'Verifying',
-      /^booted 1\.1\.0 in slot B for a trial; not committed yet: waiting for the health checks to pass$/,
+      /^booted 1\.1\.0 in slot B for a trial; not committed yet: waiting for the health checks to pass: web \(HTTP 500\)$/,
     );
     expect(plane.status.osUpdate).toMatchObject({ runningSlot: 'B', activeSlot: 'A' });
     expect(plane.status.deviceInfo?.osVersion).toBe('1.0.0');
@@ -214,6 +214,21 @@ describe('the OS updater in one boot', () => {
     });
     await plane.waitForStatus('1.1.0 committed', convergedOn('1.1.0'));
     expect(plane.status.osUpdate).toMatchObject({ runningSlot: 'B', activeSlot: 'B' });
+  });
+
+  it('refuses an image whose minimumPreviousVersion it does not meet: Failed naming the rule, nothing downloaded', async () => {
+    const { plane } = await device();
+    await plane.waitForStatus('the factory version', convergedOn('1.0.0'));
+    const { content, image } = testImage('2.0.0', 10 * KiB, key);
+    plane.publish(image, content);
+    plane.setOsVersion('2.0.0', { ...image, minimumPreviousVersion: '1.2.0' });
+    await plane.waitForOsReady(
+      'Failed',
+      /^refused 2\.0\.0: its minimumPreviousVersion is 1\.2\.0 and this device runs 1\.0\.0; upgrade through 1\.2\.0 first \(nothing was downloaded\)$/,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(plane.artifacts.requests).toEqual([]);
+    expect(plane.status.deviceInfo?.osVersion).toBe('1.0.0');
   });
 
   it('waits with Pending while the version is not published for the device type', async () => {

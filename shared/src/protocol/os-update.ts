@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { boundedRecord, label, text } from './bounds.js';
+import { boundedRecord, label, message, text } from './bounds.js';
 
 export const SLOTS = ['A', 'B'] as const;
 export type Slot = (typeof SLOTS)[number];
@@ -38,5 +38,16 @@ export const osUpdateStatusSchema = z.object({
   slots: boundedRecord(z.object({ version: label.optional() }), 16).optional(),
   /** the boot environment as the bootloader sees it (grubenv / U-Boot variables / file state) */
   bootEnv: boundedRecord(text, 1024).optional(),
+  /** ids of the health checks failing now (`Healthy/<id>` False): a trial boot does not commit while one does */
+  failingHealthChecks: z.array(label).max(256).optional(),
+  /** the version whose trial the bootloader gave up on (until spec.osVersion changes), why, and which checks failed */
+  rolledBack: z
+    .object({
+      version: label,
+      slot: z.enum(SLOTS),
+      message,
+      failingHealthChecks: z.array(label).max(256).optional(),
+    })
+    .optional(),
 });
 export type OsUpdateStatus = z.infer<typeof osUpdateStatusSchema>;
