@@ -73,6 +73,10 @@ describe('scripts/install-agent.sh', () => {
     expect(packages).not.toContain('vitest');
     expect(packages).not.toContain('typescript');
     expect(packages).not.toContain('systeminformation');
+    // only a test uses gRPC, and the agent compares no versions: neither ships to devices
+    for (const unused of ['@grpc/grpc-js', '@grpc/proto-loader', 'protobufjs', 'semver']) {
+      expect(packages).not.toContain(unused);
+    }
   });
 
   it('with --dest-root plans an image install that is enabled, not started', async () => {
