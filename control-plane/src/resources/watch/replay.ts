@@ -43,13 +43,13 @@ export function replayFrom(handle: ResourceHandle, from: number, shape: Stateles
   const last: { seq: number; message: ChangeMessage }[] = [];
   for (const [name, changes] of byName) {
     const doc = now.get(name)?.doc ?? null;
-    const verdict = lastVerdict(shape, handle, changes, doc);
-    if (verdict === 'removed') last.push({ seq: changes.at(-1)!.seq, message: removedMessage(name) });
+    const found = lastVerdict(shape, handle, changes, doc);
+    if (found?.verdict === 'removed') last.push({ seq: found.seq, message: removedMessage(name) });
     // a resource whose last verdict is Current still matches: no later change took it out
-    if (verdict === 'current' && doc !== null)
-      last.push({ seq: changes.at(-1)!.seq, message: currentMessage(shape, doc) });
+    if (found?.verdict === 'current' && doc !== null)
+      last.push({ seq: found.seq, message: currentMessage(shape, doc) });
   }
-  last.sort((a, b) => a.seq - b.seq);
+  last.sort((a, b) => a.seq - b.seq); // in the order the live stream sent these last messages
   return { messages: last.map((l) => l.message), position: Math.max(position, handle.engineLog.head()) };
 }
 
@@ -59,7 +59,7 @@ function lastVerdict(
   handle: ResourceHandle,
   changes: readonly LoggedChange[],
   now: Doc | null,
-): Verdict {
+): { verdict: Verdict; seq: number } | undefined {
   const schema = handle.def.filterSchema;
   let view = now === null ? null : filterView(now, schema); // the filterable fields after changes[i]
   for (let i = changes.length - 1; i >= 0; i--) {
@@ -68,7 +68,7 @@ function lastVerdict(
     const before = stateBefore(change, after, schema);
     const changed = change.op === 'update' && change.paths !== null ? decodePaths(change.paths) : undefined;
     const verdict = verdictOf(shape, filterMatches(shape, before), filterMatches(shape, after), changed);
-    if (verdict !== undefined) return verdict;
+    if (verdict !== undefined) return { verdict, seq: change.seq };
     view = before;
   }
   return undefined;
