@@ -24,22 +24,44 @@ export async function confirmOnTerminal(warning: string, question: string, force
   }
 }
 
+interface PowerAction {
+  /** the command and the API method */
+  verb: 'reboot' | 'shutdown';
+  /** what the action does to a device, in words */
+  does: string;
+  effect: string;
+  /** the question that asks for "yes" */
+  question: string;
+}
+
+const POWER_ACTIONS: readonly PowerAction[] = [
+  {
+    verb: 'reboot',
+    does: 'reboot',
+    effect: 'it goes offline and its workloads stop until it is back',
+    question: 'Type yes to reboot it: ',
+  },
+  {
+    verb: 'shutdown',
+    does: 'shut down',
+    effect: 'it stays offline until someone powers it on again',
+    question: 'Type yes to shut it down: ',
+  },
+];
+
 /** `outpost devices reboot|shutdown <device_name> [--force]` (spec 000 "Command-line operations"). */
 export function registerPowerCommands(group: Command, ctxFactory: ContextFactory): void {
-  for (const [verb, gerund, effect] of [
-    ['reboot', 'reboot', 'it goes offline and its workloads stop until it is back'],
-    ['shutdown', 'shut down', 'it stays offline until someone powers it on again'],
-  ] as const) {
+  for (const { verb, does, effect, question } of POWER_ACTIONS) {
     group
       .command(`${verb} <device_name>`)
-      .description(`${gerund} a device through its own connection; asks for "yes" unless --force`)
+      .description(`${does} a device through its own connection; asks for "yes" unless --force`)
       .option('--force', 'do not ask for confirmation')
       .action(async (deviceName: string, opts: { force?: boolean }, command: Command) => {
         const ctx = ctxFactory(command);
         if (opts.force !== true) {
           const confirmed = await confirmOnTerminal(
-            `warning: this will ${gerund} ${deviceName}: ${effect}.`,
-            `Type yes to ${gerund} it: `,
+            `warning: this will ${does} ${deviceName}: ${effect}.`,
+            question,
             '--force',
           );
           if (!confirmed) throw new Error(`aborted: ${deviceName} was not sent anything`);

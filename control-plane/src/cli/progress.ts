@@ -5,7 +5,19 @@ export interface Progress {
   stop(): void;
 }
 
-const mib = (n: number): string => (n / 1048576).toFixed(1);
+const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB'] as const;
+
+/** A byte count in the unit that fits its size: `512 B`, `1.5 KiB`, `40.0 MiB`, `2.3 GiB`. */
+export function formatBytes(bytes: number): string {
+  let value = Math.max(bytes, 0);
+  let unit = 0;
+  // compared as shown: 1023.96 KiB would read 1024.0 KiB, which is 1.0 MiB
+  while (unit < UNITS.length - 1 && (unit === 0 ? value : Number(value.toFixed(1))) >= 1024) {
+    value /= 1024;
+    unit++;
+  }
+  return unit === 0 ? `${Math.round(value)} B` : `${value.toFixed(1)} ${UNITS[unit]}`;
+}
 
 /**
  * A progress bar on stderr for a person waiting on a transfer; without a terminal, a line every few seconds,
@@ -15,17 +27,20 @@ export function progressBar(label: string, total: number, stream: NodeJS.WriteSt
   if (stream.isTTY) {
     const bar = new cliProgress.SingleBar(
       {
-        format: `${label} [{bar}] {percentage}% {doneMiB}/{totalMiB} MiB {speed} MiB/s eta {eta}s`,
+        format: `${label} [{bar}] {percentage}% {doneBytes}/{totalBytes} {speed}/s eta {eta}s`,
         stream,
         hideCursor: true,
       },
       cliProgress.Presets.shades_classic,
     );
     const started = Date.now();
-    bar.start(total, 0, { doneMiB: '0.0', totalMiB: mib(total), speed: '0.0' });
+    bar.start(total, 0, { doneBytes: formatBytes(0), totalBytes: formatBytes(total), speed: formatBytes(0) });
     return {
       update: (done) =>
-        bar.update(done, { doneMiB: mib(done), speed: mib(done / Math.max((Date.now() - started) / 1000, 0.001)) }),
+        bar.update(done, {
+          doneBytes: formatBytes(done),
+          speed: formatBytes(done / Math.max((Date.now() - started) / 1000, 0.001)),
+        }),
       stop: () => bar.stop(),
     };
   }
@@ -34,7 +49,8 @@ export function progressBar(label: string, total: number, stream: NodeJS.WriteSt
     update: (done) => {
       if (Date.now() - last < 5000 && done < total) return;
       last = Date.now();
-      stream.write(`${label}: ${mib(done)}/${mib(total)} MiB (${total ? Math.floor((done * 100) / total) : 100}%)\n`);
+      const percent = total ? Math.floor((done * 100) / total) : 100;
+      stream.write(`${label}: ${formatBytes(done)}/${formatBytes(total)} (${percent}%)\n`);
     },
     stop: () => undefined,
   };
