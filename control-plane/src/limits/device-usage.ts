@@ -4,6 +4,7 @@ import type { LimitsContext } from './context.js';
 import { limitName, needsSettling, release, tryConsume } from './core/index.js';
 import { regionsOf } from './records.js';
 import { limitOf } from './records.js';
+import { refreshPendingReasonsOf } from './pending-reasons.js';
 import { settle } from './settle.js';
 import { loadScope } from './scope.js';
 
@@ -14,8 +15,9 @@ export { DEVICES_RESOURCE, DEVICES_SERVICE };
 /**
  * The devices service as the first client of the limits service: a device takes one from its project's
  * devices Limit in its region when created (RESOURCE_EXHAUSTED beyond activeLimit) and gives it back when
- * deleted. Both run inside the device write's transaction, so usage never drifts. A device of a project that
- * does not exist as a resource is not metered; one in a region its project does not list is refused.
+ * deleted. Both run inside the device write's transaction, so usage never drifts, and so do the reasons of the
+ * project's pending requests that speak of it. A device of a project that does not exist as a resource is not
+ * metered; one in a region its project does not list is refused.
  */
 export function deviceLimitRules(ctx: LimitsContext): ResourceRules {
   return {
@@ -39,6 +41,7 @@ export function deviceLimitRules(ctx: LimitsContext): ResourceRules {
       const result = tryConsume(limitOf(stored), 1);
       if (!result.ok) throw resourceExhausted(result.reason);
       ctx.h.limits.patch(name, (limit) => ({ ...limit, usage: result.limit.usage }));
+      refreshPendingReasonsOf(ctx, new Set([place.project]));
     },
     afterDelete: (doc) => {
       const place = placeOf(String(doc['name']));
@@ -48,7 +51,9 @@ export function deviceLimitRules(ctx: LimitsContext): ResourceRules {
       if (!stored) return;
       const released = release(limitOf(stored), 1);
       ctx.h.limits.patch(name, (limit) => ({ ...limit, usage: released.usage }));
-      if (needsSettling(released) && ctx.h.projects.find(place.project)) settle(ctx, loadScope(ctx, [place.project]));
+      if (!ctx.h.projects.find(place.project)) return;
+      if (needsSettling(released)) settle(ctx, loadScope(ctx, [place.project]));
+      else refreshPendingReasonsOf(ctx, new Set([place.project]));
     },
   };
 }

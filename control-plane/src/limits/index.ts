@@ -48,6 +48,9 @@
  *   planAssignmentRequests.accept on the approver) re-evaluates against the tree of that moment and is
  *   FAILED_PRECONDITION (request stays PENDING) when the parent cannot back it. Declining sets REJECTED with
  *   the given reason. A PENDING request may be rewritten (and is judged again); a concluded one keeps it.
+ *   The reason of a PENDING request is judged again by every write that may change what it speaks of (a
+ *   settle of its entity, a device of its project, a change of the plan it asks for), so it stays true; only
+ *   the approver concludes it (see pending-reasons.ts).
  *   Conclusions: UNDEFINED (never stored), PENDING, APPROVED, REJECTED.
  * - Plans: generation starts at 1 and grows on every change of resourceLimits; every assignment using the plan
  *   (and every pool and limit below) follows in the same transaction; a plan in use cannot be deleted.

@@ -2,13 +2,14 @@ import { guardCapacity } from './capacity-guard.js';
 import type { LimitsContext } from './context.js';
 import { recomputeTree, type Assignment, type RecomputeResult } from './core/index.js';
 import { assignmentKey, type AssignmentRef } from './assignment-row.js';
+import { refreshPendingReasonsOf } from './pending-reasons.js';
 import type { Scope } from './scope.js';
 import { writeAssignmentDocs, writeTree } from './tree-writer.js';
 
 /**
- * Recomputes a scope and writes what changed: pools, limits and the computed fields of assignments. Refuses
- * (FAILED_PRECONDITION, nothing written, the caller's transaction rolls back) when a pool would have to back
- * more than its size.
+ * Recomputes a scope and writes what changed: pools, limits and the computed fields of assignments, then the
+ * reasons of the scope's pending requests that no longer hold. Refuses (FAILED_PRECONDITION, nothing written,
+ * the caller's transaction rolls back) when a pool would have to back more than its size.
  */
 export function settle(ctx: LimitsContext, scope: Scope): RecomputeResult {
   const result = recomputeTree(
@@ -33,7 +34,13 @@ export function settle(ctx: LimitsContext, scope: Scope): RecomputeResult {
     ctx.h.planAssignments.remove(ref.planAssignment);
     if (ref.acceptedPlan) ctx.h.acceptedPlans.remove(ref.acceptedPlan);
   }
+  refreshPendingReasonsOf(ctx, entitiesOf(scope));
   return result;
+}
+
+function entitiesOf(scope: Scope): Set<string> {
+  const { organizations, projects, services = [] } = scope.hierarchy;
+  return new Set([...organizations, ...projects, ...services].map((node) => node.name));
 }
 
 /** The scope with one entity's assignment for a service replaced (or removed when `next` is undefined). */

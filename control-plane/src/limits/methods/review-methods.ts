@@ -9,7 +9,8 @@ import type { CustomCall, CustomMethod } from '../../resources/http/custom-metho
 import type { Doc } from '../../resources/resource-table.js';
 import type { LimitsContext } from '../context.js';
 import { acceptStatus, capacityError, declineStatus, requestEffect, type RequestStatus } from '../core/index.js';
-import { carryOut, currentSpec, prepareRequest } from '../request-handling.js';
+import { currentSpec, prepareRequest } from '../prepared-request.js';
+import { carryOut } from '../request-handling.js';
 import { record, text } from '../records.js';
 
 export const ACCEPT_PERMISSION = permissionOf(planAssignmentRequestDefinition, 'accept');
@@ -63,8 +64,9 @@ export function reviewMethods(ctx: LimitsContext): CustomMethod[] {
             request: prepared.request,
           });
           if (!effect.capacity.ok) throw capacityError(effect.capacity.violation);
-          const acceptedPlan = carryOut(ctx, prepared, effect.next);
+          // concluded first, so the settling that follows does not judge its reason again as a pending one
           ctx.h.requests.patch(call.target, (request) => ({ ...request, status: accepted }));
+          const acceptedPlan = carryOut(ctx, prepared, effect.next);
           return { acceptedPlan: acceptedPlan ? ctx.h.acceptedPlans.find(acceptedPlan) : undefined };
         }),
     },

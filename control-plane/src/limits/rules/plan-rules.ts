@@ -5,13 +5,15 @@ import type { LimitsContext } from '../context.js';
 import { entityKind, nextPlanGeneration, parseResourceRef } from '../core/index.js';
 import { HierarchyReader } from '../hierarchy-reader.js';
 import { ownerOf } from '../names.js';
+import { refreshPendingReasonsNaming } from '../pending-reasons.js';
 import { assignmentsUsingPlan, settlePlanDependents } from '../plan-dependents.js';
 import { list, planOf, record, text } from '../records.js';
 
 /**
  * Plans: a service's plans are for that service; an organization's plans name their service and serve the
  * entities under the organization. generation starts at 1 and grows with every change of resourceLimits,
- * which every assignment using the plan then applies (with its pools and limits) in the same transaction.
+ * which every assignment using the plan then applies (with its pools and limits) in the same transaction;
+ * the pending requests asking for a plan that changed or went have their reasons judged again.
  */
 export function planRules(ctx: LimitsContext): ResourceRules {
   const check = (doc: Doc): Doc => {
@@ -55,6 +57,7 @@ export function planRules(ctx: LimitsContext): ResourceRules {
     },
     afterUpdate: (before, after) => {
       if (before['generation'] !== after['generation']) settlePlanDependents(ctx, text(after['name']));
+      refreshPendingReasonsNaming(ctx, text(after['name']));
     },
     beforeDelete: (doc) => {
       const users = assignmentsUsingPlan(ctx, text(doc['name']));
@@ -65,5 +68,6 @@ export function planRules(ctx: LimitsContext): ResourceRules {
         );
       }
     },
+    afterDelete: (doc) => refreshPendingReasonsNaming(ctx, text(doc['name'])),
   };
 }

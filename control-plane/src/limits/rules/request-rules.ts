@@ -4,7 +4,8 @@ import type { ResourceRules } from '../../resources/resource-rules.js';
 import type { Doc } from '../../resources/resource-table.js';
 import type { LimitsContext } from '../context.js';
 import { capacityError, submitRequest } from '../core/index.js';
-import { carryOut, currentSpec, prepareRequest } from '../request-handling.js';
+import { currentSpec, prepareRequest } from '../prepared-request.js';
+import { carryOut } from '../request-handling.js';
 import { record, text } from '../records.js';
 
 /**

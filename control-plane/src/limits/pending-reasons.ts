@@ -1,0 +1,75 @@
+import { ApiError } from '@outpost/shared';
+import type { SqlFragment } from '@outpost/shared';
+import type { Doc } from '../resources/resource-table.js';
+import { column, type LimitsContext } from './context.js';
+import { submitRequest } from './core/index.js';
+import { ownerOf } from './names.js';
+import { record, text } from './records.js';
+import { currentSpec, prepareRequest } from './prepared-request.js';
+
+/** Beyond this many entities the pending requests are read by conclusion alone (SQLite caps bound values). */
+const MAX_LISTED_ENTITIES = 500;
+
+/**
+ * The reason of a PENDING request speaks of values that keep changing after it was filed: the assignee's
+ * allowances, the plans it names, its regions and what it has in use. Every write that may change them for
+ * some entities judges the pending requests of those entities again (inside the same transaction), and a
+ * reason that no longer holds is rewritten, so a reason never describes a tree that is gone. The conclusion
+ * stays PENDING: only the approver concludes a request that was not approved when it was filed.
+ */
+export function refreshPendingReasonsOf(ctx: LimitsContext, entities: ReadonlySet<string>): void {
+  if (entities.size === 0) return;
+  const where: SqlFragment[] = [];
+  if (entities.size <= MAX_LISTED_ENTITIES) {
+    where.push({ sql: `parent IN (${[...entities].map(() => '?').join(', ')})`, params: [...entities] });
+  }
+  refresh(
+    ctx,
+    pendingWhere(ctx, where).filter((doc) => entities.has(ownerOf(text(doc['name'])))),
+  );
+}
+
+/** The same for the pending requests asking for one plan (its values changed, or it is gone). */
+export function refreshPendingReasonsNaming(ctx: LimitsContext, plan: string): void {
+  refresh(ctx, pendingWhere(ctx, [{ sql: `${column(ctx.h.requests, 'request.assign.plan')} = ?`, params: [plan] }]));
+}
+
+function pendingWhere(ctx: LimitsContext, where: SqlFragment[]): Doc[] {
+  const handle = ctx.h.requests;
+  return handle.table
+    .query({
+      where: [{ sql: `${column(handle, 'status.conclusion')} = ?`, params: ['PENDING'] }, ...where],
+      keys: [{ sql: 'name', desc: false }],
+    })
+    .map((row) => row.doc);
+}
+
+function refresh(ctx: LimitsContext, pending: readonly Doc[]): void {
+  for (const doc of pending) {
+    const reason = reasonNow(ctx, doc);
+    if (reason === text(record(doc['status'])['reason'])) continue;
+    ctx.h.requests.patch(text(doc['name']), (request) => ({
+      ...request,
+      status: { conclusion: 'PENDING', reason },
+    }));
+  }
+}
+
+/** Why the request waits, judged against the tree of this moment. */
+export function reasonNow(ctx: LimitsContext, doc: Doc): string {
+  try {
+    const prepared = prepareRequest(ctx, doc);
+    const { decision } = submitRequest(prepared.snapshot, {
+      assignee: prepared.assignee,
+      service: prepared.service,
+      current: currentSpec(prepared),
+      request: prepared.request,
+      requesterIsSystem: false,
+    });
+    if (decision.conclusion === 'PENDING') return decision.reason;
+    return `would be approved at once if filed now (${decision.reason}); needs the approver`;
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    return `cannot be carried out as it stands (${err.message}); accepting it fails until that changes`;
+  }
+}

@@ -1,0 +1,69 @@
+import { failedPrecondition, invalidArgument, notFound } from '@outpost/shared';
+import type { Doc } from '../resources/resource-table.js';
+import { usablePlan } from './assignment-spec.js';
+import type { LimitsContext } from './context.js';
+import { assignerOf, type LimitsSnapshot, type RequestType } from './core/index.js';
+import { HierarchyReader } from './hierarchy-reader.js';
+import { ownerOf } from './names.js';
+import { requestTypeOf, specOf, text } from './records.js';
+import { loadScope, snapshotOf, type Scope } from './scope.js';
+
+/** A PlanAssignmentRequest read against the current tree: what it asks of whom, and who approves it. */
+export interface PreparedRequest {
+  assignee: string;
+  service: string;
+  approver: string;
+  request: RequestType;
+  /** the assignee's PlanAssignment the request works on, if it has one */
+  current: Doc | undefined;
+  scope: Scope;
+  snapshot: LimitsSnapshot;
+}
+
+export function prepareRequest(ctx: LimitsContext, doc: Doc): PreparedRequest {
+  const reader = new HierarchyReader(ctx);
+  const assignee = ownerOf(text(doc['name']));
+  if (!reader.entity(assignee)) throw failedPrecondition(`${assignee} does not exist`);
+  const request = requestTypeOf(doc['request']);
+  if (typeof request === 'string') throw invalidArgument(request);
+
+  let service: string;
+  let current: Doc | undefined;
+  const plans: string[] = [];
+  if ('assign' in request) {
+    const plan = request.assign.plan;
+    if (!plan) throw invalidArgument('request.assign.plan is required');
+    const planRecord = reader.plan(plan);
+    if (!planRecord) throw failedPrecondition(`plan "${plan}" does not exist`);
+    service = planRecord.service;
+    usablePlan(ctx, reader, plan, assignee, service);
+    plans.push(plan);
+  } else {
+    const assignment = 'extend' in request ? request.extend.assignment : request.unassign.assignment;
+    if (!assignment.startsWith(`${assignee}/planAssignments/`)) {
+      throw invalidArgument(`assignment "${assignment}" is not a plan assignment of ${assignee}`);
+    }
+    current = ctx.h.planAssignments.find(assignment);
+    if (!current) throw notFound(`plan assignment "${assignment}" does not exist`);
+    service = text(current['service']);
+  }
+  const given = text(doc['service']);
+  if (given !== '' && given !== service)
+    throw invalidArgument(`service "${given}" does not match the request's ${service}`);
+
+  const scope = loadScope(ctx, [assignee], { plans, reader });
+  // the assignee's assignment for the service (an entity holds one per service), as the scope read it
+  current ??= scope.planAssignmentOf(assignee, service);
+  const snapshot = snapshotOf(scope);
+  return {
+    assignee,
+    service,
+    approver: assignerOf(snapshot.index, assignee, service),
+    request,
+    current,
+    scope,
+    snapshot,
+  };
+}
+
+export const currentSpec = (prepared: PreparedRequest) => (prepared.current ? specOf(prepared.current) : undefined);
