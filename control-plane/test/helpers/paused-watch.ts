@@ -69,7 +69,13 @@ export async function openPausedWatch(url: string, apiKey: string, body: unknown
         for (const line of lines) if (line.trim() !== '') pending.push(JSON.parse(line) as Record<string, unknown>);
         if (take()) finish();
       };
-      const onEnd = (): void => finish();
+      const onEnd = (): void => {
+        // an error answer is one JSON body, which need not end in a newline
+        if (rest.trim() !== '') pending.push(JSON.parse(rest) as Record<string, unknown>);
+        rest = '';
+        take();
+        finish();
+      };
       const timer = setTimeout(() => finish(new Error(`no awaited watch message within ${timeoutMs} ms`)), timeoutMs);
       if (take()) return finish();
       response.on('data', onData);
