@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { decodePaths } from '../../src/resources/change-facts.js';
 import { ResourceEngine } from '../../src/resources/resource-engine.js';
 import { tempDatabases } from '../helpers/temp-databases.js';
 import { widgetDefinition } from '../helpers/widgets.js';
@@ -74,5 +75,47 @@ describe('change log', () => {
     widgets.remove(name('doomed'));
     const [deleted] = engine.log.read('widgets', start, 10);
     expect(deleted).toMatchObject({ op: 'delete', name: name('doomed'), deleted: { spec: { size: 3 } } });
+  });
+
+  it('keeps what a resume needs of an update: its changed paths and the previous values of changed filterable fields', () => {
+    const { engine, widgets } = freshEngine();
+    const start = engine.log.head();
+    widgets.put({ name: name('w1'), displayName: 'a', spec: { color: 'red', size: 1 } });
+    widgets.patch(name('w1'), (d) => ({ ...d, spec: { color: 'blue', size: 1 }, status: { counter: 3 } }));
+    const [created, updated] = engine.log.read('widgets', start, 10);
+    expect(created).toMatchObject({ op: 'create', paths: null, prior: null });
+    expect(updated!.op).toBe('update');
+    expect(decodePaths(updated!.paths!)).toEqual([
+      'metadata.generation',
+      'metadata.resourceVersion',
+      'metadata.updateTime',
+      'spec.color',
+      'status.counter',
+    ]);
+    const createTime = (widgets.find(name('w1'))!['metadata'] as { createTime: string }).createTime;
+    expect(JSON.parse(updated!.prior!)).toEqual([
+      ['metadata.updateTime', createTime],
+      ['metadata.generation', 1],
+      ['spec.color', 'red'],
+      ['status.counter', null],
+    ]);
+  });
+
+  it('upgrades a log written by an earlier version: its rows read as puts that kept neither paths nor values', () => {
+    const { db } = freshDatabase();
+    db.exec(`CREATE TABLE change_log (
+      seq INTEGER PRIMARY KEY AUTOINCREMENT, plural TEXT NOT NULL, name TEXT NOT NULL, op TEXT NOT NULL,
+      doc TEXT, time TEXT NOT NULL)`);
+    db.prepare("INSERT INTO change_log(plural, name, op, doc, time) VALUES ('widgets', ?, 'put', NULL, ?)").run(
+      name('old'),
+      new Date().toISOString(),
+    );
+    const engine = new ResourceEngine(db);
+    const widgets = engine.register(widgetDefinition);
+    widgets.put({ name: name('new'), spec: { size: 1 } });
+    expect(engine.log.read('widgets', 0, 10).map((c) => [c.seq, c.op, c.paths])).toEqual([
+      [1, 'put', null],
+      [2, 'create', null],
+    ]);
   });
 });
