@@ -1,0 +1,220 @@
+/**
+ * Update safety (issue 15): no rule of an OS upgrade can be bypassed by timing, and a rollback says why. A real
+ * control plane and real droplet processes on the simulated (file) boot backend, every step seen through a watch.
+ */
+import { randomBytes } from 'node:crypto';
+import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Device } from '@outpost/shared';
+import { startTestServer, TEST_ADMIN_KEY } from '../../control-plane/test/helpers/test-server.js';
+import type { TestServer } from '../../control-plane/test/helpers/test-server.js';
+import { DeviceTimeline } from './helpers/device-timeline.js';
+import type { Snapshot } from './helpers/device-timeline.js';
+import { DROPLET, runCli, startProcess } from './helpers/processes.js';
+import type { RunningProcess } from './helpers/processes.js';
+
+const parent = 'projects/safety/regions/eu';
+let server: TestServer;
+let work: string;
+const agents: RunningProcess[] = [];
+const timelines: DeviceTimeline[] = [];
+const cliEnv = (): Record<string, string> => ({ OUTPOST_SERVER: server.url, OUTPOST_API_KEY: TEST_ADMIN_KEY });
+
+beforeAll(async () => {
+  server = await startTestServer({}, { heartbeatSeconds: 1 });
+  work = mkdtempSync(join(tmpdir(), 'outpost-safety-'));
+  const keygen = await runCli(['os', 'keygen', join(work, 'signing')], cliEnv());
+  expect(keygen.code, keygen.stderr).toBe(0);
+  await publish('1.2.0');
+  await publish('2.0.0', '1.2.0');
+});
+afterEach(async () => {
+  timelines.splice(0).forEach((t) => t.close());
+  await Promise.all(agents.splice(0).map((a) => a.stop('SIGKILL')));
+});
+afterAll(async () => {
+  await server.dispose();
+  await rm(work, { recursive: true, force: true });
+});
+
+async function publish(version: string, minimumPreviousVersion?: string): Promise<void> {
+  const image = join(work, `image-${version}.img`);
+  writeFileSync(image, randomBytes(1024 * 1024));
+  const result = await runCli(
+    [
+      'os',
+      'publish',
+      '--device-type',
+      'simulated',
+      '--version',
+      version,
+      '--image',
+      image,
+      '--key',
+      join(work, 'signing.key'),
+      ...(minimumPreviousVersion === undefined ? [] : ['--minimum-previous-version', minimumPreviousVersion]),
+    ],
+    cliEnv(),
+  );
+  expect(result.code, result.stderr).toBe(0);
+}
+
+interface SimulatedDevice {
+  name: string;
+  timeline: DeviceTimeline;
+  start(extra?: string[]): RunningProcess;
+}
+
+/** `outpost devices provision` at factory version 1.0.0 of type simulated, with the signing key trusted. */
+async function provisionedDevice(id: string): Promise<SimulatedDevice> {
+  const name = `${parent}/devices/${id}`;
+  const root = join(work, id);
+  const result = await runCli(
+    [
+      'devices',
+      'provision',
+      name,
+      '--device-root',
+      root,
+      '--boot-backend',
+      'file',
+      '--factory-version',
+      '1.0.0',
+      '--device-type',
+      'simulated',
+    ],
+    cliEnv(),
+  );
+  expect(result.code, result.stderr).toBe(0);
+  mkdirSync(join(root, 'config', 'trust'), { recursive: true });
+  copyFileSync(join(work, 'signing.pub'), join(root, 'config', 'trust', 'signing.pub'));
+  const timeline = new DeviceTimeline(server.admin, name);
+  timelines.push(timeline);
+  return {
+    name,
+    timeline,
+    start: (extra = []) => {
+      const agent = startProcess(DROPLET, [
+        '--device-root',
+        root,
+        '--metrics-interval',
+        '30',
+        '--log-level',
+        'warn',
+        ...extra,
+      ]);
+      agents.push(agent);
+      return agent;
+    },
+  };
+}
+
+const setVersion = (name: string, osVersion: string) =>
+  server.admin.update<Device>({ name, spec: { osVersion } }, { updateMask: 'spec.osVersion' });
+const converged = (version: string) => (s: Snapshot) =>
+  s.connection === 'CONNECTED' && s.running === version && s.osReady?.reason === 'Converged';
+
+describe('a device provisioned but not yet reported', () => {
+  it('is held to the catalog: an unpublished version and one whose minimum it does not meet are refused', async () => {
+    const d = await provisionedDevice('not-reported');
+    const before = await server.admin.get<Device>(d.name);
+    expect(before.status?.deviceInfo).toMatchObject({ deviceType: 'simulated', osVersion: '1.0.0' });
+    await expect(setVersion(d.name, '2.0.0')).rejects.toMatchObject({
+      status: 'FAILED_PRECONDITION',
+      message: expect.stringContaining('needs the device to run at least 1.2.0; it runs 1.0.0'),
+    });
+    await expect(setVersion(d.name, '9.9.9')).rejects.toMatchObject({
+      status: 'FAILED_PRECONDITION',
+      message: expect.stringContaining('not published'),
+    });
+    expect(await server.admin.get(d.name)).toEqual(before);
+    // its agent then reports the same facts and converges on what it runs
+    d.start();
+    await d.timeline.until(converged('1.0.0'));
+  }, 60_000);
+
+  it('whose spec.osVersion was written before the server knew its type: its agent refuses the image, downloading nothing', async () => {
+    const name = `${parent}/devices/early-spec`;
+    // created with a spec while nothing is known of it: the control plane cannot check, the agent must
+    const created = await server.admin.create<Device>(parent, 'devices', { name, spec: { osVersion: '2.0.0' } });
+    expect(created.status?.conditions).toContainEqual(expect.objectContaining({ type: 'OSReady', reason: 'Pending' }));
+    const d = await provisionedDevice('early-spec');
+    const downloads = server.artifactDownloads();
+    d.start();
+    const refused = await d.timeline.until(
+      (s) => s.connection === 'CONNECTED' && s.osReady?.reason === 'Failed',
+      60_000,
+    );
+    expect(refused.osReady).toEqual({
+      status: 'False',
+      reason: 'Failed',
+      message:
+        'refused 2.0.0: its minimumPreviousVersion is 1.2.0 and this device runs 1.0.0; upgrade through 1.2.0 first ' +
+        '(nothing was downloaded)',
+    });
+    expect(refused.running).toBe('1.0.0');
+    // it stays refused (no retry), and no byte of the image was asked for
+    const after = d.timeline.mark();
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    expect(d.timeline.reasons(after).filter((r) => r !== 'Failed')).toEqual([]);
+    expect(server.artifactDownloads()).toBe(downloads);
+    expect(d.timeline.states.some((s) => s.osReady?.reason === 'Downloading')).toBe(false);
+  }, 60_000);
+});
+
+describe('a health check that fails', () => {
+  it('is named before the download, and a trial boot it keeps from committing rolls back naming it', async () => {
+    const d = await provisionedDevice('failing-check');
+    await server.admin.create(parent, 'healthChecks', {
+      name: `${parent}/healthChecks/marker`,
+      spec: {
+        type: 'DEVICE_FILE',
+        deviceFile: { path: join(work, 'no-such-marker') },
+        intervalSeconds: 0.5,
+        failureThreshold: 1,
+      },
+    });
+    await server.admin.update(
+      { name: d.name, spec: { healthChecks: ['marker'] } },
+      { updateMask: 'spec.healthChecks' },
+    );
+    d.start(['--commit-timeout', '4']);
+    const failing = (s: Snapshot): boolean =>
+      s.device.status?.conditions?.some((c) => c.type === 'Healthy/marker' && c.status === 'False') ?? false;
+    await d.timeline.until((s) => converged('1.0.0')(s) && failing(s));
+    await d.timeline.until((s) => s.device.status?.osUpdate?.failingHealthChecks?.includes('marker') ?? false);
+
+    const mark = d.timeline.mark();
+    const written = await setVersion(d.name, '1.2.0');
+    const pending = written.status?.conditions?.find((c) => c.type === 'OSReady');
+    expect(pending).toMatchObject({ status: 'False', reason: 'Pending' });
+    expect(pending?.message).toMatch(
+      /^waiting for the device to install 1\.2\.0; health check marker \(.+\) already fails/,
+    );
+    const downloading = await d.timeline.until((s) => s.osReady?.reason === 'Downloading', 60_000, mark);
+    expect(downloading.osReady?.message).toMatch(
+      /^downloading 1\.2\.0: \d+%; health check marker \(.+\) already fails: a trial boot of 1\.2\.0 does not commit while a health check fails$/,
+    );
+
+    const rolledBack = await d.timeline.until(
+      (s) => s.connection === 'CONNECTED' && s.osReady?.reason === 'RolledBack',
+      90_000,
+      mark,
+    );
+    expect(rolledBack.running).toBe('1.0.0');
+    expect(rolledBack.osReady?.message).toMatch(
+      /^1\.2\.0 was rolled back: slot B \(1\.2\.0\) was not committed within 4 s \(waiting for the health checks to pass: marker \(.+\)\); running 1\.0\.0/,
+    );
+    // status.osUpdate follows in the same or the next report
+    const reported = await d.timeline.until((s) => s.device.status?.osUpdate?.rolledBack !== undefined, 10_000, mark);
+    expect(reported.device.status?.osUpdate?.rolledBack).toMatchObject({
+      version: '1.2.0',
+      slot: 'B',
+      failingHealthChecks: ['marker'],
+    });
+    expect(d.timeline.reasons(mark)).toContain('Verifying');
+  }, 150_000);
+});
