@@ -290,8 +290,8 @@ function printWatchResponse(
 
 /**
  * The table form of one watch response, one line per change: `CURRENT <name>   path=value ...` with the values
- * of the watch's field mask (without one, MODIFIED shows the fields that changed and ADDED, CURRENT and REMOVED
- * the name alone); resets and sync marks on lines of their own.
+ * of the watch's field mask (without one, MODIFIED shows the values of the fields that changed, and ADDED,
+ * CURRENT and REMOVED the name alone); resets and sync marks on lines of their own.
  */
 export function watchLines(
   def: Pick<ResourceDefinition, 'singular'>,
