@@ -2,7 +2,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import express from 'express';
-import { openDatabase } from './db/open-database.js';
+import { openDatabase, type Db } from './db/open-database.js';
+import { unlessStorageFull } from './db/storage-full.js';
 import { startWalCheckpointer } from './db/wal-checkpointer.js';
 import { ApiKeyStore, Authorizer, adminKeyAnnouncement, authenticateRequest, iamRoutes } from './iam/index.js';
 import type { Principal } from './iam/index.js';
@@ -27,18 +28,24 @@ import { transferRoutes } from './transfer/transfer-routes.js';
 import { dashboardAssetDirectory } from './web/asset-directory.js';
 import { dashboardRoutes } from './web/dashboard-routes.js';
 import { apiErrorHandler, unknownRouteHandler } from './server/http-errors.js';
-import type { ServerConfig } from './server/config.js';
+import { DEFAULT_ARTIFACT_LIMITS, DEFAULT_HTTP_TIMEOUTS, type ServerConfig } from './server/config.js';
+import { jsonBody } from './server/json-body.js';
+import { StalledBodyGuard } from './server/stalled-body-guard.js';
 import type { Logger } from './server/logger.js';
 import type { RunningServer } from './server/run.js';
 import { unauthenticated } from '@outpost/shared';
 import type { ResourceDefinition } from '@outpost/shared';
 import type { ResourceRules } from './resources/resource-rules.js';
 
-const BODY_LIMIT = '8mb';
+/** JSON bodies of authenticated requests; the public ones (a device registering) get far less. */
+const BODY_LIMIT_BYTES = 8 * 1024 * 1024;
+const PUBLIC_BODY_LIMIT_BYTES = 256 * 1024;
 
 /** Resources beyond the built-in services (tests register their own). */
 export interface ServerExtras {
   resources?: readonly { def: ResourceDefinition; rules?: ResourceRules }[];
+  /** called with the database as soon as it is open (tests fill it up: `PRAGMA max_page_count`) */
+  onDatabaseOpened?: (db: Db) => void;
 }
 
 export interface StartedServer extends RunningServer {
@@ -56,16 +63,23 @@ export async function startServer(
 ): Promise<StartedServer> {
   const dbFile = join(config.dataDir, 'outpost.db');
   const db = openDatabase(dbFile);
+  extras.onDatabaseOpened?.(db);
   const checkpointer = startWalCheckpointer(db, dbFile, (message) =>
     logger.error({ message }, 'background WAL checkpoint failed'),
   );
   const engine = new ResourceEngine(db, { checkpoints: checkpointer });
   for (const { def, rules } of extras.resources ?? []) engine.register(def, rules);
-  const artifacts = new ArtifactStore(join(config.dataDir, 'artifacts'));
+  const artifacts = new ArtifactStore(join(config.dataDir, 'artifacts'), {
+    maxBytes: config.maxArtifactBytes ?? DEFAULT_ARTIFACT_LIMITS.maxArtifactBytes,
+    freeSpaceReserveBytes: config.freeSpaceReserveBytes ?? DEFAULT_ARTIFACT_LIMITS.freeSpaceReserveBytes,
+  });
   const catalog = createOsCatalog(engine, artifacts);
   const limits = createLimitsService(engine);
   const devices = createDeviceService(engine, db, { extraRules: [catalog.deviceRules, limits.deviceRules] });
-  limits.bootstrap();
+  // on a full disk the server starts anyway, serving reads; what is skipped here is done at the next start
+  const skippedForFullDisk = (what: string) => (err: unknown) =>
+    logger.error({ err }, `storage is full: ${what} skipped until a later start`);
+  unlessStorageFull(() => limits.bootstrap(), skippedForFullDisk('creating the default devices plans'));
   const healthChecks = createHealthCheckService(engine);
   // remote operations go over the gateway, which is created below
   const sendCommand = (device: string, command: string, args: unknown, timeoutMs: number): Promise<unknown> =>
@@ -77,10 +91,6 @@ export async function startServer(
   const metricsRecorder = recordDeviceMetrics(devices.devices, metricsHistory);
   const keys = new ApiKeyStore(db);
   const authorizer = new Authorizer({ ancestorsOf: limits.ancestorsOf });
-
-  const admin = keys.ensureBootstrapAdminKey(config.adminKey);
-  const announcement = adminKeyAnnouncement(admin);
-  if (announcement) process.stdout.write(announcement + '\n');
 
   const resources = createResourceRouter({
     engine,
@@ -118,10 +128,14 @@ export async function startServer(
   });
 
   let artifactDownloads = 0;
+  const stalledBodies = new StalledBodyGuard(
+    (config.bodyTimeoutSeconds ?? DEFAULT_HTTP_TIMEOUTS.bodyTimeoutSeconds) * 1000,
+  );
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
-  app.use(express.json({ limit: BODY_LIMIT }));
+  // no body is parsed before its route has authenticated the caller: each route reads its own body
+  app.use(stalledBodies.middleware());
   app.get('/healthz', (_req, res) => void res.json({ ok: true }));
   app.use(iamRoutes(keys, authorizer));
   app.use(
@@ -160,16 +174,23 @@ export async function startServer(
     }),
   );
   app.use(dashboardRoutes(dashboardAssetDirectory()));
+  const authenticated = express.Router().use(requireApiKey, ...jsonBody({ limitBytes: BODY_LIMIT_BYTES }));
+  const publicRoute = express.Router().use(...jsonBody({ limitBytes: PUBLIC_BODY_LIMIT_BYTES }));
   app.use(
     '/v1',
-    (req, res, next) => (resources.isPublic(req.method, req.path) ? next() : requireApiKey(req, res, next)),
+    (req, res, next) => (resources.isPublic(req.method, req.path) ? publicRoute : authenticated)(req, res, next),
     resources.router,
   );
   app.use(unknownRouteHandler());
   app.use(apiErrorHandler(logger));
 
-  const server = createServer(app);
-  server.requestTimeout = 0; // a large upload may take longer than any fixed limit; headers still time out
+  const headersTimeoutMs = (config.headersTimeoutSeconds ?? DEFAULT_HTTP_TIMEOUTS.headersTimeoutSeconds) * 1000;
+  // Node checks the headers deadline on this period (default 30 s, too coarse for a deadline of a few seconds)
+  const server = createServer({ connectionsCheckingInterval: Math.min(1000, headersTimeoutMs / 2) }, app);
+  server.headersTimeout = headersTimeoutMs;
+  // a large upload may take longer than any fixed limit: bodies are cut when they stall (StalledBodyGuard)
+  server.requestTimeout = 0;
+  server.keepAliveTimeout = (config.keepAliveTimeoutSeconds ?? DEFAULT_HTTP_TIMEOUTS.keepAliveTimeoutSeconds) * 1000;
   const gateway = new AgentGateway({
     engine,
     devices: devices.devices,
@@ -184,30 +205,45 @@ export async function startServer(
     heartbeatSeconds: config.heartbeatSeconds,
   });
   gateway.attach(server);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve());
-  });
+  const close = async (): Promise<void> => {
+    resources.closeStreams();
+    gateway.close();
+    metricsRecorder.stop();
+    applications.stop();
+    prometheus.stop();
+    stalledBodies.close();
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve()); // called (with an error) also when it never listened
+      server.closeIdleConnections();
+    });
+    await checkpointer.stop();
+    db.close();
+  };
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => resolve());
+    });
+  } catch (err) {
+    await close();
+    throw err;
+  }
   const address = server.address() as AddressInfo;
   const url = `http://${address.address.includes(':') ? `[${address.address}]` : address.address}:${address.port}`;
 
+  // only once the port is ours: a start that fails before must not have shown (and so lost) a new key
+  let announcement: string | undefined;
+  unlessStorageFull(
+    () => (announcement = adminKeyAnnouncement(keys.ensureBootstrapAdminKey(config.adminKey))),
+    skippedForFullDisk('creating the admin key'),
+  );
+
   return {
     url,
+    ...(announcement === undefined ? {} : { announcement }),
     engine,
     gateway,
     artifactDownloads: () => artifactDownloads,
-    close: async () => {
-      resources.closeStreams();
-      gateway.close();
-      metricsRecorder.stop();
-      applications.stop();
-      prometheus.stop();
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      });
-      await checkpointer.stop();
-      db.close();
-    },
+    close,
   };
 }

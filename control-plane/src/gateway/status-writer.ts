@@ -5,6 +5,17 @@ import type { Doc } from '../resources/resource-table.js';
 
 type StatusEdit = (status: Doc) => Doc;
 
+export interface StatusWriterOptions {
+  /** how long edits wait to be written together (default 25 ms) */
+  flushDelayMs?: number;
+  /** told of a write that failed (a full disk); its edits are kept and written again in `retryInMs` */
+  onFlushFailed: (err: unknown, retryInMs: number) => void;
+}
+
+/** After a failed write, the next try waits this long, doubling up to the maximum while writes keep failing. */
+const FIRST_RETRY_MS = 1000;
+const MAX_RETRY_MS = 30_000;
+
 /**
  * Collects status edits from many agents and writes them in one SQLite transaction per flush, so thousands of
  * reports a second cost a few commits, not thousands. Edits of one device apply in arrival order.
@@ -12,6 +23,9 @@ type StatusEdit = (status: Doc) => Doc;
  * A connection-state change is never merged with the edits after it: each one ends its device's current
  * write, so a connection that comes and goes within one flush still shows watchers CONNECTED, then
  * DISCONNECTED (as separate changes), instead of nothing at all.
+ *
+ * A write that fails (SQLITE_FULL on a full disk) never throws out of a timer: its edits go back in front of
+ * the newer ones and are written again later, the waits growing from 1 s to 30 s while writes keep failing.
  */
 export class StatusWriter {
   /** per device, its writes in order (the last one takes new edits): the edits of each are applied together */
@@ -19,11 +33,17 @@ export class StatusWriter {
   private timer: NodeJS.Timeout | undefined;
   /** transactions written since start (a server gauge) */
   batches = 0;
+  /** writes failed in a row */
+  private failures = 0;
+  private closed = false;
+  private readonly flushDelayMs: number;
 
   constructor(
     private readonly devices: ResourceHandle,
-    private readonly flushDelayMs = 25,
-  ) {}
+    private readonly options: StatusWriterOptions,
+  ) {
+    this.flushDelayMs = options.flushDelayMs ?? 25;
+  }
 
   report(name: string, reported: ReportedStatus): void {
     this.edit(name, false, (status) => mergeReportedStatus(status, reported) as Doc);
@@ -55,17 +75,51 @@ export class StatusWriter {
     if (!writes) this.pending.set(name, (writes = [[]]));
     writes[writes.length - 1]?.push(edit);
     if (endsWrite) writes.push([]);
-    this.timer ??= setTimeout(() => this.flush(), this.flushDelayMs);
+    if (!this.closed) this.timer ??= setTimeout(() => this.flush(), this.flushDelayMs);
   }
 
-  /** Writes everything pending now, in one transaction. */
-  flush(): void {
+  /**
+   * Writes everything pending now, in one transaction; false when that failed (the edits are kept and a
+   * retry is scheduled).
+   */
+  flush(): boolean {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    if (this.pending.size === 0) return;
+    if (this.pending.size === 0) return true;
     const batch = this.pending;
     this.pending = new Map();
+    try {
+      this.write(batch);
+    } catch (err) {
+      this.keepForRetry(batch);
+      this.failures++;
+      const retryInMs = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** (this.failures - 1));
+      if (!this.closed) this.timer = setTimeout(() => this.flush(), retryInMs);
+      this.options.onFlushFailed(err, retryInMs);
+      return false;
+    }
+    this.failures = 0;
     this.batches++;
+    return true;
+  }
+
+  /** Writes what is pending one last time; nothing is retried or scheduled after. */
+  close(): boolean {
+    this.closed = true;
+    return this.flush();
+  }
+
+  /** Puts a batch that failed back in front of the edits that arrived since. */
+  private keepForRetry(batch: Map<string, StatusEdit[][]>): void {
+    for (const [name, writes] of this.pending) {
+      const earlier = batch.get(name);
+      if (earlier) earlier.push(...writes);
+      else batch.set(name, writes);
+    }
+    this.pending = batch;
+  }
+
+  private write(batch: Map<string, StatusEdit[][]>): void {
     // the writes of one device in order, each over what the one before it stored
     this.devices.patchAll(
       [...batch].flatMap(([name, writes]) =>

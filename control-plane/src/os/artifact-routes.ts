@@ -1,7 +1,7 @@
 import express from 'express';
-import type { Request, Response, Router } from 'express';
-import { ApiError, invalidArgument, notFound, unauthenticated } from '@outpost/shared';
-import { sendApiError } from '../server/http-errors.js';
+import type { NextFunction, Request, Response, Router } from 'express';
+import { invalidArgument, notFound, unauthenticated } from '@outpost/shared';
+import { hasUnreadBody } from '../server/request-body.js';
 import type { ArtifactStore } from './artifact-store.js';
 
 export interface ArtifactAccess {
@@ -33,10 +33,15 @@ export function artifactRoutes(
   };
   const guard =
     (handler: (req: Request, res: Response) => Promise<void>) =>
-    (req: Request, res: Response): void => {
+    (req: Request, res: Response, next: NextFunction): void => {
       handler(req, res).catch((err: unknown) => {
-        if (res.headersSent) res.destroy();
-        else sendApiError(res, err instanceof ApiError ? err : new ApiError('INTERNAL', 'artifact transfer failed'));
+        if (res.headersSent || req.destroyed || !req.socket || req.socket.destroyed) {
+          res.destroy(); // mid-answer, or the client is gone: nothing to answer
+          return;
+        }
+        // refused before its body was read (credential, size, space): do not wait for the rest of it
+        if (hasUnreadBody(req)) res.setHeader('Connection', 'close');
+        next(err); // the app's error handler answers (and logs what is not the client's doing)
       });
     };
 
@@ -44,8 +49,8 @@ export function artifactRoutes(
     '/v1/artifacts',
     guard(async (req, res) => {
       access.authorizeKey(bearer(req), ARTIFACT_UPLOAD_PERMISSION);
-      const expected = req.get('x-content-sha256') ?? undefined;
-      const stored = await store.put(req, expected);
+      const expected = req.get('x-content-sha256')?.toLowerCase();
+      const stored = await store.put(req, expected, declaredLength(req));
       res.json({ ...stored, url: `/v1/artifacts/${stored.sha256}` });
     }),
   );
@@ -89,6 +94,13 @@ export function artifactRoutes(
   router.get('/v1/artifacts/:sha256', download);
   router.head('/v1/artifacts/:sha256', download);
   return router;
+}
+
+function declaredLength(req: Request): number | undefined {
+  const header = req.get('content-length');
+  if (header === undefined) return undefined;
+  if (!/^\d+$/.test(header)) throw invalidArgument(`malformed Content-Length "${header}"`);
+  return Number(header);
 }
 
 /** One `bytes=a-b`, `bytes=a-` or `bytes=-n` range; undefined for none or several (answered whole). */

@@ -1,10 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream, statSync } from 'node:fs';
-import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, rename, rm, stat, statfs } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { invalidArgument } from '@outpost/shared';
+import { invalidArgument, unavailable } from '@outpost/shared';
+import { payloadTooLarge } from '../server/http-errors.js';
 
 export interface StoredArtifact {
   sha256: string;
@@ -13,13 +14,26 @@ export interface StoredArtifact {
 
 const SHA256 = /^[0-9a-f]{64}$/;
 
+export interface ArtifactLimits {
+  /** the largest artifact taken (413 beyond) */
+  maxBytes: number;
+  /** free bytes the data disk keeps for the database: an upload that would leave less is refused (503) */
+  freeSpaceReserveBytes: number;
+}
+
+/** While an upload streams, free space is checked again after every this many bytes. */
+const FREE_SPACE_CHECK_BYTES = 64 * 1024 * 1024;
+
 /**
  * OS images stored by content: `<dir>/<sha256>`. An upload streams into a temporary file while hashing and is
  * renamed into place only when complete (and, when the uploader said which hash to expect, only when it matches),
  * so a reader never sees a partial artifact.
  */
 export class ArtifactStore {
-  constructor(private readonly dir: string) {}
+  constructor(
+    private readonly dir: string,
+    private readonly limits: ArtifactLimits,
+  ) {}
 
   pathOf(sha256: string): string {
     if (!SHA256.test(sha256)) throw invalidArgument(`"${sha256}" is not a SHA-256 digest`);
@@ -41,26 +55,39 @@ export class ArtifactStore {
     return info && { sha256, size: info.size };
   }
 
-  async put(body: Readable, expectedSha256?: string): Promise<StoredArtifact> {
+  /**
+   * Stores `body`. `declaredBytes` (the request's Content-Length) lets a too large or unfitting upload be
+   * refused before a byte is read; without it the limits apply as the bytes arrive.
+   */
+  async put(body: Readable, expectedSha256?: string, declaredBytes?: number): Promise<StoredArtifact> {
     if (expectedSha256 !== undefined && !SHA256.test(expectedSha256)) {
       throw invalidArgument('the expected SHA-256 must be 64 lowercase hex digits');
     }
+    const { maxBytes } = this.limits;
+    const tooLarge = () => payloadTooLarge(`an artifact may have at most ${maxBytes} bytes (--max-artifact-bytes)`);
+    if (declaredBytes !== undefined && declaredBytes > maxBytes) throw tooLarge();
     await mkdir(this.dir, { recursive: true });
+    await this.ensureFreeSpace(declaredBytes ?? 0);
     const temp = join(this.dir, `.upload-${randomBytes(8).toString('hex')}`);
     const hash = createHash('sha256');
     let size = 0;
+    const ensureFreeSpace = (bytes: number) => this.ensureFreeSpace(bytes);
+    // refusing part-way must leave the request open, so that its answer can still be sent
+    const source = body.iterator({ destroyOnReturn: false }) as AsyncIterableIterator<Buffer>;
     try {
-      await pipeline(
-        body,
-        async function* (source: AsyncIterable<Buffer>) {
-          for await (const chunk of source) {
-            hash.update(chunk);
-            size += chunk.length;
-            yield chunk;
+      await pipeline(async function* () {
+        let nextSpaceCheck = FREE_SPACE_CHECK_BYTES;
+        for await (const chunk of source) {
+          hash.update(chunk);
+          size += chunk.length;
+          if (size > maxBytes) throw tooLarge();
+          if (size >= nextSpaceCheck) {
+            await ensureFreeSpace(0);
+            nextSpaceCheck += FREE_SPACE_CHECK_BYTES;
           }
-        },
-        createWriteStream(temp),
-      );
+          yield chunk;
+        }
+      }, createWriteStream(temp));
       const sha256 = hash.digest('hex');
       if (expectedSha256 !== undefined && sha256 !== expectedSha256) {
         throw invalidArgument(`upload corrupted: its SHA-256 is ${sha256}, expected ${expectedSha256}`);
@@ -73,6 +100,18 @@ export class ArtifactStore {
       return { sha256, size };
     } finally {
       await rm(temp, { force: true });
+    }
+  }
+
+  /** Refuses (UNAVAILABLE) when writing `bytes` more would leave less free space than the reserve. */
+  private async ensureFreeSpace(bytes: number): Promise<void> {
+    const fs = await statfs(this.dir);
+    const free = fs.bavail * fs.bsize;
+    const reserve = this.limits.freeSpaceReserveBytes;
+    if (free - bytes < reserve) {
+      throw unavailable(
+        `not enough free space for this upload: ${free} bytes free, ${bytes} needed, ${reserve} kept in reserve (--free-space-reserve-bytes)`,
+      );
     }
   }
 

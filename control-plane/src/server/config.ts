@@ -20,7 +20,21 @@ export interface ServerConfig {
   watchStreamsPerServer?: number;
   /** bytes of changes a watch stream may have waiting for a slow client before it is reset */
   watchStreamMaxBytes?: number;
+  /** the whole request head must arrive within this; default DEFAULT_HTTP_TIMEOUTS */
+  headersTimeoutSeconds?: number;
+  /** a request body from which no byte arrives for this long is answered 408 and its connection closed */
+  bodyTimeoutSeconds?: number;
+  /** an idle keep-alive connection is closed after this */
+  keepAliveTimeoutSeconds?: number;
+  /** largest OS image `PUT /v1/artifacts` takes (413 beyond); default DEFAULT_ARTIFACT_LIMITS */
+  maxArtifactBytes?: number;
+  /** uploads are refused (503) while the data directory's file system has less free space than this */
+  freeSpaceReserveBytes?: number;
 }
+
+export const DEFAULT_HTTP_TIMEOUTS = { headersTimeoutSeconds: 20, bodyTimeoutSeconds: 30, keepAliveTimeoutSeconds: 5 };
+
+export const DEFAULT_ARTIFACT_LIMITS = { maxArtifactBytes: 8 * 1024 ** 3, freeSpaceReserveBytes: 1024 ** 3 };
 
 export const DEFAULT_SERVER_CONFIG: Readonly<ServerConfig> = {
   host: '127.0.0.1',
@@ -53,6 +67,16 @@ Options (each flag beats its environment variable):
                                                         OUTPOST_WATCH_STREAMS_PER_SERVER (default 10000)
   --watch-stream-max-bytes <n> changes a stream holds for a slow client before it resets
                                                         OUTPOST_WATCH_STREAM_MAX_BYTES (default 16777216)
+  --headers-timeout-seconds <n> a request's head must arrive within n s
+                                                        OUTPOST_HEADERS_TIMEOUT_SECONDS (default 20)
+  --body-timeout-seconds <n>  a request body silent for n s is cut (408); slow but moving bodies are not
+                                                        OUTPOST_BODY_TIMEOUT_SECONDS (default 30)
+  --keep-alive-timeout-seconds <n> idle keep-alive connections close after n s
+                                                        OUTPOST_KEEP_ALIVE_TIMEOUT_SECONDS (default 5)
+  --max-artifact-bytes <n>    largest OS image upload (413 beyond); suffix K, M, G, T (1024s)
+                                                        OUTPOST_MAX_ARTIFACT_BYTES (default 8G)
+  --free-space-reserve-bytes <n> uploads are refused (503) below this much free space in the data directory
+                                                        OUTPOST_FREE_SPACE_RESERVE_BYTES (default 1G)
   -h, --help                  show this help
 
 Environment only:
@@ -98,6 +122,16 @@ export function loadServerConfig(argv: readonly string[], env: Env): ServerConfi
   if (streamsPerServer) config.watchStreamsPerServer = integerIn(streamsPerServer, 1, 1_000_000);
   const streamBytes = pick(flags['watch-stream-max-bytes'], 'OUTPOST_WATCH_STREAM_MAX_BYTES');
   if (streamBytes) config.watchStreamMaxBytes = integerIn(streamBytes, 65_536, 2 ** 40);
+  const headersTimeout = pick(flags['headers-timeout-seconds'], 'OUTPOST_HEADERS_TIMEOUT_SECONDS');
+  if (headersTimeout) config.headersTimeoutSeconds = integerIn(headersTimeout, 1, 3600);
+  const bodyTimeout = pick(flags['body-timeout-seconds'], 'OUTPOST_BODY_TIMEOUT_SECONDS');
+  if (bodyTimeout) config.bodyTimeoutSeconds = integerIn(bodyTimeout, 1, 3600);
+  const keepAlive = pick(flags['keep-alive-timeout-seconds'], 'OUTPOST_KEEP_ALIVE_TIMEOUT_SECONDS');
+  if (keepAlive) config.keepAliveTimeoutSeconds = integerIn(keepAlive, 1, 3600);
+  const maxArtifact = pick(flags['max-artifact-bytes'], 'OUTPOST_MAX_ARTIFACT_BYTES');
+  if (maxArtifact) config.maxArtifactBytes = bytesIn(maxArtifact, 1);
+  const reserve = pick(flags['free-space-reserve-bytes'], 'OUTPOST_FREE_SPACE_RESERVE_BYTES');
+  if (reserve) config.freeSpaceReserveBytes = bytesIn(reserve, 0);
   const adminKey = pick(undefined, 'OUTPOST_ADMIN_KEY');
   if (adminKey) {
     if (adminKey.value.length < MIN_ADMIN_KEY_LENGTH) {
@@ -127,6 +161,11 @@ function parseFlags(argv: readonly string[]): Record<string, string | undefined>
         'watch-streams-per-key': { type: 'string' },
         'watch-streams-per-server': { type: 'string' },
         'watch-stream-max-bytes': { type: 'string' },
+        'headers-timeout-seconds': { type: 'string' },
+        'body-timeout-seconds': { type: 'string' },
+        'keep-alive-timeout-seconds': { type: 'string' },
+        'max-artifact-bytes': { type: 'string' },
+        'free-space-reserve-bytes': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -152,6 +191,20 @@ function integerIn({ value, source }: { value: string; source: string }, min: nu
   const n = /^\d+$/.test(value.trim()) ? Number(value.trim()) : NaN;
   if (!Number.isSafeInteger(n) || n < min || n > max) {
     throw new ConfigError(`invalid ${source} "${value}": must be an integer from ${min} to ${max}`);
+  }
+  return n;
+}
+
+const BYTE_SUFFIXES: Readonly<Record<string, number>> = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4 };
+
+/** A byte count: digits with an optional K, M, G or T (powers of 1024). */
+function bytesIn({ value, source }: { value: string; source: string }, min: number): number {
+  const match = /^(\d+)([kmgt]?)$/i.exec(value.trim());
+  const n = match ? Number(match[1]) * (BYTE_SUFFIXES[match[2]!.toLowerCase()] ?? NaN) : NaN;
+  if (!Number.isSafeInteger(n) || n < min) {
+    throw new ConfigError(
+      `invalid ${source} "${value}": must be a byte count of at least ${min} (suffix K, M, G or T allowed)`,
+    );
   }
   return n;
 }

@@ -4,6 +4,8 @@ import { createLogger, type Logger } from './logger.js';
 
 export interface RunningServer {
   url: string;
+  /** printed on stdout once the server listens (the admin key a first start created) */
+  announcement?: string;
   close(): Promise<void>;
 }
 
@@ -52,6 +54,7 @@ export async function runServer(start: StartServer, proc: ServerProcess): Promis
     return;
   }
   logger.info({ url: running.url }, 'listening');
+  if (running.announcement !== undefined) proc.stdout(running.announcement + '\n');
 
   let stopping = false;
   proc.onShutdownSignal((signal) => {

@@ -19,7 +19,12 @@ function setup() {
     seen.push({ connection: status['connectionStatus'], osVersion: status['deviceInfo']?.['osVersion'] });
   });
   // flushed by hand: no timer runs in these tests
-  const writer = new StatusWriter(devices, 60_000);
+  const writer = new StatusWriter(devices, {
+    flushDelayMs: 60_000,
+    onFlushFailed: (err) => {
+      throw err;
+    },
+  });
   return { devices, writer, seen };
 }
 
@@ -56,5 +61,60 @@ describe('StatusWriter', () => {
     ]);
     writer.flush(); // nothing pending: nothing written
     expect(seen).toHaveLength(2);
+  });
+});
+
+describe('StatusWriter on a full disk', () => {
+  const NAMES = Array.from({ length: 50 }, (_, i) => `projects/p1/regions/eu/devices/d${i}`);
+  /** agent info large enough that writing it for every device needs new database pages */
+  const AGENT = { version: '1.0.0', notes: 'x'.repeat(5000) };
+
+  function fullDiskSetup() {
+    const { db } = freshDatabase();
+    const engine = new ResourceEngine(db);
+    const devices = engine.register(deviceDefinition);
+    for (const name of NAMES) devices.put({ name });
+    const failures: { err: unknown; retryInMs: number }[] = [];
+    const writer = new StatusWriter(devices, {
+      flushDelayMs: 1,
+      onFlushFailed: (err, retryInMs) => failures.push({ err, retryInMs }),
+    });
+    // the database may not grow by a page: SQLITE_FULL, as on a full disk
+    const fill = () => db.pragma(`max_page_count = ${Number(db.pragma('page_count', { simple: true }))}`);
+    const free = () => db.pragma('max_page_count = 1073741823');
+    return { devices, writer, failures, fill, free };
+  }
+
+  const waitFor = async (done: () => boolean, ms: number): Promise<void> => {
+    for (const deadline = Date.now() + ms; !done(); await new Promise((r) => setTimeout(r, 20))) {
+      if (Date.now() > deadline) throw new Error('timed out');
+    }
+  };
+
+  it('never throws from its timer, keeps the edits, and writes them in order once space is freed', async () => {
+    const { devices, writer, failures, fill, free } = fullDiskSetup();
+    fill();
+    for (const name of NAMES) writer.connection(name, 'CONNECTED', '2026-01-01T00:00:00.000Z', AGENT);
+    await waitFor(() => failures.length > 0, 2000); // the timer's write failed, and nothing was thrown
+    expect(failures[0]).toMatchObject({ err: { code: 'SQLITE_FULL' }, retryInMs: 1000 });
+    expect(devices.find(NAMES[0]!)?.['status']).toBeUndefined();
+    writer.report(NAMES[0]!, { deviceInfo: { osVersion: '2.0.0' } }); // arrives while the write waits
+    free();
+    await waitFor(() => devices.find(NAMES[49]!)?.['status'] !== undefined, 3000);
+    for (const name of NAMES) expect(devices.find(name)?.['status']).toMatchObject({ connectionStatus: 'CONNECTED' });
+    expect(devices.find(NAMES[0]!)?.['status']).toMatchObject({ deviceInfo: { osVersion: '2.0.0' } });
+    expect(failures).toHaveLength(1);
+  });
+
+  it('doubles the wait between tries while writes keep failing, and schedules none after close', async () => {
+    const { writer, failures, fill } = fullDiskSetup();
+    fill();
+    for (const name of NAMES) writer.connection(name, 'CONNECTED', '2026-01-01T00:00:00.000Z', AGENT);
+    expect(writer.flush()).toBe(false);
+    expect(writer.flush()).toBe(false);
+    expect(writer.close()).toBe(false);
+    expect(failures.map((f) => f.retryInMs)).toEqual([1000, 2000, 4000]);
+    await new Promise((r) => setTimeout(r, 1200));
+    expect(failures).toHaveLength(3); // closed: no retry ran
   });
 });

@@ -61,6 +61,29 @@ describe('loadServerConfig', () => {
     });
   });
 
+  it('reads the request timeouts and the artifact limits, flags beating the environment', () => {
+    const env = {
+      OUTPOST_HEADERS_TIMEOUT_SECONDS: '7',
+      OUTPOST_BODY_TIMEOUT_SECONDS: '9',
+      OUTPOST_KEEP_ALIVE_TIMEOUT_SECONDS: '3',
+      OUTPOST_MAX_ARTIFACT_BYTES: '2G',
+      OUTPOST_FREE_SPACE_RESERVE_BYTES: '512m',
+    };
+    expect(loadServerConfig([], env)).toMatchObject({
+      headersTimeoutSeconds: 7,
+      bodyTimeoutSeconds: 9,
+      keepAliveTimeoutSeconds: 3,
+      maxArtifactBytes: 2 * 1024 ** 3,
+      freeSpaceReserveBytes: 512 * 1024 ** 2,
+    });
+    const argv = ['--body-timeout-seconds', '60', '--max-artifact-bytes', '1000', '--free-space-reserve-bytes', '0'];
+    expect(loadServerConfig(argv, env)).toMatchObject({
+      bodyTimeoutSeconds: 60,
+      maxArtifactBytes: 1000,
+      freeSpaceReserveBytes: 0,
+    });
+  });
+
   it('treats empty environment variables as unset', () => {
     expect(loadServerConfig([], { OUTPOST_PORT: '', OUTPOST_ADMIN_KEY: '' })).toEqual(DEFAULT_SERVER_CONFIG);
   });
@@ -75,6 +98,10 @@ describe('loadServerConfig', () => {
     [['--data-dir', ' '], {}, /invalid --data-dir: must not be empty/],
     [[], { OUTPOST_ADMIN_KEY: 'short' }, /OUTPOST_ADMIN_KEY: must be at least 16 characters/],
     [['--colour'], {}, /Unknown option '--colour'/],
+    [['--body-timeout-seconds', '0'], {}, /invalid --body-timeout-seconds "0": must be an integer from 1 to 3600/],
+    [[], { OUTPOST_MAX_ARTIFACT_BYTES: '2 GB' }, /invalid OUTPOST_MAX_ARTIFACT_BYTES "2 GB": must be a byte count/],
+    [['--max-artifact-bytes', '0'], {}, /--max-artifact-bytes "0": must be a byte count of at least 1/],
+    [['--free-space-reserve-bytes', '-1'], {}, /--free-space-reserve-bytes/],
     [['extra'], {}, /Unexpected argument 'extra'/],
     [['--port'], {}, /--port/],
   ] as const)('refuses %j %j', (argv, env, message) => {

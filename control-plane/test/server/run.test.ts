@@ -1,6 +1,10 @@
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { startServer } from '../../src/server.js';
 import type { ServerConfig } from '../../src/server/config.js';
 import { runServer, type RunningServer, type ServerProcess } from '../../src/server/run.js';
 
@@ -84,5 +88,27 @@ describe('runServer', () => {
     await runServer(() => Promise.reject(new Error('must not start')), p.proc);
     expect(await p.exited).toBe(0);
     expect(p.out.join('')).toContain('OUTPOST_HEARTBEAT_SECONDS');
+  });
+
+  it('prints a new admin key only once listening: a start that fails on a taken port creates none', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'outpost-run-'));
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = String((taken.address() as AddressInfo).port);
+      const failed = fakeProcess(['--port', port, '--data-dir', dataDir, '--log-level', 'silent']);
+      await runServer(startServer, failed.proc);
+      expect(await failed.exited).toBe(1);
+      expect(failed.out.join('')).toBe('');
+
+      const next = fakeProcess(['--port', '0', '--data-dir', dataDir, '--log-level', 'silent']);
+      await runServer(startServer, next.proc);
+      expect(next.out.join('')).toMatch(/^Admin API key \(shown once\): opk_admin_\S+\n$/);
+      next.signal('SIGTERM');
+      expect(await next.exited).toBe(0);
+    } finally {
+      taken.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

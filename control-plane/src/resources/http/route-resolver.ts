@@ -31,7 +31,9 @@ function decodeSegment(segment: string): string {
   try {
     return decodeURIComponent(segment);
   } catch {
-    throw invalidArgument(`path segment "${segment}" is not valid percent-encoding (a % must start %XX, XX hex, UTF-8)`);
+    throw invalidArgument(
+      `path segment "${segment}" is not valid percent-encoding (a % must start %XX, XX hex, UTF-8)`,
+    );
   }
 }
 
