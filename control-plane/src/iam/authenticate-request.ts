@@ -1,6 +1,7 @@
 import { unauthenticated, type ApiError } from '@outpost/shared';
-import type { RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { sendApiError } from '../server/http-errors.js';
+import { hasUnreadBody } from '../server/request-body.js';
 import type { ApiKeyStore } from './api-key-store.js';
 import type { Principal } from './principal.js';
 
@@ -8,7 +9,8 @@ const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 
 /**
  * Reads `Authorization: Bearer <secret>` and puts the key's principal on `res.locals.principal`;
- * answers UNAUTHENTICATED (401) when the header is missing or malformed or the key unknown or revoked.
+ * answers UNAUTHENTICATED (401) when the header is missing or malformed or the key unknown or revoked, without
+ * reading the request body (mount it before any body parser: an unknown caller's body costs nothing).
  * A request already authenticated passes straight through, so the middleware may be mounted twice.
  */
 export function authenticateRequest(store: Pick<ApiKeyStore, 'authenticate'>): RequestHandler {
@@ -16,14 +18,14 @@ export function authenticateRequest(store: Pick<ApiKeyStore, 'authenticate'>): R
     if (res.locals['principal'] !== undefined) return next();
     const header = req.get('authorization');
     if (header === undefined || header.trim() === '') {
-      return refuse(res, unauthenticated('missing API key: send the header "Authorization: Bearer <API key>"'));
+      return refuse(req, res, unauthenticated('missing API key: send the header "Authorization: Bearer <API key>"'));
     }
     const secret = BEARER.exec(header)?.[1];
     if (secret === undefined) {
-      return refuse(res, unauthenticated('malformed Authorization header: expected "Bearer <API key>"'));
+      return refuse(req, res, unauthenticated('malformed Authorization header: expected "Bearer <API key>"'));
     }
     const principal = store.authenticate(secret);
-    if (!principal) return refuse(res, unauthenticated('invalid or revoked API key'));
+    if (!principal) return refuse(req, res, unauthenticated('invalid or revoked API key'));
     res.locals['principal'] = principal;
     next();
   };
@@ -36,8 +38,10 @@ export function principalOf(res: Response): Principal {
   return principal;
 }
 
-function refuse(res: Response, err: ApiError): void {
+function refuse(req: Request, res: Response, err: ApiError): void {
   res.setHeader('WWW-Authenticate', 'Bearer');
+  // the body was not read: close the connection after the answer instead of waiting for the body to drain
+  if (hasUnreadBody(req)) res.setHeader('Connection', 'close');
   sendApiError(res, err);
 }
 
