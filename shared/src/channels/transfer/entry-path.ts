@@ -4,7 +4,8 @@ const MAX_ENTRY_PATH = 4096;
 
 /**
  * Checks a path inside a transfer (`dir/sub/file.txt`): relative, '/'-separated, no empty, `.` or `..`
- * segments, no NUL. Whatever a peer sends, an entry can then never land outside its destination.
+ * segments, no NUL. With TreeWriter, which never follows a link below the root (ConfinedTree), an entry a peer
+ * sends can then never land outside its destination.
  */
 export function checkEntryPath(path: unknown): string {
   if (typeof path !== 'string' || path === '') throw invalidArgument('a transfer entry needs a path');

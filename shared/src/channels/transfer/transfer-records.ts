@@ -144,7 +144,7 @@ export class TransferDecoder {
         return { kind: 'fileEnd', ...parse(hashSchema, header, type) };
       case 'S': {
         const s = parse(skippedSchema, header, type);
-        return { kind: 'skipped', path: s.path, reason: s.reason };
+        return { kind: 'skipped', path: checkEntryPath(s.path), reason: s.reason };
       }
       case 'E':
         this.state = { at: 'done' };

@@ -1,9 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Hash } from 'node:crypto';
+import { constants } from 'node:fs';
 import { chmod, lstat, mkdir, open, rename, rm } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { ApiError, failedPrecondition, internalError, invalidArgument } from '../../errors/api-error.js';
+import { ConfinedTree } from './confined-tree.js';
 import { belowRoot, rootOf } from './entry-path.js';
 import { TransferDecoder, errorOfRecord } from './transfer-records.js';
 import type { TransferEvent } from './transfer-records.js';
@@ -22,6 +24,10 @@ export interface TreeWriterOptions {
   onProgress?(progress: FileProgress): void;
   /** told of every temporary file, so that one a killed process left behind can be found and removed later */
   partFiles?: PartFileRecord;
+  /** the stream must carry one regular file and nothing else (a copy without -r) */
+  singleFile?: boolean;
+  /** refuse entries whose mode sets the user or group id (what a device sends to an operator's machine) */
+  refuseSetIdModes?: boolean;
 }
 
 /** Keeps track of the temporary files a writer has on disk. */
@@ -61,6 +67,11 @@ interface OpenFile {
   flushedTo: number;
 }
 
+/** Temporary files are created, never opened: not through a link, not an existing FIFO or device. */
+const TEMP_FILE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+
+const SET_ID_BITS = 0o6000;
+
 /** Writes are gathered up to this size (a transfer arrives in pieces of 64 KiB to 1 MiB). */
 const WRITE_BATCH_BYTES = 1024 * 1024;
 
@@ -74,9 +85,10 @@ const EARLY_FLUSH_BYTES = 64 * 1024 * 1024;
  * Writes a transfer stream to disk, one event at a time. A file goes to a temporary file beside its
  * destination and is renamed into place only once its byte count and SHA-256 match, so an interrupted or
  * corrupted transfer never leaves a partial file where the real one belongs (`abort()` removes the temporary).
+ * Entries below a directory root stay inside it (ConfinedTree): no link that exists there is written through.
  */
 export class TreeWriter {
-  private root: { name: string; destination: string } | undefined;
+  private root: { name: string; kind: TreeRoot['kind']; destination: string; tree: ConfinedTree } | undefined;
   private current: OpenFile | undefined;
   private readonly directories: { path: string; mode: number }[] = [];
   private readonly skipped: { path: string; reason: string }[] = [];
@@ -94,10 +106,12 @@ export class TreeWriter {
   async apply(event: TransferEvent): Promise<void> {
     switch (event.kind) {
       case 'dir':
-        await this.makeDirectory(await this.destinationOf(event.path, 'dir'), event.mode);
+        this.checkMode(event.path, event.mode);
+        await this.makeDirectory(event.path, event.mode);
         return;
       case 'fileStart':
-        await this.startFile(event.path, await this.destinationOf(event.path, 'file'), event.mode, event.size);
+        this.checkMode(event.path, event.mode);
+        await this.startFile(event.path, await this.fileDestination(event.path), event.mode, event.size);
         return;
       case 'fileData':
         await this.writeData(event.bytes);
@@ -128,20 +142,60 @@ export class TreeWriter {
     await this.options.partFiles?.remove(file.temp);
   }
 
-  private async destinationOf(entry: string, kind: 'dir' | 'file'): Promise<string> {
-    if (this.root === undefined) {
-      const name = rootOf(entry);
-      if (name !== entry) throw invalidArgument(`the transfer must begin with its root, not ${JSON.stringify(entry)}`);
-      this.root = { name, destination: await this.options.placeRoot({ name, kind }) };
-      return this.root.destination;
+  private checkMode(entry: string, mode: number): void {
+    if (this.options.refuseSetIdModes === true && (mode & SET_ID_BITS) !== 0) {
+      throw failedPrecondition(
+        `refused ${JSON.stringify(entry)}: its mode ${mode.toString(8).padStart(4, '0')} sets the user or group id`,
+      );
     }
-    if (rootOf(entry) !== this.root.name || entry === this.root.name) {
-      throw invalidArgument(`transfer entry ${JSON.stringify(entry)} is not inside ${JSON.stringify(this.root.name)}`);
-    }
-    return join(this.root.destination, ...belowRoot(entry));
   }
 
-  private async makeDirectory(path: string, mode: number): Promise<void> {
+  /** Places the root (its first record); answers where it lands. */
+  private async placeRoot(entry: string, kind: TreeRoot['kind']): Promise<string> {
+    const name = rootOf(entry);
+    if (name !== entry) throw invalidArgument(`the transfer must begin with its root, not ${JSON.stringify(entry)}`);
+    if (kind === 'dir' && this.options.singleFile === true) {
+      throw failedPrecondition(
+        `the transfer carries the directory ${JSON.stringify(entry)} where one file was asked for`,
+      );
+    }
+    const destination = await this.options.placeRoot({ name, kind });
+    this.root = { name, kind, destination, tree: new ConfinedTree(destination) };
+    return destination;
+  }
+
+  /** The segments below the root of an entry after the first, which must be inside a directory root. */
+  private belowTheRoot(entry: string): string[] {
+    const root = this.root!;
+    if (rootOf(entry) !== root.name || entry === root.name) {
+      throw invalidArgument(`transfer entry ${JSON.stringify(entry)} is not inside ${JSON.stringify(root.name)}`);
+    }
+    if (root.kind === 'file') {
+      throw invalidArgument(
+        `transfer entry ${JSON.stringify(entry)} follows the single file ${JSON.stringify(root.name)}`,
+      );
+    }
+    return belowRoot(entry);
+  }
+
+  private async fileDestination(entry: string): Promise<string> {
+    if (this.root === undefined) {
+      const destination = await this.placeRoot(entry, 'file');
+      await makeParent(destination);
+      return destination;
+    }
+    const below = this.belowTheRoot(entry);
+    const parent = await this.root.tree.directory(below.slice(0, -1));
+    return join(parent, below.at(-1)!);
+  }
+
+  private async makeDirectory(entry: string, mode: number): Promise<void> {
+    if (this.root !== undefined) {
+      const path = await this.root.tree.directory(this.belowTheRoot(entry), mode | 0o700);
+      this.directories.push({ path, mode });
+      return;
+    }
+    const path = await this.placeRoot(entry, 'dir');
     try {
       await mkdir(path, { recursive: true, mode: mode | 0o700 });
       if (!(await lstat(path)).isDirectory()) throw failedPrecondition(`${path} exists and is not a directory`);
@@ -163,17 +217,11 @@ export class TreeWriter {
     if (existing && !existing.isFile() && !existing.isSymbolicLink()) {
       throw failedPrecondition(`${destination} exists and is not a regular file`);
     }
-    const parent = dirname(destination);
-    await mkdir(parent, { recursive: true }).catch((err: unknown) => {
-      throw isCode(err, 'EEXIST') || isCode(err, 'ENOTDIR')
-        ? failedPrecondition(`${parent} is not a directory`)
-        : fsError(err, parent);
-    });
-    const temp = join(parent, `.${basename(destination)}.${randomBytes(6).toString('hex')}.outpost-part`);
+    const temp = join(dirname(destination), `.${basename(destination)}.${randomBytes(6).toString('hex')}.outpost-part`);
     await this.options.partFiles?.add(temp);
     let handle: FileHandle;
     try {
-      handle = await open(temp, 'wx', 0o600);
+      handle = await open(temp, TEMP_FILE_FLAGS, 0o600);
     } catch (err) {
       await this.options.partFiles?.remove(temp);
       throw fsError(err, destination);
@@ -285,6 +333,16 @@ export class TreeWriter {
   private progress(file: OpenFile, finished: boolean): void {
     this.options.onProgress?.({ path: file.entry, size: file.size ?? file.done, done: file.done, finished });
   }
+}
+
+/** Creates the directory a root file lands in, when missing (it is on the receiving side's own path). */
+async function makeParent(destination: string): Promise<void> {
+  const parent = dirname(destination);
+  await mkdir(parent, { recursive: true }).catch((err: unknown) => {
+    throw isCode(err, 'EEXIST') || isCode(err, 'ENOTDIR')
+      ? failedPrecondition(`${parent} is not a directory`)
+      : fsError(err, parent);
+  });
 }
 
 /** Writes `pieces` at the file's current position, going on after short writes. */
