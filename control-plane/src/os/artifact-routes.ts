@@ -35,7 +35,7 @@ export function artifactRoutes(
     (handler: (req: Request, res: Response) => Promise<void>) =>
     (req: Request, res: Response, next: NextFunction): void => {
       handler(req, res).catch((err: unknown) => {
-        if (res.headersSent || req.destroyed || !req.socket || req.socket.destroyed) {
+        if (res.headersSent || !req.socket || req.socket.destroyed) {
           res.destroy(); // mid-answer, or the client is gone: nothing to answer
           return;
         }
