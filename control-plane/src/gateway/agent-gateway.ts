@@ -78,6 +78,7 @@ export class AgentGateway {
   private readonly unsubscribe: () => void;
   private readonly unsubscribeVersions: () => void;
   private readonly unsubscribeDependencies: (() => void)[];
+  private readonly unsubscribeRevocations: () => void;
 
   constructor(private readonly options: AgentGatewayOptions) {
     this.status = new StatusWriter(options.devices, {
@@ -113,6 +114,9 @@ export class AgentGateway {
           if (device && concerns(device)) session.send(this.specMessage(device));
         }
       }),
+    );
+    this.unsubscribeRevocations = options.credentials.onRevoked((device) =>
+      this.disconnect(device, CREDENTIAL_REVOKED_CLOSE_CODE, 'device credential revoked'),
     );
   }
 
@@ -159,6 +163,7 @@ export class AgentGateway {
     this.unsubscribe();
     this.unsubscribeVersions();
     for (const unsubscribe of this.unsubscribeDependencies) unsubscribe();
+    this.unsubscribeRevocations();
     this.channels.closeAll();
     const now = new Date().toISOString();
     for (const session of this.sessions.values()) {
@@ -172,6 +177,21 @@ export class AgentGateway {
       for (const client of this.wss.clients) client.terminate();
     }, 2000).unref();
     this.wss.close();
+  }
+
+  /**
+   * Ends the device's link now: it goes Offline, its commands and channels (transfers) fail at once, and what it
+   * still sends until the close handshake ends is dropped.
+   */
+  private disconnect(deviceName: string, code: number, reason: string): void {
+    const session = this.sessions.get(deviceName);
+    if (!session) return;
+    this.sessions.delete(deviceName);
+    this.commands.onDisconnected(deviceName);
+    this.channels.detach(deviceName, reason);
+    this.status.connection(deviceName, 'DISCONNECTED', new Date().toISOString());
+    session.retire(code, reason);
+    this.options.logger.child({ device: deviceName }).info({ code }, `agent disconnected: ${reason}`);
   }
 
   private authenticate(header: string | undefined): string {
@@ -322,6 +342,9 @@ export class AgentGateway {
     this.status.flush();
   }
 }
+
+/** The WebSocket close code of a link whose credential was revoked or rotated. */
+export const CREDENTIAL_REVOKED_CLOSE_CODE = 4003;
 
 /**
  * What the agent acts on: its spec, labels, and the device type its OS image is resolved for (other status
