@@ -1,12 +1,13 @@
 import { createWriteStream } from 'node:fs';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, posix, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import {
   ApiError,
   DEVICE_PATTERN,
   TreeWriter,
   failedPrecondition,
+  lastSegment,
   placeEntry,
   prepareTreeSource,
 } from '@outpost/shared';
@@ -76,14 +77,22 @@ export function registerTransferCommands(group: Command, ctxFactory: ContextFact
             ...(progress === undefined ? {} : { onProgress: progress }),
             signal: interrupt.signal,
           });
-          for (const skipped of summary.skipped ?? []) ctx.note(`skipped ${skipped.path}: ${skipped.reason}`);
+          for (const skipped of summary.skipped ?? []) {
+            ctx.note(`skipped ${printable(skipped.path)}: ${printable(skipped.reason)}`);
+          }
           if (ctx.format !== 'table') ctx.output(summary);
           else if (opts.verbose === true)
-            ctx.note(`copied ${summary.files} file(s), ${summary.bytes} bytes, to ${to.device}:${summary.destination}`);
+            ctx.note(
+              `copied ${summary.files} file(s), ${summary.bytes} bytes, to ${to.device}:${printable(summary.destination)}`,
+            );
         } else if (from !== undefined) {
           if (from.path === '') throw new UsageError('the device path is empty');
+          const name = downloadName(from.path);
+          // what the device sends is untrusted: it names nothing, stays inside the destination, sets no set-id mode
           const writer = new TreeWriter({
-            placeRoot: (root) => placeDownloadRoot(destination, root),
+            placeRoot: (root) => placeDownloadRoot(destination, name, root.kind),
+            singleFile: opts.recursive !== true,
+            refuseSetIdModes: true,
             ...(progress === undefined ? {} : { onProgress: progress }),
           });
           const summary = await downloadTree(
@@ -93,8 +102,12 @@ export function registerTransferCommands(group: Command, ctxFactory: ContextFact
             opts.recursive === true,
             writer,
             interrupt.signal,
-          );
-          for (const skipped of summary.skipped) ctx.note(`skipped ${skipped.path}: ${skipped.reason}`);
+          ).catch((err: unknown) => {
+            throw err instanceof ApiError ? new ApiError(err.status, printable(err.message)) : err;
+          });
+          for (const skipped of summary.skipped) {
+            ctx.note(`skipped ${printable(skipped.path)}: ${printable(skipped.reason)}`);
+          }
           if (ctx.format !== 'table') ctx.output(summary);
           else if (opts.verbose === true)
             ctx.note(`copied ${summary.files} file(s), ${summary.bytes} bytes, to ${summary.destination}`);
@@ -138,19 +151,41 @@ export function registerTransferCommands(group: Command, ctxFactory: ContextFact
 }
 
 /**
- * Where a downloaded root lands (spec 000 "File transfer path rules" 2): into an existing local directory under
- * its remote name; otherwise the local path is the file's name, or the root of the downloaded tree (created).
- * A local path ending in "/" is a directory, created when missing.
+ * The name a download gets inside a local directory: the last segment of the device path as the operator typed
+ * it, never a name the device sends.
  */
-export async function placeDownloadRoot(local: string, root: TreeRoot): Promise<string> {
+export function downloadName(remotePath: string): string {
+  const name = lastSegment(posix.normalize(remotePath)) || 'root';
+  if (name === '.' || name === '..') {
+    throw new UsageError(`the device path "${remotePath}" must end in the name of a file or directory`);
+  }
+  return name;
+}
+
+/**
+ * Where a downloaded root lands (spec 000 "File transfer path rules" 2): into an existing local directory under
+ * `name` (see downloadName); otherwise the local path is the file's name, or the root of the downloaded tree
+ * (created). A local path ending in "/" is a directory, created when missing.
+ */
+export async function placeDownloadRoot(local: string, name: string, kind: TreeRoot['kind']): Promise<string> {
   const existing = await stat(local).catch(() => undefined);
-  if (existing?.isDirectory()) return placeEntry(local, root.name, true);
+  if (existing?.isDirectory()) return placeEntry(local, name, true);
   if (local.endsWith('/')) {
     await mkdir(local, { recursive: true });
-    return placeEntry(local, root.name, true);
+    return placeEntry(local, name, true);
   }
-  if (existing !== undefined && root.kind === 'dir') throw failedPrecondition(`${local} exists and is not a directory`);
+  if (existing !== undefined && kind === 'dir') throw failedPrecondition(`${local} exists and is not a directory`);
   return local;
+}
+
+/** Text a device sent, safe to print: control characters (terminal escapes) shown as \xNN. */
+export function printable(text: string): string {
+  let out = '';
+  for (const c of text) {
+    const code = c.charCodeAt(0);
+    out += code < 0x20 || (code >= 0x7f && code <= 0x9f) ? `\\x${code.toString(16).padStart(2, '0')}` : c;
+  }
+  return out;
 }
 
 /** One progress bar per file, on stderr. */
@@ -159,7 +194,7 @@ function fileProgress(): ((progress: FileProgress) => void) & { stopAll(): void 
   const update = (progress: FileProgress): void => {
     let entry = bars.get(progress.path);
     if (entry === undefined) {
-      entry = { bar: progressBar(progress.path, progress.size), shown: -1 };
+      entry = { bar: progressBar(printable(progress.path), progress.size), shown: -1 };
       bars.set(progress.path, entry);
     }
     if (progress.done !== entry.shown) {
