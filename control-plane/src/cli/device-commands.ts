@@ -7,6 +7,7 @@ import type { ContextFactory } from './context.js';
 import { HEALTH_CHECK_COLUMNS } from './health-commands.js';
 import { registerResourceCommands } from './resource-commands.js';
 import { registerPowerCommands } from './power-commands.js';
+import { registerProvisioningTokenCommands } from './provisioning-token-commands.js';
 import { registerTransferCommands } from './transfer-commands.js';
 import { UsageError } from './usage-error.js';
 
@@ -89,23 +90,7 @@ export function registerDeviceCommands(program: Command, ctxFactory: ContextFact
       ctx.print(`revoked the credential of ${deviceName}`);
     });
 
-  group
-    .command('create-provisioning-token')
-    .description('a token new devices register themselves with (droplet --provisioning-token T)')
-    .requiredOption('--parent <parent>', 'projects/{project}/regions/{region}')
-    .option('--ttl <seconds>', 'lifetime in seconds (default 86400)', (v) => Number(v))
-    .action(async (opts: { parent: string; ttl?: number }, command: Command) => {
-      const ctx = ctxFactory(command);
-      const result = await ctx.client.request<{ token: string; expireTime: string }>(
-        'POST',
-        `/v1/${opts.parent}/devices:createProvisioningToken`,
-        { body: opts.ttl === undefined ? {} : { ttlSeconds: opts.ttl } },
-      );
-      if (ctx.format === 'table') {
-        ctx.print(result.token);
-        ctx.note(`expires ${result.expireTime}`);
-      } else ctx.output(result);
-    });
+  registerProvisioningTokenCommands(group, ctxFactory);
 
   group
     .command('rollout-status')

@@ -16,11 +16,10 @@ import type { Doc } from '../resources/resource-table.js';
 import type { CustomMethod } from '../resources/http/custom-method.js';
 import { DeviceCredentials } from './device-credentials.js';
 import { provisionRequestSchema, withProvisionedFacts } from './provisioned-facts.js';
+import { provisioningTokenMethods } from './provisioning-token-methods.js';
 import { ProvisioningTokens } from './provisioning-tokens.js';
 
 export const PROVISION_PERMISSION = permissionOf(deviceDefinition, 'provision');
-const DEFAULT_TOKEN_TTL_SECONDS = 24 * 3600;
-const MAX_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
 
 export interface DeviceService {
   devices: ResourceHandle;
@@ -100,21 +99,7 @@ export function createDeviceService(engine: ResourceEngine, db: Db, options: Dev
         return {};
       },
     },
-    {
-      plural: 'devices',
-      verb: 'createProvisioningToken',
-      scope: 'collection',
-      httpMethod: 'POST',
-      permission: PROVISION_PERMISSION,
-      handle: ({ target, body }) => {
-        devices.patternOfParent(target, false);
-        const ttl = (body as { ttlSeconds?: unknown } | undefined)?.ttlSeconds ?? DEFAULT_TOKEN_TTL_SECONDS;
-        if (typeof ttl !== 'number' || !Number.isInteger(ttl) || ttl < 60 || ttl > MAX_TOKEN_TTL_SECONDS) {
-          throw invalidArgument(`ttlSeconds must be an integer from 60 to ${MAX_TOKEN_TTL_SECONDS}`);
-        }
-        return tokens.create(target, ttl);
-      },
-    },
+    ...provisioningTokenMethods(devices, tokens),
     {
       plural: 'devices',
       verb: 'register',
@@ -126,7 +111,8 @@ export function createDeviceService(engine: ResourceEngine, db: Db, options: Dev
         const token = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
         if (!token) throw unauthenticated('registration needs "Authorization: Bearer <provisioning token>"');
         const granted = tokens.verify(token);
-        if (!granted) throw unauthenticated('invalid or expired provisioning token');
+        if (granted === 'used up') throw unauthenticated('this provisioning token has registered all it may');
+        if (granted === 'unknown or expired') throw unauthenticated('invalid or expired provisioning token');
         if (granted.parent !== target) {
           throw permissionDenied(`this provisioning token registers devices in ${granted.parent}, not ${target}`);
         }
@@ -136,6 +122,8 @@ export function createDeviceService(engine: ResourceEngine, db: Db, options: Dev
         return engine.transaction(() => {
           if (devices.find(name))
             throw alreadyExists(`device "${name}" already exists; ask an administrator for its credential`);
+          // counted in this transaction: a registration that fails uses nothing up
+          if (!tokens.consume(token)) throw unauthenticated('this provisioning token has registered all it may');
           devices.create({ parent: target, resource: { name } }, { system: true });
           // what it says it is and runs, so that spec.osVersion writes are checked before its first report
           const info = parsed.data.deviceInfo;
