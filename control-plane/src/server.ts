@@ -5,7 +5,15 @@ import express from 'express';
 import { openDatabase, type Db } from './db/open-database.js';
 import { unlessStorageFull } from './db/storage-full.js';
 import { startWalCheckpointer } from './db/wal-checkpointer.js';
-import { ApiKeyStore, Authorizer, adminKeyAnnouncement, authenticateRequest, iamRoutes } from './iam/index.js';
+import {
+  ApiKeyStore,
+  Authorizer,
+  FailedAuthLimiter,
+  TrustedProxies,
+  adminKeyAnnouncement,
+  authenticateRequest,
+  iamRoutes,
+} from './iam/index.js';
 import type { Principal } from './iam/index.js';
 import { ResourceEngine } from './resources/resource-engine.js';
 import { createDeviceService } from './devices/device-service.js';
@@ -74,7 +82,10 @@ export async function startServer(
     freeSpaceReserveBytes: config.freeSpaceReserveBytes ?? DEFAULT_ARTIFACT_LIMITS.freeSpaceReserveBytes,
   });
   const catalog = createOsCatalog(engine, artifacts);
-  const limits = createLimitsService(engine);
+  // moving a project or organization is checked on its destination too (the authorizer is created below)
+  const limits = createLimitsService(engine, {
+    authorize: (principal, permission, name) => authorize(principal, permission, name),
+  });
   const devices = createDeviceService(engine, db, { extraRules: [catalog.deviceRules, limits.deviceRules] });
   // on a full disk the server starts anyway, serving reads; what is skipped here is done at the next start
   const skippedForFullDisk = (what: string) => (err: unknown) =>
@@ -84,11 +95,13 @@ export async function startServer(
   // remote operations go over the gateway, which is created below
   const sendCommand = (device: string, command: string, args: unknown, timeoutMs: number): Promise<unknown> =>
     gateway.sendCommand(device, command, args, timeoutMs);
-  const applications = createApplicationsService(engine, devices.devices, sendCommand);
+  const backgroundWriteFailed = (err: unknown, what: string): void =>
+    logger.error({ err, storageFull: isStorageFull(err) }, `${what} failed`);
+  const applications = createApplicationsService(engine, devices.devices, sendCommand, backgroundWriteFailed);
   const metricsHistory = new MetricsHistory(db, {
     retentionDays: config.metricsRetentionDays ?? DEFAULT_METRICS_RETENTION_DAYS,
   });
-  const metricsRecorder = recordDeviceMetrics(devices.devices, metricsHistory);
+  const metricsRecorder = recordDeviceMetrics(devices.devices, metricsHistory, backgroundWriteFailed);
   const keys = new ApiKeyStore(db);
   const authorizer = new Authorizer({ ancestorsOf: limits.ancestorsOf });
 
@@ -114,7 +127,10 @@ export async function startServer(
     },
     onStreamError: (err) => logger.error({ err }, 'watch stream failed'),
   });
-  const requireApiKey = authenticateRequest(keys);
+  const requireApiKey = authenticateRequest(keys, {
+    limiter: new FailedAuthLimiter(),
+    trustedProxies: new TrustedProxies(config.trustedProxies),
+  });
   const authorize = (principal: unknown, permission: string, name: string): void => {
     if (!principal) throw unauthenticated('request is not authenticated');
     authorizer.authorize(principal as Principal, permission, name);
@@ -137,7 +153,7 @@ export async function startServer(
   // no body is parsed before its route has authenticated the caller: each route reads its own body
   app.use(stalledBodies.middleware());
   app.get('/healthz', (_req, res) => void res.json({ ok: true }));
-  app.use(iamRoutes(keys, authorizer));
+  app.use(iamRoutes(keys, authorizer, requireApiKey));
   app.use(
     artifactRoutes(
       artifacts,

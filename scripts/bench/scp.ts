@@ -68,7 +68,7 @@ async function main(): Promise<void> {
       report.progress(`writing ${SIZE / 1024 / 1024} MiB of random data`);
       const sha = await writeRandomFile(file, SIZE);
 
-      const apiKey = `bench-${randomBytes(12).toString('hex')}`;
+      const apiKey = `bench-${randomBytes(16).toString('hex')}`;
       const port = await freePort();
       const server = `http://127.0.0.1:${port}`;
       children.push(

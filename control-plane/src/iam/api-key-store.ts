@@ -1,12 +1,12 @@
 import type { Database } from 'better-sqlite3';
 import { invalidArgument, notFound } from '@outpost/shared';
 import { z } from 'zod';
-import { EVERY_PERMISSION, EVERY_SCOPE, GrantSchema, type Grant } from './grant.js';
+import { EVERY_PERMISSION, EVERY_SCOPE, GrantSchema, StoredGrantSchema, type Grant } from './grant.js';
 import type { Principal } from './principal.js';
 import { hashSecret, keyIdOfSecret, newKeyId, newSecret, secretMatches } from './secret.js';
 
 export const ADMIN_KEY_ID = 'admin';
-export const MIN_ADMIN_SECRET_LENGTH = 16;
+export const MIN_ADMIN_SECRET_LENGTH = 32;
 
 /** An API key as the API shows it; the secret is never part of it. */
 export interface ApiKey {
@@ -22,9 +22,14 @@ export interface NewApiKey {
   grants: readonly Grant[];
 }
 
+/** The body of a create call: a caller names permissions and scopes, never `grantedThrough`. */
 export const NewApiKeySchema = z.object({
   displayName: z.string().trim().min(1, 'must not be empty').max(256),
   grants: z.array(GrantSchema).min(1, 'needs at least one grant').max(100),
+});
+
+const StoredNewApiKeySchema = NewApiKeySchema.extend({
+  grants: z.array(StoredGrantSchema).min(1, 'needs at least one grant').max(100),
 });
 
 export interface ApiKeyStoreOptions {
@@ -39,7 +44,7 @@ interface ApiKeyRow {
   create_time: string;
 }
 
-const GrantsSchema = z.array(GrantSchema);
+const GrantsSchema = z.array(StoredGrantSchema);
 
 /** API keys in SQLite, each stored as the sha256 of its secret. */
 export class ApiKeyStore {
@@ -61,7 +66,7 @@ export class ApiKeyStore {
 
   /** Creates a key; the returned secret is the only copy there will ever be. */
   create(input: NewApiKey): { apiKey: ApiKey; secret: string } {
-    const parsed = NewApiKeySchema.safeParse(input);
+    const parsed = StoredNewApiKeySchema.safeParse(input);
     if (!parsed.success)
       throw invalidArgument(`invalid API key: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
     const id = newKeyId();
@@ -140,7 +145,13 @@ export class ApiKeyStore {
     const row: ApiKeyRow = {
       id,
       display_name: displayName,
-      grants_json: JSON.stringify(grants.map(({ permission, scope }) => ({ permission, scope }))),
+      grants_json: JSON.stringify(
+        grants.map(({ permission, scope, grantedThrough }) => ({
+          permission,
+          scope,
+          ...(grantedThrough?.length ? { grantedThrough } : {}),
+        })),
+      ),
       secret_sha256: hashSecret(secret),
       create_time: this.now().toISOString(),
     };

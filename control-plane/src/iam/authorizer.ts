@@ -1,9 +1,10 @@
 import { permissionDenied } from '@outpost/shared';
 import {
   grantCovers,
+  grantScopeCovers,
   noAncestors,
   permissionMatches,
-  scopeCovers,
+  scopeCoversDirectly,
   type AncestorsResolver,
 } from './permission-match.js';
 import type { Grant } from './grant.js';
@@ -25,7 +26,7 @@ export class Authorizer {
   /** `resourceName` is the resource or parent acted on; global operations use `*`, which only scope `*` covers. */
   isAllowed(principal: Principal, permission: string, resourceName: string): boolean {
     return principal.grants.some(
-      (g) => permissionMatches(g.permission, permission) && scopeCovers(g.scope, resourceName, this.ancestorsOf),
+      (g) => permissionMatches(g.permission, permission) && grantScopeCovers(g, resourceName, this.ancestorsOf),
     );
   }
 
@@ -39,5 +40,23 @@ export class Authorizer {
   /** Whether the principal holds everything the grant would give (a key may not hand out more than it holds). */
   holdsGrant(principal: Principal, wanted: Grant): boolean {
     return principal.grants.some((held) => grantCovers(held, wanted, this.ancestorsOf));
+  }
+
+  /**
+   * The grant as the principal may hand it out, or undefined when it does not hold it. A grant the principal
+   * holds only because the scope lies under an organization records that organization (and those its own
+   * grant came through) in `grantedThrough`, so it lapses when the scope leaves them.
+   */
+  grantable(principal: Principal, wanted: Grant): Grant | undefined {
+    let fewest: string[] | undefined;
+    for (const held of principal.grants) {
+      if (!grantCovers(held, wanted, this.ancestorsOf)) continue;
+      const through = new Set(held.grantedThrough ?? []);
+      if (!scopeCoversDirectly(held.scope, wanted.scope)) through.add(held.scope);
+      if (fewest === undefined || through.size < fewest.length) fewest = [...through].sort();
+    }
+    if (fewest === undefined) return undefined;
+    const grant = { permission: wanted.permission, scope: wanted.scope };
+    return fewest.length === 0 ? grant : { ...grant, grantedThrough: fewest };
   }
 }

@@ -33,10 +33,29 @@ export function scopeCovers(
   return isAtOrUnder(resourceName, scope) || ancestorsOf(resourceName).some((a) => isAtOrUnder(a, scope));
 }
 
+/**
+ * Whether a grant's scope covers a resource as the hierarchy stands now: its own scope, and each organization it
+ * was handed out through (so access that came through an organization ends when the resource leaves it).
+ */
+export function grantScopeCovers(
+  grant: Grant,
+  resourceName: string,
+  ancestorsOf: AncestorsResolver = noAncestors,
+): boolean {
+  return (
+    scopeCovers(grant.scope, resourceName, ancestorsOf) &&
+    (grant.grantedThrough ?? []).every((through) => scopeCovers(through, resourceName, ancestorsOf))
+  );
+}
+
 /** Whether holding `held` implies everything `wanted` allows (used to stop keys granting more than they hold). */
 export function grantCovers(held: Grant, wanted: Grant, ancestorsOf: AncestorsResolver = noAncestors): boolean {
-  return permissionMatches(held.permission, wanted.permission) && scopeCovers(held.scope, wanted.scope, ancestorsOf);
+  return permissionMatches(held.permission, wanted.permission) && grantScopeCovers(held, wanted.scope, ancestorsOf);
 }
+
+/** Whether a scope covers a name by itself, without the hierarchy: `*`, the name itself, or a prefix of it. */
+export const scopeCoversDirectly = (scope: string, resourceName: string): boolean =>
+  scope === EVERY_SCOPE || isAtOrUnder(resourceName, scope);
 
 const isAtOrUnder = (name: string, prefix: string): boolean => name === prefix || name.startsWith(`${prefix}/`);
 

@@ -22,7 +22,7 @@ import { migrateMethods } from './methods/migrate-methods.js';
 import { reviewMethods } from './methods/review-methods.js';
 import { isEntityName, ownerOf } from './names.js';
 import { acceptedPlanRules, planAssignmentRules } from './rules/assignment-rules.js';
-import { entityRules } from './rules/entity-rules.js';
+import { entityRules, type EntityPlacementCheck } from './rules/entity-rules.js';
 import { systemOwnedRules } from './rules/limit-rules.js';
 import { planRules } from './rules/plan-rules.js';
 import { requestRules } from './rules/request-rules.js';
@@ -43,13 +43,22 @@ export interface LimitsService {
   settleAll(): void;
 }
 
+export interface LimitsServiceOptions {
+  /**
+   * Checks a caller's permission (throws PERMISSION_DENIED). Placing an organization or project under a parent,
+   * by creating or moving it, needs the write's permission on that parent as well (on `*` for no parent): the
+   * entity draws on the parent's quota. Without it, callers are not checked here.
+   */
+  authorize?: EntityPlacementCheck;
+}
+
 /** Registers the hierarchy and limits resources on the engine with their rules (spec 001). */
-export function createLimitsService(engine: ResourceEngine): LimitsService {
+export function createLimitsService(engine: ResourceEngine, options: LimitsServiceOptions = {}): LimitsService {
   const ctx = new LimitsContext(engine);
   const handles: LimitsHandles = {
     services: engine.register(serviceDefinition, entityRules(ctx, 'service')),
-    organizations: engine.register(organizationDefinition, entityRules(ctx, 'organization')),
-    projects: engine.register(projectDefinition, entityRules(ctx, 'project')),
+    organizations: engine.register(organizationDefinition, entityRules(ctx, 'organization', options.authorize)),
+    projects: engine.register(projectDefinition, entityRules(ctx, 'project', options.authorize)),
     plans: engine.register(planDefinition, planRules(ctx)),
     planAssignments: engine.register(planAssignmentDefinition, planAssignmentRules(ctx)),
     acceptedPlans: engine.register(acceptedPlanDefinition, acceptedPlanRules(ctx)),

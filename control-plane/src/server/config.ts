@@ -1,5 +1,7 @@
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { MIN_ADMIN_SECRET_LENGTH } from '../iam/api-key-store.js';
+import { TrustedProxies } from '../iam/client-address.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -30,6 +32,8 @@ export interface ServerConfig {
   maxArtifactBytes?: number;
   /** uploads are refused (503) while the data directory's file system has less free space than this */
   freeSpaceReserveBytes?: number;
+  /** reverse proxies (addresses, CIDR ranges) whose X-Forwarded-For names the client of a request */
+  trustedProxies?: string[];
 }
 
 export const DEFAULT_HTTP_TIMEOUTS = { headersTimeoutSeconds: 20, bodyTimeoutSeconds: 30, keepAliveTimeoutSeconds: 5 };
@@ -44,7 +48,7 @@ export const DEFAULT_SERVER_CONFIG: Readonly<ServerConfig> = {
   heartbeatSeconds: 15,
 };
 
-export const MIN_ADMIN_KEY_LENGTH = 16;
+export const MIN_ADMIN_KEY_LENGTH = MIN_ADMIN_SECRET_LENGTH;
 
 /** Bad flags or environment: main prints the message and exits with status 2. */
 export class ConfigError extends Error {
@@ -77,6 +81,9 @@ Options (each flag beats its environment variable):
                                                         OUTPOST_MAX_ARTIFACT_BYTES (default 8G)
   --free-space-reserve-bytes <n> uploads are refused (503) below this much free space in the data directory
                                                         OUTPOST_FREE_SPACE_RESERVE_BYTES (default 1G)
+  --trusted-proxies <list>    comma-separated addresses and CIDR ranges of reverse proxies whose
+                              X-Forwarded-For names the client (failed logins are limited per client)
+                                                        OUTPOST_TRUSTED_PROXIES (default none)
   -h, --help                  show this help
 
 Environment only:
@@ -132,6 +139,8 @@ export function loadServerConfig(argv: readonly string[], env: Env): ServerConfi
   if (maxArtifact) config.maxArtifactBytes = bytesIn(maxArtifact, 1);
   const reserve = pick(flags['free-space-reserve-bytes'], 'OUTPOST_FREE_SPACE_RESERVE_BYTES');
   if (reserve) config.freeSpaceReserveBytes = bytesIn(reserve, 0);
+  const proxies = pick(flags['trusted-proxies'], 'OUTPOST_TRUSTED_PROXIES');
+  if (proxies) config.trustedProxies = addressRanges(proxies);
   const adminKey = pick(undefined, 'OUTPOST_ADMIN_KEY');
   if (adminKey) {
     if (adminKey.value.length < MIN_ADMIN_KEY_LENGTH) {
@@ -166,6 +175,7 @@ function parseFlags(argv: readonly string[]): Record<string, string | undefined>
         'keep-alive-timeout-seconds': { type: 'string' },
         'max-artifact-bytes': { type: 'string' },
         'free-space-reserve-bytes': { type: 'string' },
+        'trusted-proxies': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -207,6 +217,19 @@ function bytesIn({ value, source }: { value: string; source: string }, min: numb
     );
   }
   return n;
+}
+
+function addressRanges({ value, source }: { value: string; source: string }): string[] {
+  const entries = value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  try {
+    new TrustedProxies(entries);
+  } catch (err) {
+    throw new ConfigError(`invalid ${source}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  return entries;
 }
 
 function oneOf<T extends string>({ value, source }: { value: string; source: string }, allowed: readonly T[]): T {

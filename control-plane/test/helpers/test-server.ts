@@ -7,7 +7,7 @@ import { startServer } from '../../src/server.js';
 import type { ServerExtras, StartedServer } from '../../src/server.js';
 import type { ServerConfig } from '../../src/server/config.js';
 
-export const TEST_ADMIN_KEY = 'test-admin-key-0123456789abcdef';
+export const TEST_ADMIN_KEY = 'test-admin-key-0123456789abcdef-0123';
 
 export interface TestServer extends StartedServer {
   dataDir: string;

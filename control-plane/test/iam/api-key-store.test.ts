@@ -103,16 +103,18 @@ describe('ApiKeyStore', () => {
   it('registers and rotates the admin key given by OUTPOST_ADMIN_KEY, never echoing it', () => {
     const t = open();
     const store = new ApiKeyStore(t.db);
-    const registered = store.ensureBootstrapAdminKey('first-admin-secret-123');
+    const registered = store.ensureBootstrapAdminKey('first-admin-secret-0123456789abcdef');
     expect(registered).toEqual({ created: true });
     expect(adminKeyAnnouncement(registered)).toBeUndefined();
-    expect(store.authenticate('first-admin-secret-123')?.name).toBe('apiKeys/admin');
+    expect(store.authenticate('first-admin-secret-0123456789abcdef')?.name).toBe('apiKeys/admin');
 
     const restarted = new ApiKeyStore(t.reopen());
-    expect(restarted.ensureBootstrapAdminKey('first-admin-secret-123')).toEqual({ created: false });
-    expect(restarted.ensureBootstrapAdminKey('second-admin-secret-456')).toEqual({ created: false });
-    expect(restarted.authenticate('first-admin-secret-123')).toBeNull();
-    expect(restarted.authenticate('second-admin-secret-456')?.grants).toEqual([{ permission: '*', scope: '*' }]);
+    expect(restarted.ensureBootstrapAdminKey('first-admin-secret-0123456789abcdef')).toEqual({ created: false });
+    expect(restarted.ensureBootstrapAdminKey('second-admin-secret-0123456789abcdef')).toEqual({ created: false });
+    expect(restarted.authenticate('first-admin-secret-0123456789abcdef')).toBeNull();
+    expect(restarted.authenticate('second-admin-secret-0123456789abcdef')?.grants).toEqual([
+      { permission: '*', scope: '*' },
+    ]);
     expect(restarted.list().map((k) => k.name)).toEqual(['apiKeys/admin']);
   });
 
@@ -120,21 +122,34 @@ describe('ApiKeyStore', () => {
     const t = open();
     const store = new ApiKeyStore(t.db);
     const generated = store.ensureBootstrapAdminKey();
-    store.ensureBootstrapAdminKey('configured-admin-secret');
+    store.ensureBootstrapAdminKey('configured-admin-secret-0123456789abcdef');
     expect(store.authenticate(generated.secret ?? '')).toBeNull();
     expect(store.ensureBootstrapAdminKey()).toEqual({ created: false });
-    expect(store.authenticate('configured-admin-secret')?.name).toBe('apiKeys/admin');
+    expect(store.authenticate('configured-admin-secret-0123456789abcdef')?.name).toBe('apiKeys/admin');
   });
 
   it('authenticates an admin secret that looks like another key', () => {
     const store = new ApiKeyStore(open().db);
-    store.ensureBootstrapAdminKey('opk_other_lookalike-secret');
-    expect(store.authenticate('opk_other_lookalike-secret')?.name).toBe('apiKeys/admin');
+    store.ensureBootstrapAdminKey('opk_other_lookalike-secret-0123456789abcdef');
+    expect(store.authenticate('opk_other_lookalike-secret-0123456789abcdef')?.name).toBe('apiKeys/admin');
   });
 
-  it('refuses a too short admin secret', () => {
+  it('refuses an admin secret shorter than 32 characters', () => {
     const store = new ApiKeyStore(open().db);
-    expect(() => store.ensureBootstrapAdminKey('short')).toThrow(/at least 16 characters/);
+    expect(() => store.ensureBootstrapAdminKey('short')).toThrow(/at least 32 characters/);
+    expect(() => store.ensureBootstrapAdminKey('x'.repeat(31))).toThrow(/at least 32 characters/);
     expect(store.list()).toEqual([]);
+    expect(store.ensureBootstrapAdminKey('x'.repeat(32))).toEqual({ created: true });
+  });
+
+  it('keeps the organizations a grant was handed out through', () => {
+    const t = open();
+    const grants = [
+      { permission: '*', scope: 'projects/p', grantedThrough: ['organizations/o'] },
+      { permission: '*', scope: 'projects/q' },
+    ];
+    const { apiKey, secret } = new ApiKeyStore(t.db).create({ displayName: 'minted', grants });
+    expect(apiKey.grants).toEqual(grants);
+    expect(new ApiKeyStore(t.reopen()).authenticate(secret)?.grants).toEqual(grants);
   });
 });

@@ -10,7 +10,7 @@ import { apiErrorHandler, unknownRouteHandler } from '../../src/server/http-erro
 import { createLogger } from '../../src/server/logger.js';
 import { tempDatabase } from './temp-db.js';
 
-const ADMIN = 'admin-secret-for-the-tests';
+const ADMIN = 'admin-secret-for-the-tests-0123456789';
 const GET_DEVICE = 'services/devices.outpost/permissions/devices.get';
 
 describe('IAM over HTTP', () => {

@@ -18,7 +18,7 @@ describe('compare-and-swap under concurrency', () => {
     const perClient = 25;
     let conflicts = 0;
     const client = async (): Promise<void> => {
-      const api = server.clientWith('test-admin-key-0123456789abcdef');
+      const api = server.clientWith('test-admin-key-0123456789abcdef-0123');
       for (let done = 0; done < perClient;) {
         const current = await api.get<Widget>(name);
         const value = current.spec?.size ?? 0;

@@ -205,7 +205,10 @@ describe('REST details', () => {
   it('answers malformed JSON and unknown query parameters with INVALID_ARGUMENT bodies', async () => {
     const res = await fetch(`${server.url}/v1/${parent}/widgets`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${'test-admin-key-0123456789abcdef'}`, 'content-type': 'application/json' },
+      headers: {
+        authorization: `Bearer ${'test-admin-key-0123456789abcdef-0123'}`,
+        'content-type': 'application/json',
+      },
       body: '{"spec": ',
     });
     expect(res.status).toBe(400);

@@ -18,7 +18,7 @@ describe('loadServerConfig', () => {
       OUTPOST_HOST: '0.0.0.0',
       OUTPOST_PORT: '9090',
       OUTPOST_DATA_DIR: '/srv/outpost',
-      OUTPOST_ADMIN_KEY: 'a-very-long-admin-secret',
+      OUTPOST_ADMIN_KEY: 'a-very-long-admin-secret-0123456789abcdef',
       OUTPOST_LOG_LEVEL: 'debug',
       OUTPOST_HEARTBEAT_SECONDS: '5',
     });
@@ -26,7 +26,7 @@ describe('loadServerConfig', () => {
       host: '0.0.0.0',
       port: 9090,
       dataDir: '/srv/outpost',
-      adminKey: 'a-very-long-admin-secret',
+      adminKey: 'a-very-long-admin-secret-0123456789abcdef',
       logLevel: 'debug',
       heartbeatSeconds: 5,
     });
@@ -96,7 +96,7 @@ describe('loadServerConfig', () => {
     [['--log-level', 'loud'], {}, /invalid --log-level "loud": must be one of fatal, error, warn, info, debug/],
     [[], { OUTPOST_HEARTBEAT_SECONDS: '0' }, /invalid OUTPOST_HEARTBEAT_SECONDS "0"/],
     [['--data-dir', ' '], {}, /invalid --data-dir: must not be empty/],
-    [[], { OUTPOST_ADMIN_KEY: 'short' }, /OUTPOST_ADMIN_KEY: must be at least 16 characters/],
+    [[], { OUTPOST_ADMIN_KEY: 'short' }, /OUTPOST_ADMIN_KEY: must be at least 32 characters/],
     [['--colour'], {}, /Unknown option '--colour'/],
     [['--body-timeout-seconds', '0'], {}, /invalid --body-timeout-seconds "0": must be an integer from 1 to 3600/],
     [[], { OUTPOST_MAX_ARTIFACT_BYTES: '2 GB' }, /invalid OUTPOST_MAX_ARTIFACT_BYTES "2 GB": must be a byte count/],

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
-import { failedPrecondition, ID_RULES, invalidArgument, isValidId } from '@outpost/shared';
-import type { ResourceRules } from '../../resources/resource-rules.js';
+import { failedPrecondition, ID_RULES, invalidArgument, isValidId, permissionOf } from '@outpost/shared';
+import type { OperationContext, ResourceRules } from '../../resources/resource-rules.js';
 import type { Doc } from '../../resources/resource-table.js';
 import { saveAssignment } from '../assignment-store.js';
 import { childrenOf, countBy, type LimitsContext } from '../context.js';
@@ -20,7 +20,18 @@ import { loadScope } from '../scope.js';
  * change of parent moves its accepted plans to the new assigner. Deleting one deletes its plan assignments,
  * accepted plans, requests and plans, which returns its limits to the parent pools.
  */
-export function entityRules(ctx: LimitsContext, kind: 'service' | 'organization' | 'project'): ResourceRules {
+export function entityRules(
+  ctx: LimitsContext,
+  kind: 'service' | 'organization' | 'project',
+  authorize?: EntityPlacementCheck,
+): ResourceRules {
+  /** The caller's write permission is checked on the entity by the API; its parent's quota needs it there too. */
+  const checkPlacement = (doc: Doc, verb: 'create' | 'update', op: OperationContext): void => {
+    if (!authorize || op.system || op.principal === undefined) return;
+    const permission = permissionOf(new HierarchyReader(ctx).handleOf(text(doc['name'])).def, verb);
+    authorize(op.principal, permission, text(doc['parentOrganization']) || '*');
+  };
+
   const check = (doc: Doc, stored: Doc | undefined): Doc => {
     const reader = new HierarchyReader(ctx);
     const name = text(doc['name']);
@@ -57,13 +68,21 @@ export function entityRules(ctx: LimitsContext, kind: 'service' | 'organization'
   };
 
   return {
-    beforeCreate: (doc) => check(doc, undefined),
+    beforeCreate: (doc, op) => {
+      if (kind !== 'service') checkPlacement(doc, 'create', op);
+      return check(doc, undefined);
+    },
     afterCreate: (doc) => {
       const name = text(doc['name']);
       if (kind !== 'service') assignDefaultPlans(ctx, new HierarchyReader(ctx), doc);
       settle(ctx, loadScope(ctx, [name]));
     },
-    beforeUpdate: (before, after) => check(after, before),
+    beforeUpdate: (before, after, op) => {
+      if (kind !== 'service' && text(before['parentOrganization']) !== text(after['parentOrganization'])) {
+        checkPlacement(after, 'update', op);
+      }
+      return check(after, before);
+    },
     afterUpdate: (before, after) => {
       const name = text(after['name']);
       const oldParent = text(before['parentOrganization']);
@@ -111,6 +130,9 @@ export function entityRules(ctx: LimitsContext, kind: 'service' | 'organization'
     },
   };
 }
+
+/** Throws PERMISSION_DENIED unless the caller holds `permission` on `resourceName`. */
+export type EntityPlacementCheck = (principal: unknown, permission: string, resourceName: string) => void;
 
 /**
  * After a move: the entity's accepted plans go to its new assigner, and its pending requests name the new
