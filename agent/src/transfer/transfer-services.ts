@@ -16,7 +16,8 @@ import { downloadSource, placeUploadRoot, uploadDestination } from './remote-pat
 /**
  * `transfer.upload`: writes the transfer stream the channel carries at the requested path (each file through a
  * temporary file, renamed into place once its SHA-256 matches, told to `partFiles`) and answers with an upload
- * summary.
+ * summary. Entries below the root are made without following links (TreeWriter's ConfinedTree): a symlinked
+ * directory already there is refused, never written through.
  */
 export function uploadService(logger: Logger, partFiles: PartFileRecord): ChannelServiceHandler {
   return async (raw, channel) => {

@@ -1,6 +1,15 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { extract } from 'tar';
@@ -133,6 +142,29 @@ describe('transfer services on the agent', () => {
       message: expect.stringMatching(/refused transfer entry/),
     });
     expect(existsSync(join(deviceRoot, 'escaped'))).toBe(false);
+  });
+
+  it('refuses to write through a symlinked directory below the destination, with or without its D record', async () => {
+    const { peer, deviceRoot } = await setup();
+    const elsewhere = join(deviceRoot, 'elsewhere');
+    mkdirSync(elsewhere);
+    mkdirSync(join(deviceRoot, 'box', 'site'), { recursive: true });
+    symlinkSync(elsewhere, join(deviceRoot, 'box', 'site', 'conf'));
+    for (const entries of [
+      [encodeDir('site', 0o755), encodeFileStart('site/conf/planted', 0o644, 1)],
+      [encodeDir('site', 0o755), encodeDir('site/conf', 0o755), encodeFileStart('site/conf/planted', 0o644, 1)],
+      [encodeDir('site', 0o755), encodeDir('site/conf/deeper', 0o777)],
+    ]) {
+      const { channel } = await peer.open('transfer.upload', { path: `${deviceRoot}/box/` });
+      for (const entry of entries) await channel.write(entry);
+      await channel.end();
+      await expect(readChannel(channel)).rejects.toMatchObject({
+        status: 'FAILED_PRECONDITION',
+        message: `${join(deviceRoot, 'box', 'site', 'conf')} is a symbolic link: a transfer never writes through one`,
+      });
+    }
+    expect(readdirSync(elsewhere)).toEqual([]);
+    expect(readdirSync(join(deviceRoot, 'box', 'site'))).toEqual(['conf']);
   });
 
   it('an interrupted upload (aborted, or the link lost) leaves no partial file behind', async () => {
