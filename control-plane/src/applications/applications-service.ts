@@ -45,6 +45,7 @@ export function createApplicationsService(
   engine: ResourceEngine,
   devices: ResourceHandle,
   sendCommand: SendCommand,
+  onBackgroundError: (err: unknown, what: string) => void,
 ): ApplicationsService {
   const pods = engine.register(podDefinition, podRules(devices));
 
@@ -95,15 +96,19 @@ export function createApplicationsService(
     // after the commit that published this change, not inside it
     setImmediate(() => {
       if (stopped) return;
-      engine.transaction(() => {
-        for (const pod of podsOn(change.name)) {
-          if (((pod['status'] ?? {}) as Doc)['phase'] === 'UNKNOWN') continue;
-          pods.patch(pod['name'] as string, (doc) => ({
-            ...doc,
-            status: { ...((doc['status'] ?? {}) as Doc), phase: 'UNKNOWN' },
-          }));
-        }
-      });
+      try {
+        engine.transaction(() => {
+          for (const pod of podsOn(change.name)) {
+            if (((pod['status'] ?? {}) as Doc)['phase'] === 'UNKNOWN') continue;
+            pods.patch(pod['name'] as string, (doc) => ({
+              ...doc,
+              status: { ...((doc['status'] ?? {}) as Doc), phase: 'UNKNOWN' },
+            }));
+          }
+        });
+      } catch (err) {
+        onBackgroundError(err, `marking the pods of ${change.name} UNKNOWN`);
+      }
     });
   });
 

@@ -241,7 +241,17 @@ export class AgentGateway {
         session.send(refusalOf(parsed));
         return;
       }
-      this.handle(session, parsed.message, log);
+      try {
+        this.handle(session, parsed.message, log);
+      } catch (err) {
+        // a message the server could not store (a full disk, say) is refused; it never takes the server down
+        log.error({ err }, 'could not handle an agent message');
+        session.send({
+          type: 'error',
+          status: 'UNAVAILABLE',
+          message: 'the control plane could not store this message',
+        });
+      }
     });
     ws.on('close', (code: number) => {
       if (this.sessions.get(deviceName) !== session) return; // replaced, or closed by close()

@@ -21,6 +21,7 @@ export interface MetricsRecorder {
 export function recordDeviceMetrics(
   devices: ResourceHandle,
   history: MetricsHistory,
+  onError: (err: unknown, what: string) => void,
   now: () => number = Date.now,
 ): MetricsRecorder {
   let queue: { device: string; timeMs: number; sample: MetricsSample }[] = [];
@@ -34,8 +35,13 @@ export function recordDeviceMetrics(
     const gone = forgotten;
     queue = [];
     forgotten = [];
-    history.record(entries);
-    for (const device of gone) history.forget(device);
+    try {
+      history.record(entries);
+      for (const device of gone) history.forget(device);
+    } catch (err) {
+      // history is a record of the past: samples that cannot be written (a full disk) are dropped, not retried
+      onError(err, `storing ${entries.length} metrics samples`);
+    }
   };
 
   const unsubscribe = devices.subscribe((change) => {
@@ -47,7 +53,13 @@ export function recordDeviceMetrics(
     }
     scheduled ??= setImmediate(flush); // listeners run on the writer's path: only enqueue here
   });
-  const pruner = setInterval(() => history.prune(now()), PRUNE_INTERVAL_MS);
+  const pruner = setInterval(() => {
+    try {
+      history.prune(now());
+    } catch (err) {
+      onError(err, 'pruning the metrics history');
+    }
+  }, PRUNE_INTERVAL_MS);
   pruner.unref();
 
   return {
