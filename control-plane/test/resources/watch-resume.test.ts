@@ -10,7 +10,10 @@ import type { Widget } from '../helpers/widgets.js';
  * once (its last message), nothing else.
  */
 
-type Message = { current?: { widget: Widget } } | { removed?: { name: string } };
+interface Message {
+  current?: { widget: Widget };
+  removed?: { name: string };
+}
 interface WireResponse {
   widgetChanges: Message[];
   isCurrent: boolean;
