@@ -21,6 +21,7 @@ import { createLimitsService } from './limits/index.js';
 import { AgentGateway } from './gateway/agent-gateway.js';
 import { ArtifactStore } from './os/artifact-store.js';
 import { artifactRoutes } from './os/artifact-routes.js';
+import { artifactGcMethod } from './os/artifact-gc.js';
 import { createOsCatalog } from './os/os-catalog-service.js';
 import { createHealthCheckService } from './healthchecks/health-check-service.js';
 import { DEFAULT_METRICS_RETENTION_DAYS } from './metrics/downsampling.js';
@@ -116,6 +117,7 @@ export async function startServer(
       ...limits.customMethods,
       ...applications.customMethods,
       ...powerMethods(devices.devices, sendCommand),
+      artifactGcMethod(artifacts, catalog.referencedArtifacts, () => new Date()),
     ],
     watchOptions: { maxBufferedBytes: config.watchStreamMaxBytes },
     streamAdmission: {
@@ -158,7 +160,12 @@ export async function startServer(
     artifactRoutes(
       artifacts,
       {
-        isDevice: (secret) => devices.credentials.deviceOf(secret) !== undefined,
+        deviceOf: (secret) => devices.credentials.deviceOf(secret),
+        mayDeviceFetch: (device, sha256) => {
+          const doc = devices.devices.find(device);
+          return doc !== undefined && catalog.isPublishedFor(doc, sha256);
+        },
+        onDeviceRevoked: (listener) => devices.credentials.onRevoked(listener),
         authorizeKey: (secret, permission) => {
           const principal = keys.authenticate(secret);
           if (!principal) throw unauthenticated('invalid or revoked API key or device credential');

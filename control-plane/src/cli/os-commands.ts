@@ -90,7 +90,34 @@ export function registerOsCommands(program: Command, ctxFactory: ContextFactory)
       });
       ctx.output(created);
     });
+
+  group
+    .command('gc')
+    .description(
+      'delete the stored artifacts no OS version refers to (deleting a version deletes its artifact already)',
+    )
+    .option(
+      '--min-age <seconds>',
+      'keep artifacts stored less than this long ago: uploads whose version may be about to be published (default 3600)',
+      wholeNumber,
+    )
+    .action(async (opts: { minAge?: number }, command: Command) => {
+      const ctx = ctxFactory(command);
+      const result = await ctx.client.request<{ removed: { sha256: string; size: number }[]; freedBytes: number }>(
+        'POST',
+        '/v1/artifacts:collectGarbage',
+        { body: opts.minAge === undefined ? {} : { minAgeSeconds: opts.minAge } },
+      );
+      if (ctx.format !== 'table') return ctx.output(result);
+      for (const artifact of result.removed) ctx.print(`removed ${artifact.sha256} (${artifact.size} bytes)`);
+      ctx.note(`removed ${result.removed.length} artifacts, freed ${result.freedBytes} bytes`);
+    });
   return group;
+}
+
+function wholeNumber(value: string): number {
+  if (!/^\d+$/.test(value)) throw new UsageError(`"${value}" is not a whole number of seconds`);
+  return Number(value);
 }
 
 async function loadPrivateKey(file: string): Promise<ReturnType<typeof createPrivateKey>> {

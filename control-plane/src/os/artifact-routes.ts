@@ -5,8 +5,12 @@ import { hasUnreadBody } from '../server/request-body.js';
 import type { ArtifactStore } from './artifact-store.js';
 
 export interface ArtifactAccess {
-  /** true when the bearer is a device credential (devices download their images) */
-  isDevice(secret: string): boolean;
+  /** the device a bearer is the credential of, if it is one */
+  deviceOf(secret: string): string | undefined;
+  /** whether the device may download the artifact: a version published for its device type has it */
+  mayDeviceFetch(device: string, sha256: string): boolean;
+  /** calls `listener` with each device whose credential stops working (revoked or rotated) */
+  onDeviceRevoked(listener: (device: string) => void): void;
   /** checks an API key for a permission; throws UNAUTHENTICATED / PERMISSION_DENIED */
   authorizeKey(secret: string, permission: string): void;
 }
@@ -16,8 +20,10 @@ export const ARTIFACT_DOWNLOAD_PERMISSION = 'services/devices.outpost/permission
 
 /**
  * `PUT /v1/artifacts` (raw body; header `X-Content-Sha256` optional but checked) → `{sha256, size}`;
- * `GET|HEAD /v1/artifacts/{sha256}` with `Range: bytes=a-b`, `ETag` and `If-Range`, for devices (credential)
- * and API keys. `onDownload` counts what was served (the e2e suite asserts a rollback downloads nothing).
+ * `GET|HEAD /v1/artifacts/{sha256}` with `Range: bytes=a-b`, `ETag` and `If-Range`, for API keys and for devices
+ * (credential), which get only the artifacts of versions published for their device type (others are 404 to
+ * them) and whose downloads in progress are cut when their credential is revoked. `onDownload` counts what was
+ * served (the e2e suite asserts a rollback downloads nothing).
  */
 export function artifactRoutes(
   store: ArtifactStore,
@@ -25,6 +31,20 @@ export function artifactRoutes(
   onDownload: (sha256: string, device: boolean) => void = () => {},
 ): Router {
   const router = express.Router();
+  const deviceDownloads = new Map<string, Set<Response>>();
+  access.onDeviceRevoked((device) => {
+    for (const res of deviceDownloads.get(device) ?? []) res.destroy();
+    deviceDownloads.delete(device);
+  });
+  const trackDownload = (device: string, res: Response): void => {
+    let open = deviceDownloads.get(device);
+    if (!open) deviceDownloads.set(device, (open = new Set()));
+    open.add(res);
+    res.on('close', () => {
+      open.delete(res);
+      if (open.size === 0 && deviceDownloads.get(device) === open) deviceDownloads.delete(device);
+    });
+  };
   const bearer = (req: Request): string => {
     const secret = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '')?.[1];
     if (!secret)
@@ -57,9 +77,13 @@ export function artifactRoutes(
 
   const download = guard(async (req, res) => {
     const secret = bearer(req);
-    const device = access.isDevice(secret);
-    if (!device) access.authorizeKey(secret, ARTIFACT_DOWNLOAD_PERMISSION);
+    const device = access.deviceOf(secret);
+    if (device === undefined) access.authorizeKey(secret, ARTIFACT_DOWNLOAD_PERMISSION);
     const sha256 = String(req.params['sha256']);
+    store.pathOf(sha256); // a malformed digest is INVALID_ARGUMENT for everyone
+    if (device !== undefined && !access.mayDeviceFetch(device, sha256)) {
+      throw notFound(`no artifact ${sha256} of a version published for this device's type`);
+    }
     const artifact = await store.stat(sha256);
     if (!artifact) throw notFound(`no artifact ${sha256}`);
     const etag = `"${sha256}"`;
@@ -74,7 +98,7 @@ export function artifactRoutes(
       res.end();
       return;
     }
-    if (req.method === 'GET') onDownload(sha256, device);
+    if (req.method === 'GET') onDownload(sha256, device !== undefined);
     if (range) {
       res.status(206);
       res.setHeader('Content-Range', `bytes ${range.start}-${range.end}/${artifact.size}`);
@@ -86,6 +110,7 @@ export function artifactRoutes(
       res.end();
       return;
     }
+    if (device !== undefined) trackDownload(device, res);
     const stream = store.read(sha256, range);
     res.on('close', () => stream.destroy());
     stream.on('error', () => res.destroy());

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream, statSync } from 'node:fs';
-import { mkdir, open, rename, rm, stat, statfs } from 'node:fs/promises';
+import { createReadStream, createWriteStream, rmSync, statSync } from 'node:fs';
+import { mkdir, open, readdir, rename, rm, stat, statfs } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -117,5 +117,33 @@ export class ArtifactStore {
 
   read(sha256: string, range?: { start: number; end: number }): Readable {
     return createReadStream(this.pathOf(sha256), range);
+  }
+
+  /** The stored artifacts (not uploads in progress), each with the time it was stored. */
+  async list(): Promise<(StoredArtifact & { storedAt: Date })[]> {
+    let names: string[];
+    try {
+      names = await readdir(this.dir);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw err;
+    }
+    const found = await Promise.all(
+      names
+        .filter((name) => SHA256.test(name))
+        .map(async (sha256) => {
+          const info = await stat(join(this.dir, sha256)).catch(() => undefined);
+          return info && { sha256, size: info.size, storedAt: info.mtime };
+        }),
+    );
+    return found.filter((artifact) => artifact !== undefined);
+  }
+
+  /** Deletes an artifact; false when there was none. Synchronous, so that a caller can check and delete at once. */
+  removeSync(sha256: string): boolean {
+    const path = this.pathOf(sha256);
+    if (!statSync(path, { throwIfNoEntry: false })) return false;
+    rmSync(path, { force: true });
+    return true;
   }
 }

@@ -11,6 +11,7 @@ import type { ResourceEngine } from '../resources/resource-engine.js';
 import type { ResourceHandle } from '../resources/resource-handle.js';
 import type { ResourceRules } from '../resources/resource-rules.js';
 import type { Doc } from '../resources/resource-table.js';
+import { buildCollectionQuery } from '../resources/collection-query.js';
 import type { ArtifactStore } from './artifact-store.js';
 import { osReadyAfterWrite } from './os-ready.js';
 
@@ -21,6 +22,10 @@ export interface OsCatalog {
   deviceRules: ResourceRules;
   /** the image a device should run: its spec.osVersion for its reported type, when published */
   resolveOsImage(device: Doc): OsImage | undefined;
+  /** whether a version published for the device's type has this artifact (what a device may download) */
+  isPublishedFor(device: Doc, sha256: string): boolean;
+  /** the artifacts some version refers to (the others are garbage) */
+  referencedArtifacts(): Set<string>;
 }
 
 /**
@@ -48,6 +53,35 @@ export function createOsCatalog(engine: ResourceEngine, artifacts: ArtifactStore
 
   const findVersion = (deviceType: string, version: string): Doc | undefined =>
     osVersions.find(`osVersions/${osVersionId(deviceType, version)}`);
+
+  const versionsWith = (filter: string): Doc[] => {
+    const query = buildCollectionQuery(osVersions, '', filter, undefined);
+    return osVersions.table.query({ where: query.where, keys: query.keys }).map((row) => row.doc);
+  };
+  const isReferenced = (sha256: string): boolean => versionsWith(`artifact.sha256 = "${sha256}"`).length > 0;
+  const isPublishedFor = (device: Doc, sha256: string): boolean => {
+    const type = deviceTypeOf(device);
+    if (!type || !/^[0-9a-f]{64}$/.test(sha256)) return false;
+    return (
+      versionsWith(`deviceType = ${JSON.stringify(`deviceTypes/${type}`)} AND artifact.sha256 = "${sha256}"`).length > 0
+    );
+  };
+  const referencedArtifacts = (): Set<string> =>
+    new Set(versionsWith('').map((doc) => (doc['artifact'] as { sha256: string }).sha256));
+
+  // the artifact of a deleted version goes with it unless another version has it; checked again when removed,
+  // after the commit, so that a version created meanwhile keeps it
+  osVersions.subscribe((change) => {
+    if (change.after || !change.before) return;
+    const sha256 = (change.before['artifact'] as { sha256: string }).sha256;
+    setImmediate(() => {
+      try {
+        if (!isReferenced(sha256)) artifacts.removeSync(sha256);
+      } catch {
+        // the server stopped meanwhile (its database closed) or the file cannot be removed: `outpost os gc` will
+      }
+    });
+  });
 
   const resolveOsImage = (device: Doc): OsImage | undefined => {
     const version = ((device['spec'] ?? {}) as Doc)['osVersion'];
@@ -114,7 +148,7 @@ export function createOsCatalog(engine: ResourceEngine, artifacts: ArtifactStore
     beforeUpdate: (before, after) => checkDesiredVersion(before, after),
   };
 
-  return { deviceTypes, osVersions, deviceRules, resolveOsImage };
+  return { deviceTypes, osVersions, deviceRules, resolveOsImage, isPublishedFor, referencedArtifacts };
 }
 
 /** An OS version's artifact must be stored, with the size it claims. */
