@@ -92,13 +92,22 @@ export async function startServer(
   const skippedForFullDisk = (what: string) => (err: unknown) =>
     logger.error({ err }, `storage is full: ${what} skipped until a later start`);
   unlessStorageFull(() => limits.bootstrap(), skippedForFullDisk('creating the default devices plans'));
-  const healthChecks = createHealthCheckService(engine);
+  // COMMAND checks and pods are code execution on devices: their writes need devices.exec (authorizer below)
+  const authorizeExec = (principal: unknown, permission: string, name: string): void =>
+    authorize(principal, permission, name);
+  const healthChecks = createHealthCheckService(engine, authorizeExec);
   // remote operations go over the gateway, which is created below
   const sendCommand = (device: string, command: string, args: unknown, timeoutMs: number): Promise<unknown> =>
     gateway.sendCommand(device, command, args, timeoutMs);
   const backgroundWriteFailed = (err: unknown, what: string): void =>
     logger.error({ err, storageFull: isStorageFull(err) }, `${what} failed`);
-  const applications = createApplicationsService(engine, devices.devices, sendCommand, backgroundWriteFailed);
+  const applications = createApplicationsService(
+    engine,
+    devices.devices,
+    authorizeExec,
+    sendCommand,
+    backgroundWriteFailed,
+  );
   const metricsHistory = new MetricsHistory(db, {
     retentionDays: config.metricsRetentionDays ?? DEFAULT_METRICS_RETENTION_DAYS,
   });

@@ -11,6 +11,7 @@ import {
 } from '@outpost/shared';
 import type { DesiredPod, PodAction, PodStatus, PodStatusMessage } from '@outpost/shared';
 import type { SpecDependency } from '../gateway/agent-gateway.js';
+import type { Authorize } from '../healthchecks/exec-permissions.js';
 import { buildCollectionQuery } from '../resources/collection-query.js';
 import type { CustomMethod } from '../resources/http/custom-method.js';
 import type { ResourceEngine } from '../resources/resource-engine.js';
@@ -39,15 +40,17 @@ const VERBS: Record<string, PodAction> = { start: 'START', stop: 'STOP', restart
 /**
  * The applications API (design.md "Workloads"): the Pod resource on the generic engine, its start, stop and
  * restart methods carried over the device's live link, the pods each device is sent with its spec, and the
- * status the devices report (UNKNOWN while a device is offline).
+ * status the devices report (UNKNOWN while a device is offline). Writing a pod's spec is code execution on its
+ * device: `authorize` checks the caller's `devices.exec` (see pod-rules.ts).
  */
 export function createApplicationsService(
   engine: ResourceEngine,
   devices: ResourceHandle,
+  authorize: Authorize,
   sendCommand: SendCommand,
   onBackgroundError: (err: unknown, what: string) => void,
 ): ApplicationsService {
-  const pods = engine.register(podDefinition, podRules(devices));
+  const pods = engine.register(podDefinition, podRules(devices, authorize));
 
   const podsOn = (deviceName: string): Doc[] => {
     const region = deviceName.split('/').slice(0, 4).join('/');

@@ -1,6 +1,9 @@
+import { isDeepStrictEqual } from 'node:util';
 import { DEVICE_PATTERN, POD_PATTERN, failedPrecondition, invalidArgument } from '@outpost/shared';
+import { regionOf } from '../healthchecks/applies-to.js';
+import { requireExec, type Authorize } from '../healthchecks/exec-permissions.js';
 import type { ResourceHandle } from '../resources/resource-handle.js';
-import type { ResourceRules } from '../resources/resource-rules.js';
+import type { OperationContext, ResourceRules } from '../resources/resource-rules.js';
 import type { Doc } from '../resources/resource-table.js';
 
 export const nodeOf = (pod: Doc): string | undefined => {
@@ -8,12 +11,20 @@ export const nodeOf = (pod: Doc): string | undefined => {
   return typeof node === 'string' && node !== '' ? node : undefined;
 };
 
+const specOf = (pod: Doc): Doc => (pod['spec'] ?? {}) as Doc;
+
 /**
  * A pod's spec.node names a device of the pod's own project and region that exists (checked when the node is
- * set or changed: a pod whose device was deleted since stays editable).
+ * set or changed: a pod whose device was deleted since stays editable). A pod runs its services' programs on that
+ * device: creating one or changing its spec needs `devices.exec` on the region, and `devices.execAsRoot` too when
+ * `spec.runAsRoot` asks for root.
  */
-export function podRules(devices: ResourceHandle): ResourceRules {
-  const check = (before: Doc | undefined, after: Doc): void => {
+export function podRules(devices: ResourceHandle, authorize: Authorize): ResourceRules {
+  const checkExec = (before: Doc | undefined, after: Doc, op: OperationContext): void => {
+    if (before !== undefined && isDeepStrictEqual(specOf(before), specOf(after))) return;
+    requireExec(authorize, op, regionOf(after['name'] as string), specOf(after)['runAsRoot'] === true);
+  };
+  const checkNode = (before: Doc | undefined, after: Doc): void => {
     const node = nodeOf(after);
     if (node === undefined || (before !== undefined && nodeOf(before) === node)) return;
     const device = DEVICE_PATTERN.parse(node);
@@ -28,7 +39,13 @@ export function podRules(devices: ResourceHandle): ResourceRules {
     if (devices.find(node) === undefined) throw failedPrecondition(`spec.node: device "${node}" does not exist`);
   };
   return {
-    beforeCreate: (doc) => check(undefined, doc),
-    beforeUpdate: (before, after) => check(before, after),
+    beforeCreate: (doc, op) => {
+      checkNode(undefined, doc);
+      checkExec(undefined, doc, op);
+    },
+    beforeUpdate: (before, after, op) => {
+      checkNode(before, after);
+      checkExec(before, after, op);
+    },
   };
 }

@@ -5,6 +5,8 @@ import type { ResourceEngine } from '../resources/resource-engine.js';
 import type { ResourceHandle } from '../resources/resource-handle.js';
 import type { Doc } from '../resources/resource-table.js';
 import { appliesTo, regionOf } from './applies-to.js';
+import type { Authorize } from './exec-permissions.js';
+import { healthCheckRules } from './health-check-rules.js';
 
 export interface HealthCheckService {
   healthChecks: ResourceHandle;
@@ -18,10 +20,11 @@ export interface HealthCheckService {
  * Health checks (`projects/{p}/regions/{r}/healthChecks/{id}`, spec 000 "Health check"): a plain resource of
  * the generic engine; the agent runs them. Which devices run a check is decided here (label selector or the
  * device's `spec.healthChecks`) and follows the data: changing a check, a device's labels or its list
- * re-pushes the affected devices' specs.
+ * re-pushes the affected devices' specs. A COMMAND check is code execution on those devices: `authorize` checks
+ * the caller's `devices.exec` (see health-check-rules.ts).
  */
-export function createHealthCheckService(engine: ResourceEngine): HealthCheckService {
-  const healthChecks = engine.register(healthCheckDefinition);
+export function createHealthCheckService(engine: ResourceEngine, authorize: Authorize): HealthCheckService {
+  const healthChecks = engine.register(healthCheckDefinition, healthCheckRules(authorize));
 
   const resolveHealthChecks = (device: Doc): AppliedHealthCheck[] => {
     const rows = healthChecks.table.query({

@@ -53,6 +53,8 @@ export const icmpCheckSchema = z.object({ host });
 export const commandCheckSchema = z.object({
   /** the program and its arguments, run without a shell; exit status 0 is healthy */
   argv: z.array(z.string().max(4096)).min(1).max(256),
+  /** run as root instead of the agent's workload user (needs devices.execAsRoot) */
+  runAsRoot: z.boolean().optional(),
 });
 
 export const deviceFileCheckSchema = z.object({

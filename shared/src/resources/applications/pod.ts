@@ -66,6 +66,8 @@ export const podSpecSchema = z
     services: z.array(podServiceSchema).min(1).max(32),
     /** default ALWAYS */
     restartPolicy: z.enum(RESTART_POLICIES).optional(),
+    /** run the services as root instead of the agent's workload user (needs devices.execAsRoot) */
+    runAsRoot: z.boolean().optional(),
   })
   .refine((s) => new Set(s.services.map((x) => x.name)).size === s.services.length, {
     message: 'service names must be unique',
