@@ -8,7 +8,7 @@ import type { Logger } from '../logging/logger.js';
 import type { SystemFactsSource } from '../metrics/system-facts.js';
 import type { ChannelServiceHandler } from '../transfer/channel-services.js';
 import type { WorkloadManager } from '../workloads/workload-manager.js';
-import { redactSecrets } from './redact.js';
+import { redactSecrets, redactText, secretValuesIn } from './redact.js';
 
 const AGENT_LOG_TAIL = 8 * 1024 * 1024;
 const SERVICE_LOG_TAIL = 1024 * 1024;
@@ -40,7 +40,9 @@ const SYSTEM_COMMANDS: Record<string, [string, string[]]> = {
 
 /**
  * Gathers the agent log, the journal where present, agent state, system information, pod states and logs, and
- * the configuration (secrets redacted; the credential never) into `dir`.
+ * the configuration into `dir`, then redacts every file: the secrets the agent holds (credential, tokens,
+ * passwords of its spec and of the pods' environments) wherever they appear, and whatever looks secret (see
+ * `redactText`: a process list shows other processes' secrets). The credential file itself is never included.
  */
 export async function collectDebugBundle(sources: DebugBundleSources, dir: string): Promise<string[]> {
   const notes: string[] = [];
@@ -113,7 +115,36 @@ export async function collectDebugBundle(sources: DebugBundleSources, dir: strin
     }
   }
   await put('notes.txt', notes.length === 0 ? 'nothing was missing\n' : `${notes.join('\n')}\n`);
+  await redactFiles(dir, await knownSecrets(sources));
   return notes;
+}
+
+/** The secret values the agent holds: its credential and those of its configuration, state and spec. */
+async function knownSecrets(sources: DebugBundleSources): Promise<Set<string>> {
+  const { paths } = sources;
+  const found = new Set<string>();
+  const credential = await readFile(paths.credentialFile, 'utf8').catch(() => undefined);
+  if (credential !== undefined && credential.trim() !== '') found.add(credential.trim());
+  for (const file of [paths.configFile, paths.desiredDeviceFile, paths.stateFile, paths.osProgressFile]) {
+    try {
+      secretValuesIn(JSON.parse(await readFile(file, 'utf8')) as unknown, found);
+    } catch {
+      // missing or unreadable: it holds nothing the bundle could show
+    }
+  }
+  for (const pod of sources.workloads?.reports() ?? []) secretValuesIn(pod, found);
+  return found;
+}
+
+/** Rewrites every file under `dir` with its secrets redacted. */
+async function redactFiles(dir: string, known: ReadonlySet<string>): Promise<void> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  for (const entry of entries.filter((e) => e.isFile())) {
+    const path = join(entry.parentPath, entry.name);
+    const text = await readFile(path, 'utf8');
+    const redacted = redactText(text, known);
+    if (redacted !== text) await writeFile(path, redacted);
+  }
 }
 
 /** `debug.bundle`: collects the bundle and streams it as a tar.gz over the channel. */
