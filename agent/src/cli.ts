@@ -7,6 +7,8 @@ import { BOOT_BACKENDS, ConfigError, parseBootBackend } from './config/droplet-c
 import type { BootBackend } from './config/droplet-config.js';
 import { agentPaths } from './config/paths.js';
 import { registerDevice } from './config/register-device.js';
+import { readCaFile, transportTo } from './config/transport-security.js';
+import type { TransportSecurity } from './config/transport-security.js';
 import { startDroplet } from './droplet.js';
 import type { HookTimeouts } from './hooks/hook-timeouts.js';
 import type { DropletOsOptions } from './droplet.js';
@@ -43,6 +45,8 @@ interface CommandLine extends Omit<StartupOptions, 'bootBackend' | 'metricsInter
   fwSetenv?: string;
   hookTimeout?: number;
   shutdownHookTimeout?: number;
+  insecure?: boolean;
+  caFile?: string;
 }
 
 async function main(): Promise<void> {
@@ -67,10 +71,16 @@ async function main(): Promise<void> {
     (await defaultDeviceType(
       cli.bootBackend === undefined ? 'none' : parseBootBackend(cli.bootBackend, '--boot-backend'),
     ));
+  const security: TransportSecurity = {
+    insecure: cli.insecure === true,
+    ...(cli.caFile === undefined ? {} : { ca: await readCaFile(cli.caFile) }),
+  };
+  // before registering: the provisioning token must not cross a network in the clear either
+  if (cli.server !== undefined && cli.server !== '') transportTo(cli.server, security);
   let identity: DeviceIdentity;
   try {
     identity = await loadOrProvision(paths, startupOptions(cli), {
-      register: registerDevice,
+      register: (call) => registerDevice(security.ca === undefined ? call : { ...call, ca: security.ca }),
       deviceInfo: async () =>
         deviceInfoFromFacts(await facts.deviceFacts(), {
           managesOs,
@@ -83,6 +93,7 @@ async function main(): Promise<void> {
     if (shutdown.signal.aborted) return;
     throw err;
   }
+  transportTo(identity.config.server, security);
   const bootBackend = identity.config.bootBackend ?? 'none';
   const deviceType = identity.config.deviceType ?? (await defaultDeviceType(bootBackend));
   if (deviceType !== undefined) identity = { ...identity, config: { ...identity.config, deviceType } };
@@ -102,6 +113,7 @@ async function main(): Promise<void> {
       logger,
       power: device.power,
       hooks: { timeoutsMs: hookTimeouts(cli) },
+      security,
       ...(cli.logFile === undefined ? {} : { logFile: cli.logFile }),
       ...(device.backend === undefined
         ? {}
@@ -167,6 +179,18 @@ function parseCommandLine(agentVersion: string): CommandLine {
     )
     .addOption(
       new Option('--server <url>', 'the control plane, e.g. https://outpost.example.com').env('DROPLET_SERVER'),
+    )
+    .addOption(
+      new Option(
+        '--insecure',
+        'allow plain http:// and ws:// to a server that is not on loopback (warned at every connect)',
+      ),
+    )
+    .addOption(
+      new Option(
+        '--ca-file <pem>',
+        "trust only these CA certificates for the server's TLS certificate (link and image downloads)",
+      ).env('DROPLET_CA_FILE'),
     )
     .addOption(
       new Option('--provisioning-token <token>', 'project provisioning token: registers a new device').env(

@@ -4,6 +4,7 @@ import { desiredDeviceSchema, readJsonFile, writeJsonFileAtomic } from '@outpost
 import type { DeviceIdentity } from './config/load-or-provision.js';
 import { readCredential } from './config/credential.js';
 import type { AgentPaths } from './config/paths.js';
+import type { TransportSecurity } from './config/transport-security.js';
 import { AgentLink } from './link/agent-link.js';
 import type { AgentLinkOptions } from './link/agent-link.js';
 import type { Logger } from './logging/logger.js';
@@ -43,6 +44,8 @@ export interface DropletOptions {
   bootId: string;
   facts: SystemFactsSource;
   logger: Logger;
+  /** --insecure and --ca-file: how the link and the image downloads reach the server */
+  security?: TransportSecurity;
   /** link tuning (tests shorten the timers) */
   link?: Partial<Omit<AgentLinkOptions, 'server' | 'credential' | 'hello' | 'logger'>>;
   /** reboot and power-off; default systemctl */
@@ -106,6 +109,7 @@ export async function startDroplet(options: DropletOptions): Promise<Droplet> {
   const link = new AgentLink({
     ...options.link,
     server: config.server,
+    ...(options.security === undefined ? {} : { security: options.security }),
     // re-read at every attempt: an operator may rotate the credential file while the agent runs
     credential: async () => (await readCredential(paths.credentialFile)) ?? identity.credential,
     hello: () => ({ agentVersion: options.agentVersion, bootId: options.bootId }),
@@ -138,6 +142,7 @@ export async function startDroplet(options: DropletOptions): Promise<Droplet> {
           link,
           reporter,
           server: config.server,
+          ...(options.security?.ca === undefined ? {} : { ca: options.security.ca }),
           credential: async () => (await readCredential(paths.credentialFile)) ?? identity.credential,
           trustDirs: options.os.trustDirs,
           deviceType: config.deviceType,

@@ -1,4 +1,3 @@
-import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import express from 'express';
@@ -40,6 +39,7 @@ import { apiErrorHandler, unknownRouteHandler } from './server/http-errors.js';
 import { DEFAULT_ARTIFACT_LIMITS, DEFAULT_HTTP_TIMEOUTS, type ServerConfig } from './server/config.js';
 import { jsonBody } from './server/json-body.js';
 import { StalledBodyGuard } from './server/stalled-body-guard.js';
+import { createListener } from './server/tls-listener.js';
 import type { Logger } from './server/logger.js';
 import type { RunningServer } from './server/run.js';
 import { unauthenticated } from '@outpost/shared';
@@ -218,7 +218,13 @@ export async function startServer(
 
   const headersTimeoutMs = (config.headersTimeoutSeconds ?? DEFAULT_HTTP_TIMEOUTS.headersTimeoutSeconds) * 1000;
   // Node checks the headers deadline on this period (default 30 s, too coarse for a deadline of a few seconds)
-  const server = createServer({ connectionsCheckingInterval: Math.min(1000, headersTimeoutMs / 2) }, app);
+  const listener = createListener(
+    config.tls,
+    { connectionsCheckingInterval: Math.min(1000, headersTimeoutMs / 2) },
+    app,
+    logger.child({ component: 'tls' }),
+  );
+  const { server } = listener;
   server.headersTimeout = headersTimeoutMs;
   // a large upload may take longer than any fixed limit: bodies are cut when they stall (StalledBodyGuard)
   server.requestTimeout = 0;
@@ -244,6 +250,7 @@ export async function startServer(
     applications.stop();
     prometheus.stop();
     stalledBodies.close();
+    listener.close();
     await new Promise<void>((resolve) => {
       server.close(() => resolve()); // called (with an error) also when it never listened
       server.closeIdleConnections();
@@ -261,7 +268,7 @@ export async function startServer(
     throw err;
   }
   const address = server.address() as AddressInfo;
-  const url = `http://${address.address.includes(':') ? `[${address.address}]` : address.address}:${address.port}`;
+  const url = `${listener.scheme}://${address.address.includes(':') ? `[${address.address}]` : address.address}:${address.port}`;
 
   // only once the port is ours: a start that fails before must not have shown (and so lost) a new key
   let announcement: string | undefined;
@@ -276,6 +283,7 @@ export async function startServer(
     engine,
     gateway,
     artifactDownloads: () => artifactDownloads,
+    ...(listener.reloadCertificate === undefined ? {} : { reloadCertificate: listener.reloadCertificate }),
     close,
   };
 }

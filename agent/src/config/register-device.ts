@@ -1,3 +1,6 @@
+import { request as httpRequest } from 'node:http';
+import type { IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { ApiError, registerDevicePath, registerDeviceResponseSchema } from '@outpost/shared';
 import type { DeviceInfo, RegisterDeviceRequest, RegisterDeviceResponse } from '@outpost/shared';
 
@@ -9,6 +12,8 @@ export interface RegisterDeviceCall {
   deviceId: string;
   deviceInfo?: DeviceInfo;
   timeoutMs?: number;
+  /** PEM of the CA certificates trusted for an https server (--ca-file), instead of the system's */
+  ca?: string;
 }
 
 /**
@@ -20,20 +25,17 @@ export async function registerDevice(call: RegisterDeviceCall): Promise<Register
   const body: RegisterDeviceRequest = { deviceId: call.deviceId };
   if (call.deviceInfo !== undefined) body.deviceInfo = call.deviceInfo;
 
-  let response: Response;
+  let response: { status: number; text: string };
   try {
-    response = await fetch(url, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${call.provisioningToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-      signal: AbortSignal.timeout(call.timeoutMs ?? 30_000),
-    });
+    response = await post(url, call, JSON.stringify(body));
   } catch (err) {
-    throw new ApiError('UNAVAILABLE', `cannot reach ${url.origin}: ${describeFetchError(err)}`);
+    throw new ApiError(
+      'UNAVAILABLE',
+      `cannot reach ${url.origin}: ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
-  const text = await response.text();
-  const json = parseJson(text);
-  if (!response.ok) throw ApiError.fromBody(json, response.status);
+  const json = parseJson(response.text);
+  if (response.status < 200 || response.status >= 300) throw ApiError.fromBody(json, response.status);
   const parsed = registerDeviceResponseSchema.safeParse(json);
   if (!parsed.success) {
     throw new ApiError('INTERNAL', `the server's registration answer is not understood: ${parsed.error.message}`);
@@ -57,8 +59,37 @@ function parseJson(text: string): unknown {
   }
 }
 
-function describeFetchError(err: unknown): string {
-  if (!(err instanceof Error)) return String(err);
-  const cause = err.cause instanceof Error ? `: ${err.cause.message}` : '';
-  return `${err.message}${cause}`;
+/** a registration answer is a device and a credential: far below this */
+const MAX_ANSWER_BYTES = 1024 * 1024;
+
+/** node:https rather than fetch: it takes the --ca-file CA (fetch would need undici's dispatcher). */
+function post(url: URL, call: RegisterDeviceCall, body: string): Promise<{ status: number; text: string }> {
+  const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const req = request(url, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${call.provisioningToken}`,
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body),
+      },
+      signal: AbortSignal.timeout(call.timeoutMs ?? 30_000),
+      ...(call.ca === undefined ? {} : { ca: call.ca }),
+    });
+    req.once('error', reject);
+    req.once('response', (response: IncomingMessage) => {
+      const chunks: Buffer[] = [];
+      let received = 0;
+      response.on('data', (chunk: Buffer) => {
+        received += chunk.length;
+        if (received > MAX_ANSWER_BYTES) response.destroy(new Error(`the answer is over ${MAX_ANSWER_BYTES} bytes`));
+        else chunks.push(chunk);
+      });
+      response.once('error', reject);
+      response.once('end', () =>
+        resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
+      );
+    });
+    req.end(body);
+  });
 }

@@ -3,6 +3,8 @@ import type { RawData } from 'ws';
 import { AGENT_CONNECT_PATH, DEAD_LINK_HEARTBEATS, encodeMessage } from '@outpost/shared';
 import type { AgentMessage, HelloMessage, WelcomeMessage } from '@outpost/shared';
 import type { Logger } from '../logging/logger.js';
+import { isUntrustedCertificate, transportTo } from '../config/transport-security.js';
+import type { Transport, TransportSecurity } from '../config/transport-security.js';
 import { LINK_BACKOFF, createBackoff } from './backoff.js';
 import type { Backoff, BackoffPolicy } from './backoff.js';
 import { ServerMessageRouter } from './server-message-router.js';
@@ -11,6 +13,8 @@ import type { CommandHandler, SpecConsumer } from './server-message-router.js';
 export interface AgentLinkOptions {
   /** the control plane's base URL (http, https, ws or wss) */
   server: string;
+  /** --insecure and --ca-file; plain ws:// to a server not on loopback is refused without --insecure */
+  security?: TransportSecurity;
   /** read before every connection attempt, so a rotated credential is picked up */
   credential: () => Promise<string>;
   /** the identity part of `hello` (capabilities are added by the link) */
@@ -53,8 +57,11 @@ export class AgentLink {
   private reconnectTimer: NodeJS.Timeout | undefined;
   private watchdogTimer: NodeJS.Timeout | undefined;
   private specTimer: NodeJS.Timeout | undefined;
+  private readonly transport: Transport;
 
+  /** Throws ConfigError when the server is plain ws:// across a network and --insecure was not given. */
   constructor(private readonly options: AgentLinkOptions) {
+    this.transport = transportTo(options.server, options.security ?? {});
     this.router = new ServerMessageRouter(options.logger);
     this.random = options.random ?? Math.random;
     this.backoff = createBackoff(options.backoff ?? LINK_BACKOFF, this.random);
@@ -146,8 +153,16 @@ export class AgentLink {
       return;
     }
     if (!this.running) return;
+    if (this.transport === 'insecure') {
+      this.options.logger.warn(
+        { url: this.url },
+        'connecting without TLS to a server that is not on loopback (--insecure): the credential and all traffic cross the network in the clear',
+      );
+    }
 
+    const ca = this.options.security?.ca;
     const socket = new WebSocket(this.url, {
+      ...(ca === undefined ? {} : { ca }),
       headers: { authorization: `Bearer ${credential}` },
       handshakeTimeout: this.options.handshakeTimeoutMs ?? 15_000,
       maxPayload: MAX_SOCKET_PAYLOAD,
@@ -159,6 +174,7 @@ export class AgentLink {
     let refusedWith: number | undefined;
     let openedAt: number | undefined;
     let lastError: string | undefined;
+    let untrusted = false;
 
     socket.on('unexpected-response', (_request, response) => {
       refusedWith = response.statusCode;
@@ -186,9 +202,10 @@ export class AgentLink {
     });
     socket.on('error', (err) => {
       lastError = err.message;
+      untrusted = isUntrustedCertificate(err);
     });
     socket.on('close', (code, reason) => {
-      this.closed(socket, { code, reason: reason.toString(), refusedWith, openedAt, lastError });
+      this.closed(socket, { code, reason: reason.toString(), refusedWith, openedAt, lastError, untrusted });
     });
   }
 
@@ -223,7 +240,14 @@ export class AgentLink {
 
   private closed(
     socket: WebSocket,
-    how: { code: number; reason: string; refusedWith?: number; openedAt?: number; lastError?: string },
+    how: {
+      code: number;
+      reason: string;
+      refusedWith?: number;
+      openedAt?: number;
+      lastError?: string;
+      untrusted: boolean;
+    },
   ): void {
     if (socket !== this.socket) return;
     clearTimeout(this.watchdogTimer);
@@ -248,6 +272,14 @@ export class AgentLink {
       this.backoff.reset();
     }
     const delayMs = this.backoff.next();
+    if (how.untrusted) {
+      logger.error(
+        { error: how.lastError, url: this.url, retryInMs: delayMs },
+        "the control plane's TLS certificate is not trusted: give the CA that signed it with --ca-file; retrying",
+      );
+      this.scheduleReconnect(delayMs);
+      return;
+    }
     logger.warn(
       {
         code: how.code,

@@ -45,6 +45,8 @@ export interface OsUpdaterOptions {
   reporter: OsUpdaterReporter;
   /** the control plane's base URL: image URLs are relative to it */
   server: string;
+  /** PEM of the CA certificates trusted for the server's image downloads (--ca-file), instead of the system's */
+  ca?: string;
   /** the device credential, read before every download request */
   credential: () => Promise<string>;
   /** folders whose `*.pub` files are the trusted signing keys */
@@ -365,6 +367,7 @@ export class OsUpdater {
         signal: controller.signal,
         ...(this.options.freeSpace === undefined ? {} : { freeSpace: this.options.freeSpace }),
         ...this.options.download,
+        ...(this.options.ca === undefined ? {} : { ca: this.options.ca }),
         onProgress: (bytes) => showProgress(bytes),
         onCheckpoint: async (bytes) => {
           showProgress(bytes); // also while the server stalls: the last throttled progress is caught up

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { parse as parseYaml } from 'yaml';
 import type { CliIo } from './io.js';
 import { formatOutput, isRecord, type Column, type DisplayWords, type OutputFormat } from './output.js';
+import { fetchTrusting, readCaFile } from './trusted-ca.js';
 import { UsageError } from './usage-error.js';
 
 export const DEFAULT_SERVER = 'http://127.0.0.1:8080';
@@ -29,6 +30,7 @@ export type ContextFactory = (command: Command) => CliContext;
 interface GlobalOptions {
   server?: string;
   key?: string;
+  caFile?: string;
   output?: OutputFormat;
 }
 
@@ -38,7 +40,9 @@ export function contextFactory(io: CliIo, userAgent: string): ContextFactory {
     const server = opts.server ?? nonEmpty(io.env['OUTPOST_SERVER']) ?? DEFAULT_SERVER;
     const apiKey = opts.key ?? nonEmpty(io.env['OUTPOST_API_KEY']);
     const format = opts.output ?? 'table';
-    const client = createClient({ server, apiKey, fetch: io.fetch, userAgent });
+    const caFile = opts.caFile ?? nonEmpty(io.env['OUTPOST_CA_FILE']);
+    const fetch = caFile === undefined ? io.fetch : fetchTrusting(readCaFile(caFile), io.fetch);
+    const client = createClient({ server, apiKey, fetch, userAgent });
     return {
       client,
       format,

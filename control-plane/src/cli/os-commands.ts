@@ -5,6 +5,7 @@ import { Readable } from 'node:stream';
 import { ApiError, deviceTypeDefinition, osVersionDefinition, osVersionId, writeFileAtomic } from '@outpost/shared';
 import type { Command } from 'commander';
 import { connectionOf } from './connection.js';
+import { fetchTrusting } from './trusted-ca.js';
 import type { ContextFactory } from './context.js';
 import { progressBar } from './progress.js';
 import { registerResourceCommands } from './resource-commands.js';
@@ -152,7 +153,8 @@ async function hashFile(path: string, size: number): Promise<string> {
 
 /** Streams the image to PUT /v1/artifacts (skipped when the server already has it), with a progress bar. */
 async function upload(command: Command, path: string, sha256: string, size: number): Promise<void> {
-  const { server, apiKey } = connectionOf(command);
+  const { server, apiKey, ca } = connectionOf(command);
+  const fetch = ca === undefined ? globalThis.fetch : fetchTrusting(ca);
   const headers: Record<string, string> = apiKey ? { authorization: `Bearer ${apiKey}` } : {};
   const head = await fetch(`${server}/v1/artifacts/${sha256}`, { method: 'HEAD', headers });
   if (head.ok) return;

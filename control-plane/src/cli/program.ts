@@ -23,6 +23,9 @@ export function createProgram(io: CliIo): { program: Command; ctxFactory: Contex
     .version(version, '-V, --cli-version', 'print the version of this command line')
     .addOption(new Option('--server <url>', `control plane address (env OUTPOST_SERVER, default ${DEFAULT_SERVER})`))
     .addOption(new Option('--key <apiKey>', 'API key (env OUTPOST_API_KEY)'))
+    .addOption(
+      new Option('--ca-file <pem>', 'trust only these CA certificates for an https server (env OUTPOST_CA_FILE)'),
+    )
     .addOption(new Option('-o, --output <format>', 'output format (default table)').choices(OUTPUT_FORMATS))
     .exitOverride()
     .configureOutput({ writeOut: (t) => io.stdout(t), writeErr: (t) => io.stderr(t) })

@@ -34,6 +34,13 @@ export interface ServerConfig {
   freeSpaceReserveBytes?: number;
   /** reverse proxies (addresses, CIDR ranges) whose X-Forwarded-For names the client of a request */
   trustedProxies?: string[];
+  /** PEM files of the certificate (chain) and its private key: the server speaks HTTPS and WSS; plain HTTP without */
+  tls?: TlsFiles;
+}
+
+export interface TlsFiles {
+  certFile: string;
+  keyFile: string;
 }
 
 export const DEFAULT_HTTP_TIMEOUTS = { headersTimeoutSeconds: 20, bodyTimeoutSeconds: 30, keepAliveTimeoutSeconds: 5 };
@@ -84,6 +91,10 @@ Options (each flag beats its environment variable):
   --trusted-proxies <list>    comma-separated addresses and CIDR ranges of reverse proxies whose
                               X-Forwarded-For names the client (failed logins are limited per client)
                                                         OUTPOST_TRUSTED_PROXIES (default none)
+  --tls-cert <file>           PEM certificate (chain): serve HTTPS and WSS; re-read on SIGHUP and when it changes
+                                                        OUTPOST_TLS_CERT (default none: plain HTTP)
+  --tls-key <file>            PEM private key of --tls-cert
+                                                        OUTPOST_TLS_KEY
   -h, --help                  show this help
 
 Environment only:
@@ -141,6 +152,12 @@ export function loadServerConfig(argv: readonly string[], env: Env): ServerConfi
   if (reserve) config.freeSpaceReserveBytes = bytesIn(reserve, 0);
   const proxies = pick(flags['trusted-proxies'], 'OUTPOST_TRUSTED_PROXIES');
   if (proxies) config.trustedProxies = addressRanges(proxies);
+  const tlsCert = pick(flags['tls-cert'], 'OUTPOST_TLS_CERT');
+  const tlsKey = pick(flags['tls-key'], 'OUTPOST_TLS_KEY');
+  if (tlsCert && tlsKey) config.tls = { certFile: nonEmpty(tlsCert), keyFile: nonEmpty(tlsKey) };
+  else if (tlsCert || tlsKey) {
+    throw new ConfigError(`${(tlsCert ?? tlsKey)?.source} needs ${tlsCert ? '--tls-key' : '--tls-cert'} too`);
+  }
   const adminKey = pick(undefined, 'OUTPOST_ADMIN_KEY');
   if (adminKey) {
     if (adminKey.value.length < MIN_ADMIN_KEY_LENGTH) {
@@ -176,6 +193,8 @@ function parseFlags(argv: readonly string[]): Record<string, string | undefined>
         'max-artifact-bytes': { type: 'string' },
         'free-space-reserve-bytes': { type: 'string' },
         'trusted-proxies': { type: 'string' },
+        'tls-cert': { type: 'string' },
+        'tls-key': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });

@@ -11,5 +11,6 @@ await runServer(startServer, {
     process.on('SIGTERM', handler);
     process.on('SIGINT', handler);
   },
+  onReloadSignal: (handler) => process.on('SIGHUP', handler),
   exit: (code) => process.exit(code),
 });

@@ -1,11 +1,14 @@
 import type { DestinationStream } from 'pino';
 import { ConfigError, loadServerConfig, SERVER_USAGE, wantsHelp, type ServerConfig } from './config.js';
 import { createLogger, type Logger } from './logger.js';
+import { isLoopbackHost } from '@outpost/shared';
 
 export interface RunningServer {
   url: string;
   /** printed on stdout once the server listens (the admin key a first start created) */
   announcement?: string;
+  /** re-reads the TLS certificate files (SIGHUP); absent when the server speaks plain HTTP */
+  reloadCertificate?(): boolean;
   close(): Promise<void>;
 }
 
@@ -21,6 +24,8 @@ export interface ServerProcess {
   logDestination?: DestinationStream;
   /** registers the shutdown handler for SIGTERM and SIGINT */
   onShutdownSignal: (handler: (signal: string) => void) => void;
+  /** registers the handler for SIGHUP (re-read the TLS certificate) */
+  onReloadSignal?: (handler: () => void) => void;
   exit: (code: number) => void;
 }
 
@@ -54,6 +59,11 @@ export async function runServer(start: StartServer, proc: ServerProcess): Promis
     return;
   }
   logger.info({ url: running.url }, 'listening');
+  if (running.reloadCertificate === undefined) announcePlainHttp(config.host, logger);
+  proc.onReloadSignal?.(() => {
+    if (running.reloadCertificate === undefined) logger.info('SIGHUP: no TLS certificate to reload');
+    else running.reloadCertificate();
+  });
   if (running.announcement !== undefined) proc.stdout(running.announcement + '\n');
 
   let stopping = false;
@@ -76,4 +86,17 @@ export async function runServer(start: StartServer, proc: ServerProcess): Promis
       },
     );
   });
+}
+
+/** Plain HTTP is for loopback and development; on any other address it is said loudly. */
+function announcePlainHttp(host: string, logger: Logger): void {
+  if (isLoopbackHost(host)) {
+    logger.info({ host }, 'serving plain HTTP on loopback (development); give --tls-cert and --tls-key for HTTPS');
+    return;
+  }
+  logger.warn(
+    { host },
+    'serving plain HTTP on a non-loopback address: API keys and device credentials cross the network in the clear; ' +
+      'give --tls-cert and --tls-key, or put a TLS reverse proxy in front (README "Production")',
+  );
 }

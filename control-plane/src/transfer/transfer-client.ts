@@ -17,6 +17,8 @@ import { ChunkPool } from './chunk-pool.js';
 export interface TransferConnection {
   server: string;
   apiKey?: string;
+  /** PEM of the CA certificates trusted for an https server (--ca-file), instead of the system's */
+  ca?: string;
 }
 
 /** Keeps '/' (the device name is a path) and escapes the rest of each segment. */
@@ -146,6 +148,7 @@ async function send(
       ...(connection.apiKey === undefined ? {} : { authorization: `Bearer ${connection.apiKey}` }),
     },
     ...(signal === undefined ? {} : { signal }),
+    ...(connection.ca === undefined ? {} : { ca: connection.ca }),
   });
   const responded = new Promise<IncomingMessage>((resolve, reject) => {
     request.once('response', resolve);

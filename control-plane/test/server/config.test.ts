@@ -109,3 +109,26 @@ describe('loadServerConfig', () => {
     expect(() => loadServerConfig(argv, env)).toThrow(message);
   });
 });
+
+describe('TLS configuration', () => {
+  it('takes the certificate and key from flags or the environment', () => {
+    expect(loadServerConfig(['--tls-cert', '/c.pem', '--tls-key', '/k.pem'], {}).tls).toEqual({
+      certFile: '/c.pem',
+      keyFile: '/k.pem',
+    });
+    expect(loadServerConfig([], { OUTPOST_TLS_CERT: '/c.pem', OUTPOST_TLS_KEY: '/k.pem' }).tls).toEqual({
+      certFile: '/c.pem',
+      keyFile: '/k.pem',
+    });
+    expect(loadServerConfig([], {}).tls).toBeUndefined();
+  });
+
+  it('refuses a certificate without a key and a key without a certificate', () => {
+    expect(() => loadServerConfig(['--tls-cert', '/c.pem'], {})).toThrow(
+      new ConfigError('--tls-cert needs --tls-key too'),
+    );
+    expect(() => loadServerConfig([], { OUTPOST_TLS_KEY: '/k.pem' })).toThrow(
+      new ConfigError('OUTPOST_TLS_KEY needs --tls-cert too'),
+    );
+  });
+});

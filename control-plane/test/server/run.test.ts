@@ -55,7 +55,13 @@ describe('runServer', () => {
     p.signal('SIGTERM');
     expect(await p.exited).toBe(0);
     await expect(fetch(url)).rejects.toThrow();
-    expect(p.logs.map((l) => l['msg'])).toEqual(['starting', 'listening', 'shutting down', 'stopped']);
+    expect(p.logs.map((l) => l['msg'])).toEqual([
+      'starting',
+      'listening',
+      'serving plain HTTP on loopback (development); give --tls-cert and --tls-key for HTTPS',
+      'shutting down',
+      'stopped',
+    ]);
   });
 
   it('exits 1 at once on a second signal', async () => {

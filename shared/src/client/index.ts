@@ -16,3 +16,4 @@ export type {
 export { flattenQuery } from './query-string.js';
 export type { QueryValue } from './query-string.js';
 export { readNdjson } from './ndjson.js';
+export { isLoopbackHost } from './loopback-host.js';

@@ -39,6 +39,8 @@ export interface ImageDownload {
   idleTimeoutMs?: number;
   /** retry delays; default 1 s doubling to 60 s, with jitter */
   backoff?: BackoffPolicy;
+  /** PEM of the CA certificates trusted for an https server (--ca-file), instead of the system's */
+  ca?: string;
 }
 
 /** The state of one download: the slot prefix written and its hash. */
@@ -132,7 +134,7 @@ async function fetchInto(file: FileHandle, written: Written, download: ImageDown
       headers['range'] = `bytes=${written.position}-`;
       headers['if-range'] = `"${image.sha256}"`;
     }
-    response = await get(download.url, headers, download.idleTimeoutMs ?? 30_000, download.signal);
+    response = await get(download, headers);
   } catch (err) {
     return asError(err);
   }
@@ -261,15 +263,17 @@ function checkDeclaredSize(declared: number, size: number): void {
   );
 }
 
-function get(
-  url: URL,
-  headers: OutgoingHttpHeaders,
-  idleTimeoutMs: number,
-  signal?: AbortSignal,
-): Promise<IncomingMessage> {
+function get(download: ImageDownload, headers: OutgoingHttpHeaders): Promise<IncomingMessage> {
+  const { url, signal, ca } = download;
+  const idleTimeoutMs = download.idleTimeoutMs ?? 30_000;
   const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'GET', headers, ...(signal === undefined ? {} : { signal }) });
+    const req = request(url, {
+      method: 'GET',
+      headers,
+      ...(signal === undefined ? {} : { signal }),
+      ...(ca === undefined ? {} : { ca }),
+    });
     req.setTimeout(idleTimeoutMs, () =>
       req.destroy(new Error(`no data from the server for ${idleTimeoutMs / 1000} s`)),
     );
