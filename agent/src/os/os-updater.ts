@@ -12,6 +12,7 @@ import { isTrialBoot } from './boot/boot-backend.js';
 import { ArtifactError } from './download/artifact-error.js';
 import { downloadImage } from './download/image-download.js';
 import type { FreeSpace } from './download/free-space.js';
+import type { ImageFetch, ImageFetcher } from './download/image-fetcher.js';
 import { downloadMessage, planNextStep, rolledBackMessage, withFailingChecksNote } from './os-planner.js';
 import type { DesiredOs, OsReady, PlannerInput, Step } from './os-planner.js';
 import type { OsOperation, OsProgress, OsProgressStore } from './os-progress.js';
@@ -64,6 +65,8 @@ export interface OsUpdaterOptions {
   /** fault-injection seam: called when a step boundary is durable */
   atBoundary?: (boundary: StepBoundary) => Promise<void> | void;
   freeSpace?: FreeSpace;
+  /** brings an image into its slot and verifies it; default: download from `server`, check sha256 and signature */
+  fetchImage?: ImageFetcher;
   /** OSReady download progress at most this often; default 2 s */
   progressIntervalMs?: number;
   /** an idle updater re-reads the boot state this often anyway; default 30 s */
@@ -358,16 +361,13 @@ export class OsUpdater {
       });
     };
     try {
-      const digest = await downloadImage({
-        url: new URL(image.url, withHttpScheme(this.options.server)),
-        authorization: async () => `Bearer ${await this.options.credential()}`,
+      const fetchImage = this.options.fetchImage ?? ((fetch: ImageFetch) => this.downloadAndVerify(fetch));
+      await fetchImage({
+        version: operation.version,
         image,
         target: backend.slotTarget(operation.slot),
         resumeFrom: operation.bytesWritten,
         signal: controller.signal,
-        ...(this.options.freeSpace === undefined ? {} : { freeSpace: this.options.freeSpace }),
-        ...this.options.download,
-        ...(this.options.ca === undefined ? {} : { ca: this.options.ca }),
         onProgress: (bytes) => showProgress(bytes),
         onCheckpoint: async (bytes) => {
           showProgress(bytes); // also while the server stalls: the last throttled progress is caught up
@@ -380,29 +380,13 @@ export class OsUpdater {
           logger.warn({ err: err.message, retryInMs: delayMs, bytes }, 'the image download failed; resuming');
           showProgress(bytes, `${err.message}; resuming in ${Math.ceil(delayMs / 1000)} s`);
         },
+        onVerifying: () =>
+          this.setBeforeTrialCondition(operation.version, {
+            status: 'False',
+            reason: 'Installing',
+            message: `verifying ${operation.version}`,
+          }),
       });
-      this.setBeforeTrialCondition(operation.version, {
-        status: 'False',
-        reason: 'Installing',
-        message: `verifying ${operation.version}`,
-      });
-      const actual = digest.toString('hex');
-      if (actual !== image.sha256) {
-        throw new ArtifactError(
-          `the image of ${operation.version} has sha256 ${actual}, not the published ${image.sha256}`,
-        );
-      }
-      const trusted = await loadTrustedKeys(this.options.trustDirs);
-      for (const problem of trusted.problems) logger.warn(problem);
-      const check = checkImageSignature(
-        operation.version,
-        digest,
-        image.signature,
-        trusted.keys,
-        this.options.trustDirs,
-      );
-      if (!check.ok) throw new ArtifactError(check.message);
-      logger.info({ version: operation.version, key: check.key.source }, 'the image is verified');
       await backend.setSlotVersion(operation.slot, operation.version);
       await this.save({
         ...progress,
@@ -421,6 +405,35 @@ export class OsUpdater {
     } finally {
       this.activeDownload = undefined;
     }
+  }
+
+  /** The default ImageFetcher: streams the image from the control plane, then checks its sha256 and signature. */
+  private async downloadAndVerify(fetch: ImageFetch): Promise<void> {
+    const { image, version } = fetch;
+    const digest = await downloadImage({
+      url: new URL(image.url, withHttpScheme(this.options.server)),
+      authorization: async () => `Bearer ${await this.options.credential()}`,
+      image,
+      target: fetch.target,
+      resumeFrom: fetch.resumeFrom,
+      signal: fetch.signal,
+      ...(this.options.freeSpace === undefined ? {} : { freeSpace: this.options.freeSpace }),
+      ...this.options.download,
+      ...(this.options.ca === undefined ? {} : { ca: this.options.ca }),
+      onProgress: fetch.onProgress,
+      onCheckpoint: fetch.onCheckpoint,
+      onRetry: fetch.onRetry,
+    });
+    fetch.onVerifying();
+    const actual = digest.toString('hex');
+    if (actual !== image.sha256) {
+      throw new ArtifactError(`the image of ${version} has sha256 ${actual}, not the published ${image.sha256}`);
+    }
+    const trusted = await loadTrustedKeys(this.options.trustDirs);
+    for (const problem of trusted.problems) this.options.logger.warn(problem);
+    const check = checkImageSignature(version, digest, image.signature, trusted.keys, this.options.trustDirs);
+    if (!check.ok) throw new ArtifactError(check.message);
+    this.options.logger.info({ version, key: check.key.source }, 'the image is verified');
   }
 
   private async finishCommit(input: PlannerInput): Promise<void> {

@@ -55,13 +55,16 @@ import type { SlotTarget } from './slot-target.js';
  *    counted the try; the next simulated boot falls back); a slot without a `.version` file never boots;
  *    a power cut is "SIGKILL the process and delete `{device_root}/sim-run/`".
  *
+ *  memory — the simulated fleet's (scripts/sim-fleet): the file backend's device and bootloader held in memory
+ *    (memory-backend.ts), so one process runs thousands; never chosen by the agent's own command line.
+ *
  *  none — a customer's own Linux: no backend at all (OSReady=True/Unsupported, spec.osVersion ignored).
  *
  * Test hooks honoured by every backend (read by the composition root): `OUTPOST_TEST_NEVER_COMMIT=1`
  * (never commit a trial boot: the commit timeout then reboots into the fallback).
  */
 export interface BootBackend {
-  readonly name: 'grubenv' | 'uboot' | 'file';
+  readonly name: 'grubenv' | 'uboot' | 'file' | 'memory';
   /** the bootloader's view of this boot and the next */
   readState(): Promise<BootState>;
   /** the OS version of the running slot, when it can be read */
