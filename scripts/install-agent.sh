@@ -23,6 +23,8 @@ Agent settings (written to /etc/default/droplet; needed once, to register a new 
   --boot-backend <backend>      grubenv | uboot | file | none (default none: OS not managed)
   --factory-version <version>   the OS version the device shipped with
   --log-level <level>           fatal | error | warn | info | debug | trace
+  --workload-user <name>        the unprivileged user COMMAND health checks and pod services run as
+                                (default outpost-workload; created as a system user if missing)
 
 Installation:
   --source <dir>                the built Outpost checkout (default: this script's checkout)
@@ -56,7 +58,7 @@ dry_run=0
 start_now=1
 declare -A settings=()
 # the order settings are written in
-readonly setting_names=(DEVICE_ROOT SERVER PROVISIONING_TOKEN PROJECT REGION DEVICE_ID DEVICE_TYPE BOOT_BACKEND FACTORY_VERSION LOG_LEVEL)
+readonly setting_names=(DEVICE_ROOT SERVER PROVISIONING_TOKEN PROJECT REGION DEVICE_ID DEVICE_TYPE BOOT_BACKEND FACTORY_VERSION LOG_LEVEL WORKLOAD_USER)
 
 while [[ $# -gt 0 ]]; do
   option="$1"
@@ -75,7 +77,7 @@ while [[ $# -gt 0 ]]; do
     --dry-run) dry_run=1 ;;
     --no-start) start_now=0 ;;
     --device-root | --server | --provisioning-token | --project | --region | --device-id | --device-type | \
-      --boot-backend | --factory-version | --log-level | --source | --prefix | --node | --dest-root)
+      --boot-backend | --factory-version | --log-level | --workload-user | --source | --prefix | --node | --dest-root)
       if [[ $has_inline_value -eq 0 ]]; then
         [[ $# -ge 2 ]] || usage_error "$option needs a value"
         value="$2"
@@ -124,6 +126,10 @@ if [[ -n "${settings[PROVISIONING_TOKEN]:-}" ]]; then
   done
   [[ ${#missing[@]} -eq 0 ]] || usage_error "--provisioning-token also needs ${missing[*]}"
 fi
+if [[ -n "${settings[WORKLOAD_USER]:-}" && ! "${settings[WORKLOAD_USER]}" =~ ^[a-z_][a-z0-9_-]{0,31}$ ]]; then
+  usage_error "--workload-user '${settings[WORKLOAD_USER]}' is not a user name ([a-z_][a-z0-9_-]{0,31})"
+fi
+workload_user="${settings[WORKLOAD_USER]:-outpost-workload}"
 [[ -n "$dest_root" ]] && start_now=0
 device_root="${settings[DEVICE_ROOT]:-/outpost}"
 [[ "$device_root" == /* ]] || usage_error "--device-root must be an absolute path"
@@ -253,6 +259,7 @@ if [[ $dry_run -eq 1 ]]; then
   echo "unit:        $(target "$unit_file")"
   echo "settings:    $(target "$env_file")"
   echo "device root: $(target "$device_root")"
+  echo "workload:    user $workload_user (a system user without login, created if missing)"
   if [[ -n "$dest_root" ]]; then
     echo "service:     enable droplet in $dest_root (not started)"
   elif [[ $start_now -eq 1 ]]; then
@@ -302,6 +309,17 @@ if [[ ${#settings[@]} -gt 0 || ! -f "$(target "$env_file")" ]]; then
   echo "install-agent: settings written to $(target "$env_file")"
 fi
 install -d -m 0755 "$(target "$device_root")" "$(target "$device_root")/config" "$(target "$device_root")/data"
+
+# COMMAND health checks and pod services run as this user, never as root unless they ask (and may)
+if grep -q "^${workload_user}:" "$(target /etc/passwd)" 2>/dev/null || { [[ -z "$dest_root" ]] && getent passwd -- "$workload_user" >/dev/null; }; then
+  echo "install-agent: workload user $workload_user exists"
+else
+  command -v useradd >/dev/null || die "useradd is needed to create the workload user $workload_user"
+  useradd_options=(--system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin --comment 'Outpost workloads')
+  [[ -z "$dest_root" ]] || useradd_options+=(--root "$dest_root")
+  useradd "${useradd_options[@]}" "$workload_user"
+  echo "install-agent: workload user $workload_user created"
+fi
 if [[ ! -f "$(target "$device_root")/config/credential" && -z "${settings[PROVISIONING_TOKEN]:-}" ]]; then
   echo "install-agent: warning: the device is not provisioned and no --provisioning-token was given;" >&2
   echo "install-agent: the service will refuse to start until $env_file provides one" >&2

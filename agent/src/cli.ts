@@ -18,6 +18,8 @@ import type { BootBackend as BootBackendAdapter } from './os/boot/boot-backend.j
 import { faultInjection, osTestHooksFromEnv } from './os/test-hooks.js';
 import type { OsTestHooks } from './os/test-hooks.js';
 import { parseByteSize } from './config/byte-size.js';
+import { DEFAULT_WORKLOAD_USER } from './config/user-account.js';
+import { resolveWorkloadUser } from './workloads/workload-user.js';
 import { LOG_LEVELS, createLogger } from './logging/logger.js';
 import { deviceInfoFromFacts } from './metrics/device-info.js';
 import { systemFacts } from './metrics/system-facts.js';
@@ -45,6 +47,7 @@ interface CommandLine extends Omit<StartupOptions, 'bootBackend' | 'metricsInter
   fwSetenv?: string;
   hookTimeout?: number;
   shutdownHookTimeout?: number;
+  workloadUser: string;
   insecure?: boolean;
   caFile?: string;
 }
@@ -99,6 +102,7 @@ async function main(): Promise<void> {
   if (deviceType !== undefined) identity = { ...identity, config: { ...identity.config, deviceType } };
   const settings = bootSettings(cli, bootBackend, identity.config.factoryVersion);
   const testHooks = osTestHooksFromEnv(process.env);
+  const workloadUser = await resolveWorkloadUser(cli.workloadUser);
   const stopped = new Promise<'stop'>((resolve) => shutdown.signal.addEventListener('abort', () => resolve('stop')));
 
   // Each pass is one boot of the device; the simulated device (file backend) reboots in this same process.
@@ -113,6 +117,7 @@ async function main(): Promise<void> {
       logger,
       power: device.power,
       hooks: { timeoutsMs: hookTimeouts(cli) },
+      workloadUser,
       security,
       ...(cli.logFile === undefined ? {} : { logFile: cli.logFile }),
       ...(device.backend === undefined
@@ -256,6 +261,14 @@ function parseCommandLine(agentVersion: string): CommandLine {
       new Option('--shutdown-hook-timeout <seconds>', 'the on-shutdown hook is killed after this (default 90)')
         .argParser(positiveNumber)
         .env('DROPLET_SHUTDOWN_HOOK_TIMEOUT'),
+    )
+    .addOption(
+      new Option(
+        '--workload-user <name>',
+        'the unprivileged user COMMAND health checks and pod services run as (where it does not exist, or the agent is not root, they run as the agent itself: condition WorkloadUser)',
+      )
+        .default(DEFAULT_WORKLOAD_USER)
+        .env('DROPLET_WORKLOAD_USER'),
     )
     .addOption(new Option('--log-level <level>').choices(LOG_LEVELS).default('info').env('DROPLET_LOG_LEVEL'))
     .addOption(new Option('--log-file <path>', 'also write logs to this file').env('DROPLET_LOG_FILE'))

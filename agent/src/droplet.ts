@@ -26,10 +26,13 @@ import { agentHooks } from './hooks/agent-hooks.js';
 import type { AgentHooks } from './hooks/agent-hooks.js';
 import type { HookTimeouts } from './hooks/hook-timeouts.js';
 import { HealthMonitor } from './health/health-monitor.js';
+import { probesFor } from './health/probes/run-probe.js';
 import { systemctlPower } from './power/systemctl-power.js';
 import { registerPowerCommands } from './power/power-commands.js';
 import { startWorkloads } from './workloads/start-workloads.js';
 import type { WorkloadOptions, Workloads } from './workloads/start-workloads.js';
+import { AGENT_ITSELF } from './workloads/workload-user.js';
+import type { WorkloadUser } from './workloads/workload-user.js';
 import { startChannelServices } from './transfer/channel-services.js';
 import { removePartFilesLeftBehind } from './transfer/part-files.js';
 import { channelServicesOnDemand } from './channel-services-on-demand.js';
@@ -58,6 +61,8 @@ export interface DropletOptions {
   os?: DropletOsOptions;
   /** pod runtimes and restart timers (tests shorten them) */
   workloads?: WorkloadOptions;
+  /** whom COMMAND checks and pod services run as (--workload-user); default the agent itself */
+  workloadUser?: WorkloadUser;
   /** the agent's log file, for the debug bundle */
   logFile?: string;
 }
@@ -127,7 +132,15 @@ export async function startDroplet(options: DropletOptions): Promise<Droplet> {
   await hooks.runOnBootIfDue();
   const runShutdownHooks = options.runShutdownHooks ?? hooks.runShutdownHooks;
   const lastDesired = await readDesiredDevice(paths.desiredDeviceFile, logger);
-  const health = new HealthMonitor({ reporter, logger, onConditionChange: () => osUpdater?.healthChanged() });
+  const workloadUser = options.workloadUser ?? AGENT_ITSELF;
+  reporter.setCondition(workloadUser.condition);
+  if (workloadUser.condition.status !== 'True') logger.warn(workloadUser.condition.message);
+  const health = new HealthMonitor({
+    reporter,
+    logger,
+    probe: probesFor(workloadUser),
+    onConditionChange: () => osUpdater?.healthChanged(),
+  });
   const osUpdater =
     options.os === undefined
       ? undefined
@@ -165,7 +178,10 @@ export async function startDroplet(options: DropletOptions): Promise<Droplet> {
     reporter.setCondition({ type: 'OSReady', ...UNSUPPORTED });
   }
 
-  const workloads = startWorkloads(link, paths.dataDir, lastDesired?.pods, logger, options.workloads);
+  const workloads = startWorkloads(link, paths.dataDir, lastDesired?.pods, logger, {
+    ...options.workloads,
+    workloadUser,
+  });
   registerPowerCommands(link, { power, runShutdownHooks, logger });
   await removePartFilesLeftBehind(paths.dataDir, logger);
   const channels = startChannelServices({

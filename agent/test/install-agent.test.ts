@@ -79,6 +79,17 @@ describe('scripts/install-agent.sh', () => {
     }
   });
 
+  it('plans the workload user: outpost-workload by default, --workload-user names another', async () => {
+    const plain = await installAgent('--dry-run');
+    expect(plain.stdout).toContain(
+      'workload:    user outpost-workload (a system user without login, created if missing)',
+    );
+    const named = await installAgent('--dry-run', '--workload-user', 'app-runner');
+    expect(named.code).toBe(0);
+    expect(named.stdout).toContain('workload:    user app-runner');
+    expect(named.stdout).toContain('DROPLET_WORKLOAD_USER=app-runner');
+  });
+
   it('with --dest-root plans an image install that is enabled, not started', async () => {
     const { code, stdout } = await installAgent('--dry-run', '--dest-root', '/mnt/rootfs');
     expect(code).toBe(0);
@@ -94,6 +105,7 @@ describe('scripts/install-agent.sh', () => {
     [['--server', 'ftp://x'], /--server must be an http\(s\) URL/],
     [['--server', 'http://a b'], /must not contain spaces/],
     [['--device-root', 'relative'], /--device-root must be an absolute path/],
+    [['--workload-user', 'Root-1'], /--workload-user 'Root-1' is not a user name/],
     [
       ['--provisioning-token', 't', '--server', 'http://x'],
       /--provisioning-token also needs --project --region --device-id/,

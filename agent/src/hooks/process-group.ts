@@ -15,6 +15,9 @@ export interface ProcessGroupRun {
   args?: readonly string[];
   cwd?: string;
   env?: NodeJS.ProcessEnv;
+  /** run as this user and group (the agent must be root); the supplementary groups are dropped */
+  uid?: number;
+  gid?: number;
   /** past this the whole process group gets SIGTERM, then SIGKILL after `killGraceMs` */
   timeoutMs: number;
   killGraceMs?: number;
@@ -52,6 +55,8 @@ export function runInProcessGroup(run: ProcessGroupRun): Promise<ProcessOutcome>
         stdio: ['ignore', output, output],
         ...(run.cwd === undefined ? {} : { cwd: run.cwd }),
         ...(run.env === undefined ? {} : { env: run.env }),
+        ...(run.uid === undefined ? {} : { uid: run.uid }),
+        ...(run.gid === undefined ? {} : { gid: run.gid }),
       });
     } catch (err) {
       resolve({ timedOut: false, durationMs: 0, error: describeError(err) });

@@ -22,6 +22,8 @@ export function containerRunArgs(launch: ServiceLaunch, name: string): string[] 
     '--label',
     `outpost.service=${service.name}`,
   ];
+  // the workload user inside the container too (the image's own user is root more often than not)
+  if (launch.runAs !== undefined) args.push('--user', `${launch.runAs.uid}:${launch.runAs.gid}`);
   for (const variable of launch.env) args.push('--env', `${variable.name}=${variable.value}`);
   if (service.workingDir !== undefined) args.push('--workdir', service.workingDir);
   const [entrypoint, ...commandArgs] = service.command ?? [];

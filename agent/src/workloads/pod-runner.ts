@@ -1,10 +1,12 @@
-import { mkdir } from 'node:fs/promises';
+import { chown, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { notFound } from '@outpost/shared';
 import type { DesiredPod, EnvVar, PodAction, PodService, PodStatus } from '@outpost/shared';
 import type { Logger } from '../logging/logger.js';
 import { podPhaseOf } from './pod-phase.js';
 import type { RuntimeSet } from './runtime.js';
+import { userEnvironment } from './workload-user.js';
+import type { RunAs } from './workload-user.js';
 import { ServiceSupervisor } from './service-supervisor.js';
 import type { SupervisorTuning } from './service-supervisor.js';
 
@@ -16,6 +18,8 @@ export interface PodRunnerOptions {
   tuning: SupervisorTuning;
   /** the environment every service starts from (PATH, HOME, ...) */
   baseEnv: EnvVar[];
+  /** the user the services run as; absent: as the agent itself */
+  runAs?: RunAs;
   onChange: () => void;
   logger: Logger;
 }
@@ -48,6 +52,7 @@ export class PodRunner {
             workDir: this.dir,
             logFile: join(this.dir, `${service.name}.log`),
             env: this.envOf(service),
+            ...(options.runAs === undefined ? {} : { runAs: options.runAs }),
           },
           runtime: async () => (service.image === undefined ? options.runtimes.process : options.runtimes.container()),
           policy: service.restartPolicy ?? pod.spec.restartPolicy,
@@ -70,6 +75,8 @@ export class PodRunner {
 
   async act(action: PodAction, service?: string): Promise<void> {
     await mkdir(this.dir, { recursive: true });
+    // the pod's folder is its services' own; its log files stay the agent's (it opens them)
+    if (this.options.runAs !== undefined) await chown(this.dir, this.options.runAs.uid, this.options.runAs.gid);
     const targets = service === undefined ? [...this.services.values()] : [this.supervisor(service)];
     const verb = action === 'START' ? 'start' : action === 'STOP' ? 'stop' : 'restart';
     await Promise.all(targets.map((s) => s[verb]()));
@@ -102,6 +109,8 @@ export class PodRunner {
   private envOf(service: PodService): EnvVar[] {
     const env = new Map<string, string>();
     for (const e of this.options.baseEnv) env.set(e.name, e.value);
+    const runAs = this.options.runAs;
+    if (runAs !== undefined) for (const [name, value] of Object.entries(userEnvironment(runAs))) env.set(name, value);
     env.set('OUTPOST_POD', this.options.pod.name);
     env.set('OUTPOST_SERVICE', service.name);
     env.set('OUTPOST_POD_DIR', this.dir);

@@ -2,7 +2,7 @@ import type { RunningService, ServiceExit, ServiceLaunch, WorkloadRuntime } from
 
 /**
  * Services as plain processes through execa. Each runs in its own process group (so stopping it also stops
- * whatever it started), with stdout and stderr appended to its log file.
+ * whatever it started), as the launch's user, with stdout and stderr appended to its log file (opened by the agent).
  */
 export function processRuntime(): WorkloadRuntime {
   return {
@@ -23,6 +23,7 @@ export function processRuntime(): WorkloadRuntime {
         detached: true,
         reject: false,
         forceKillAfterDelay: false,
+        ...(launch.runAs === undefined ? {} : { uid: launch.runAs.uid, gid: launch.runAs.gid }),
       });
       const pid = subprocess.pid;
       const exited: Promise<ServiceExit> = subprocess.then(

@@ -1,4 +1,5 @@
 import type { EnvVar, PodService } from '@outpost/shared';
+import type { RunAs } from './workload-user.js';
 
 /** Everything a runtime needs to start one service of one pod. */
 export interface ServiceLaunch {
@@ -11,6 +12,8 @@ export interface ServiceLaunch {
   logFile: string;
   /** the environment the service sees (besides what the runtime adds) */
   env: EnvVar[];
+  /** the user the service runs as; absent: as the agent itself */
+  runAs?: RunAs;
 }
 
 /** How a service ended. */

@@ -6,10 +6,13 @@ import { startPodStatusReports } from './pod-status-reports.js';
 import type { RuntimeSet } from './runtime.js';
 import type { SupervisorTuning } from './service-supervisor.js';
 import { WorkloadManager } from './workload-manager.js';
+import type { WorkloadUser } from './workload-user.js';
 
 export interface WorkloadOptions {
   runtimes?: RuntimeSet;
   tuning?: Partial<SupervisorTuning>;
+  /** whom services run as; default the agent itself */
+  workloadUser?: WorkloadUser;
 }
 
 export interface Workloads {
@@ -34,6 +37,7 @@ export function startWorkloads(
     runtimes: options.runtimes ?? deviceRuntimes(logger),
     logger,
     ...(options.tuning === undefined ? {} : { tuning: options.tuning }),
+    ...(options.workloadUser === undefined ? {} : { workloadUser: options.workloadUser }),
   });
   const stopReports = startPodStatusReports(link, manager);
   const stopCommands = registerPodCommands(link, manager);

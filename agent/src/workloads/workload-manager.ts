@@ -5,6 +5,8 @@ import type { Logger } from '../logging/logger.js';
 import { PodRunner } from './pod-runner.js';
 import type { RuntimeSet } from './runtime.js';
 import { DEFAULT_SUPERVISOR_TUNING } from './service-supervisor.js';
+import { AGENT_ITSELF } from './workload-user.js';
+import type { RunAs, WorkloadUser } from './workload-user.js';
 import type { SupervisorTuning } from './service-supervisor.js';
 
 export interface WorkloadManagerOptions {
@@ -15,6 +17,8 @@ export interface WorkloadManagerOptions {
   tuning?: Partial<SupervisorTuning>;
   /** the environment services start from; default PATH, HOME, LANG and TZ of the agent */
   baseEnv?: EnvVar[];
+  /** whom services run as; default the agent itself */
+  workloadUser?: WorkloadUser;
 }
 
 export interface PodReport {
@@ -127,6 +131,7 @@ export class WorkloadManager {
         runtimes: this.options.runtimes,
         tuning: this.tuning,
         baseEnv: this.baseEnv,
+        ...runAsOption((this.options.workloadUser ?? AGENT_ITSELF).runAs(pod.spec.runAsRoot === true)),
         onChange: () => this.notify(name),
         logger: this.options.logger,
       });
@@ -146,6 +151,8 @@ export class WorkloadManager {
     return next;
   }
 }
+
+const runAsOption = (runAs: RunAs | undefined): { runAs?: RunAs } => (runAs === undefined ? {} : { runAs });
 
 function defaultBaseEnv(): EnvVar[] {
   const env: EnvVar[] = [];

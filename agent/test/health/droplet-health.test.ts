@@ -53,7 +53,7 @@ describe('droplet runs the health checks of its desired device (in-process agent
       conditionsOf(healthy)
         .map((c) => `${c.type}=${c.status}/${c.reason}`)
         .sort(),
-    ).toEqual(['Healthy/port=True/Passing', 'OSReady=True/Unsupported']);
+    ).toEqual(['Healthy/port=True/Passing', 'OSReady=True/Unsupported', 'WorkloadUser=False/NotConfigured']);
 
     // a push without the check takes its condition away
     connection.send({

@@ -4,6 +4,7 @@ import { startDroplet } from '../../../src/droplet.js';
 import type { Droplet, DropletOsOptions } from '../../../src/droplet.js';
 import { bootDevice, defaultTrustDirs } from '../../../src/os/device-boot.js';
 import type { SystemFactsSource } from '../../../src/metrics/system-facts.js';
+import type { WorkloadUser } from '../../../src/workloads/workload-user.js';
 import { DEVICE_CREDENTIAL, DEVICE_NAME } from './fake-control-plane.js';
 
 /** A machine with few facts (the real readers are tested on their own). */
@@ -27,7 +28,7 @@ export async function startInProcessDevice(
   root: string,
   server: string,
   logger: Logger,
-  options: { slotSizeBytes?: number; os?: Partial<DropletOsOptions> | false } = {},
+  options: { slotSizeBytes?: number; os?: Partial<DropletOsOptions> | false; workloadUser?: WorkloadUser } = {},
 ): Promise<InProcessDevice> {
   const backendKind = options.os === false ? 'none' : 'file';
   const device = await bootDevice(
@@ -59,6 +60,7 @@ export async function startInProcessDevice(
     facts: quietMachine,
     logger,
     power: device.power,
+    ...(options.workloadUser === undefined ? {} : { workloadUser: options.workloadUser }),
     ...(options.os === false || device.backend === undefined
       ? {}
       : {
