@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import express from 'express';
 import { openDatabase, type Db } from './db/open-database.js';
-import { unlessStorageFull } from './db/storage-full.js';
+import { isStorageFull, unlessStorageFull } from './db/storage-full.js';
 import { startWalCheckpointer } from './db/wal-checkpointer.js';
 import {
   ApiKeyStore,
