@@ -44,10 +44,17 @@ export async function publishSimulatedVersion(server: SimServer, deviceType: str
   );
 }
 
-/** Creates the device when missing and issues it a new credential (the old one, if any, stops working). */
-export async function provisionSimDevice(server: SimServer, name: string): Promise<string> {
+/**
+ * Creates the device when missing (with `labels`; an existing device keeps its own) and issues it a new credential
+ * (the old one, if any, stops working).
+ */
+export async function provisionSimDevice(
+  server: SimServer,
+  name: string,
+  labels: Record<string, string> = {},
+): Promise<string> {
   const parent = name.slice(0, name.lastIndexOf('/devices/'));
-  await ignoring('ALREADY_EXISTS', () => server.client.create(parent, 'devices', { name }));
+  await ignoring('ALREADY_EXISTS', () => server.client.create(parent, 'devices', { name, metadata: { labels } }));
   const issued = await server.client.request<{ credential: string }>('POST', `/v1/${name}:issueCredential`, {
     body: {},
   });
@@ -60,4 +67,26 @@ async function ignoring(status: string, call: () => Promise<unknown>): Promise<v
   } catch (err) {
     if (!(err instanceof ApiError && err.status === status)) throw err;
   }
+}
+
+/** provisionSimDevice for many devices, `concurrency` requests at a time; the credentials in the same order. */
+export async function provisionSimDevices(
+  server: SimServer,
+  devices: readonly { name: string; labels?: Record<string, string> }[],
+  concurrency = 16,
+  onProgress?: (done: number) => void,
+): Promise<string[]> {
+  const credentials = new Array<string>(devices.length);
+  let next = 0;
+  let done = 0;
+  const worker = async (): Promise<void> => {
+    while (next < devices.length) {
+      const i = next++;
+      const device = devices[i]!;
+      credentials[i] = await provisionSimDevice(server, device.name, device.labels);
+      onProgress?.(++done);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, devices.length) }, worker));
+  return credentials;
 }
