@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { deviceTime, label, message } from './bounds.js';
+import { configurationStatusSchema } from './configuration-status.js';
 import { reportedDeviceInfoSchema } from './device-info.js';
 import { HOOK_NAMES, hookRunSchema } from './hooks.js';
 import { osUpdateStatusSchema } from './os-update.js';
@@ -25,7 +26,7 @@ export const addressSchema = z.object({
 
 /**
  * The part of `status` a device reports. Each member present replaces the stored member of the same
- * name, except `deviceInfo`, which is merged one level deep (see mergeReportedStatus). Members absent
+ * name, except `deviceInfo` and `configuration`, which are merged one level deep (see mergeReportedStatus). Members absent
  * are left unchanged. What the control plane derives (connectionStatus and its time, agent, metrics,
  * deviceInfo.usage) is not part of it: a device cannot write those.
  */
@@ -37,6 +38,8 @@ export const reportedStatusSchema = z.object({
   osUpdate: osUpdateStatusSchema.optional(),
   /** the latest run of each hook that ran (on-boot, after-droplet, on-shutdown) */
   hooks: z.array(hookRunSchema).max(HOOK_NAMES.length).optional(),
+  /** the configuration parts the agent applies (network, ssh, proxy, logging); merged one level deep */
+  configuration: configurationStatusSchema.optional(),
 });
 
 export type Condition = z.infer<typeof conditionSchema>;
@@ -45,8 +48,8 @@ export type ReportedStatus = z.infer<typeof reportedStatusSchema>;
 
 /**
  * Folds a reported status into a stored one: deviceInfo merged one level deep (so `usage`, which the
- * server keeps from metrics and a report cannot carry, survives an agent's deviceInfo), other reported
- * members replace.
+ * server keeps from metrics and a report cannot carry, survives an agent's deviceInfo), configuration merged
+ * one level deep (each part reports on its own), other reported members replace.
  */
 export function mergeReportedStatus<S extends ReportedStatus>(stored: S, reported: ReportedStatus): S {
   const merged: S = { ...stored };
@@ -55,5 +58,8 @@ export function mergeReportedStatus<S extends ReportedStatus>(stored: S, reporte
   if (reported.addresses !== undefined) merged.addresses = reported.addresses;
   if (reported.osUpdate !== undefined) merged.osUpdate = reported.osUpdate;
   if (reported.hooks !== undefined) merged.hooks = reported.hooks;
+  if (reported.configuration !== undefined) {
+    merged.configuration = { ...stored.configuration, ...reported.configuration };
+  }
   return merged;
 }

@@ -1,6 +1,7 @@
 export * from './wire.js';
 export * from './device-info.js';
 export * from './device-status.js';
+export * from './configuration-status.js';
 export * from './metrics.js';
 export * from './error-message.js';
 export * from './agent-messages.js';
