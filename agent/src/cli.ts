@@ -58,6 +58,11 @@ async function main(): Promise<void> {
     const { runHookCommand } = await import('./hooks/run-hook-command.js');
     process.exit(await runHookCommand(process.argv.slice(3)));
   }
+  // `droplet enroll-key --device-root D`: from a bearer credential to a key pair (see identity/enroll-key-command.ts)
+  if (process.argv[2] === 'enroll-key') {
+    const { enrollKeyCommand } = await import('./identity/enroll-key-command.js');
+    process.exit(await enrollKeyCommand(process.argv.slice(3)));
+  }
   const agentVersion = await readAgentVersion();
   const cli = parseCommandLine(agentVersion);
   const logger = createLogger(cli.logLevel, cli.logFile);

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { DesiredDevice } from '@outpost/shared';
 import { desiredDeviceSchema, readJsonFile, writeJsonFileAtomic } from '@outpost/shared';
 import type { DeviceIdentity } from './config/load-or-provision.js';
-import { readCredential } from './config/credential.js';
+import { deviceTokens } from './identity/device-tokens.js';
 import type { AgentPaths } from './config/paths.js';
 import type { TransportSecurity } from './config/transport-security.js';
 import { AgentLink } from './link/agent-link.js';
@@ -111,12 +111,19 @@ export async function startDroplet(options: DropletOptions): Promise<Droplet> {
     ...(osVersion === undefined ? {} : { osVersion }),
   });
 
+  const deviceToken = deviceTokens({
+    server: config.server,
+    deviceName: config.deviceName,
+    identityDir: paths.identityDir,
+    credentialFile: paths.credentialFile,
+    ...(identity.credential === undefined ? {} : { fallbackCredential: identity.credential }),
+  });
   const link = new AgentLink({
     ...options.link,
     server: config.server,
     ...(options.security === undefined ? {} : { security: options.security }),
-    // re-read at every attempt: an operator may rotate the credential file while the agent runs
-    credential: async () => (await readCredential(paths.credentialFile)) ?? identity.credential,
+    // a fresh signed challenge, or the credential file re-read, at every attempt (see deviceTokens)
+    credential: deviceToken,
     hello: () => ({ agentVersion: options.agentVersion, bootId: options.bootId }),
     logger,
   });
@@ -156,7 +163,7 @@ export async function startDroplet(options: DropletOptions): Promise<Droplet> {
           reporter,
           server: config.server,
           ...(options.security?.ca === undefined ? {} : { ca: options.security.ca }),
-          credential: async () => (await readCredential(paths.credentialFile)) ?? identity.credential,
+          credential: deviceToken,
           trustDirs: options.os.trustDirs,
           deviceType: config.deviceType,
           commitTimeoutMs: options.os.commitTimeoutMs,

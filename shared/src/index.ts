@@ -6,4 +6,5 @@ export * from './resources/index.js';
 export * from './client/index.js';
 export * from './protocol/index.js';
 export * from './files/atomic-file.js';
+export * from './identity/index.js';
 export * from './channels/index.js';

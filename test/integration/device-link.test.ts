@@ -58,6 +58,10 @@ function startAgent(root: string, extra: string[] = []): RunningProcess {
   return agent;
 }
 
+/** A bearer credential for the device (replacing its key pair), for a connection made by hand. */
+const bearerCredential = async (name: string): Promise<string> =>
+  (await server.admin.request<{ credential: string }>('POST', `/v1/${name}:issueCredential`, { body: {} })).credential;
+
 const online = (d: Device): boolean => d.status?.connectionStatus === 'CONNECTED';
 const offline = (d: Device): boolean => d.status?.connectionStatus === 'DISCONNECTED';
 
@@ -65,7 +69,7 @@ describe('a real droplet agent', () => {
   it('provisions, connects, and fills deviceInfo from systeminformation', async () => {
     const name = `${parent}/devices/dev-a`;
     const root = await provision(name);
-    expect(statSync(join(root, 'config', 'credential')).mode & 0o777).toBe(0o600);
+    expect(statSync(join(root, 'config', 'identity', 'private-key.pem')).mode & 0o777).toBe(0o600);
     expect(JSON.parse(readFileSync(join(root, 'config', 'droplet.json'), 'utf8'))).toMatchObject({ deviceName: name });
     startAgent(root);
     const device = await waitForDevice(
@@ -117,8 +121,8 @@ describe('a real droplet agent', () => {
 
   it('a device that connects twice keeps only the newest connection', async () => {
     const name = `${parent}/devices/dev-twice`;
-    const root = await provision(name);
-    const credential = readFileSync(join(root, 'config', 'credential'), 'utf8').trim();
+    await provision(name);
+    const credential = await bearerCredential(name);
     const first = await openRaw(credential);
     await waitForDevice(server.admin, name, online);
     const firstClosed = new Promise<number>((resolve) => first.on('close', (code) => resolve(code)));
@@ -163,8 +167,8 @@ describe('a real droplet agent', () => {
 describe('bad input on the agent link', () => {
   it('refuses wrong and revoked credentials with 401, changing nothing', async () => {
     const name = `${parent}/devices/dev-cred`;
-    const root = await provision(name);
-    const credential = readFileSync(join(root, 'config', 'credential'), 'utf8').trim();
+    await provision(name);
+    const credential = await bearerCredential(name);
     expect(await upgradeStatus('odc_wrong')).toBe(401);
     expect(await upgradeStatus(undefined)).toBe(401);
     await server.admin.request('POST', `/v1/${name}:revokeCredential`, { body: {} });
@@ -174,8 +178,8 @@ describe('bad input on the agent link', () => {
 
   it('answers malformed and oversized messages with an error and keeps serving', async () => {
     const name = `${parent}/devices/dev-bad`;
-    const root = await provision(name);
-    const credential = readFileSync(join(root, 'config', 'credential'), 'utf8').trim();
+    await provision(name);
+    const credential = await bearerCredential(name);
     const ws = await openRaw(credential);
     const replies: { type: string; message?: string }[] = [];
     ws.on('message', (data) => replies.push(JSON.parse(data.toString()) as { type: string }));

@@ -153,7 +153,7 @@ describe('spec 000 States and transitions', () => {
     expect(done.device.status?.osUpdate?.slots?.['A']?.version).toBe('1.0.0');
     expect(server.artifactDownloads()).toBeGreaterThan(downloadsBefore);
     expect(readFileSync(join(d.root, 'data', 'payload.txt'), 'utf8')).toBe('kept across upgrades');
-    expect(existsSync(join(d.root, 'config', 'credential'))).toBe(true);
+    expect(existsSync(join(d.root, 'config', 'identity', 'private-key.pem'))).toBe(true);
   }, 120_000);
 
   it('Pending, then written back to the previous version → Converged on it with no download', async () => {

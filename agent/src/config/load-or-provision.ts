@@ -1,5 +1,6 @@
+import { rm } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ApiError, DEVICE_ID_PATTERN } from '@outpost/shared';
+import { ApiError, DEVICE_ID_PATTERN, loadOrCreateFileDeviceKey, readFileDeviceKey } from '@outpost/shared';
 import type { DeviceInfo, RegisterDeviceResponse } from '@outpost/shared';
 import type { Logger } from '../logging/logger.js';
 import { createBackoff } from '../link/backoff.js';
@@ -24,7 +25,8 @@ export interface StartupOptions {
 
 export interface DeviceIdentity {
   config: DropletConfig;
-  credential: string;
+  /** the bearer credential, for a device without a key pair (in {device_root}/config/identity) */
+  credential?: string;
   /** true when this start registered the device */
   provisioned: boolean;
 }
@@ -42,19 +44,23 @@ export interface ProvisioningDeps {
 const RETRYABLE: ReadonlySet<string> = new Set(['UNAVAILABLE', 'INTERNAL', 'RESOURCE_EXHAUSTED']);
 
 /**
- * The device's config and credential: read from {device_root}/config when the device is provisioned,
- * otherwise obtained by registering with a provisioning token (then written atomically). Throws
- * ConfigError when neither is possible.
+ * The device's config and credential or key pair: read from {device_root}/config when the device is provisioned,
+ * otherwise obtained by registering with a provisioning token, with a key pair made for it (then written
+ * atomically). Throws ConfigError when neither is possible.
  */
 export async function loadOrProvision(
   paths: AgentPaths,
   options: StartupOptions,
   deps: ProvisioningDeps,
 ): Promise<DeviceIdentity> {
-  const [stored, credential] = await Promise.all([
+  const [stored, credential, key] = await Promise.all([
     readDropletConfig(paths.configFile),
     readCredential(paths.credentialFile),
+    readFileDeviceKey(paths.identityDir),
   ]);
+  if (stored !== undefined && key !== undefined) {
+    return { config: withOverrides(stored, options), provisioned: false };
+  }
   if (stored !== undefined && credential !== undefined) {
     return { config: withOverrides(stored, options), credential, provisioned: false };
   }
@@ -66,16 +72,27 @@ export async function loadOrProvision(
     );
   }
   const call = registrationCall(options, options.provisioningToken);
+  // the key pair first: the server stores only its public half, and the device never holds a bearer credential
+  call.publicKey = await (await loadOrCreateFileDeviceKey(paths.identityDir)).publicKey();
   const deviceInfo = await deps.deviceInfo().catch(() => undefined);
   if (deviceInfo !== undefined) call.deviceInfo = deviceInfo;
 
   const response = await registerWithRetry(call, deps);
   const config = withOverrides({ server: call.server, deviceName: response.device.name }, options);
-  // The credential first: a config without a credential still counts as "not provisioned".
-  await writeCredential(paths.credentialFile, response.credential);
+  // The credential first: a config without a credential (or key) still counts as "not provisioned". A server
+  // that does not know key pairs answers with a credential.
+  if (response.credential !== undefined) {
+    await writeCredential(paths.credentialFile, response.credential);
+    // that server did not take the key: it must not be offered to it
+    await rm(paths.identityDir, { recursive: true, force: true });
+  }
   await writeDropletConfig(paths.configFile, config);
   deps.logger.info({ deviceName: config.deviceName }, 'device registered');
-  return { config, credential: response.credential, provisioned: true };
+  return {
+    config,
+    ...(response.credential === undefined ? {} : { credential: response.credential }),
+    provisioned: true,
+  };
 }
 
 function registrationCall(options: StartupOptions, provisioningToken: string): RegisterDeviceCall {

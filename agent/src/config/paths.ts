@@ -8,6 +8,8 @@ export interface AgentPaths {
   configFile: string;
   /** {device_root}/config/credential, mode 0600 */
   credentialFile: string;
+  /** {device_root}/config/identity: the device's ed25519 key pair (files of mode 0600) */
+  identityDir: string;
   dataDir: string;
   /** {device_root}/data/agent-state.json */
   stateFile: string;
@@ -25,6 +27,7 @@ export function agentPaths(deviceRoot: string): AgentPaths {
     configDir,
     configFile: join(configDir, 'droplet.json'),
     credentialFile: join(configDir, 'credential'),
+    identityDir: join(configDir, 'identity'),
     dataDir,
     stateFile: join(dataDir, 'agent-state.json'),
     desiredDeviceFile: join(dataDir, 'desired-device.json'),

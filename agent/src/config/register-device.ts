@@ -11,6 +11,8 @@ export interface RegisterDeviceCall {
   region: string;
   deviceId: string;
   deviceInfo?: DeviceInfo;
+  /** the device's ed25519 public key (SPKI PEM); the server then issues no credential */
+  publicKey?: string;
   timeoutMs?: number;
   /** PEM of the CA certificates trusted for an https server (--ca-file), instead of the system's */
   ca?: string;
@@ -24,6 +26,7 @@ export async function registerDevice(call: RegisterDeviceCall): Promise<Register
   const url = new URL(registerDevicePath(call.project, call.region), withHttpScheme(call.server));
   const body: RegisterDeviceRequest = { deviceId: call.deviceId };
   if (call.deviceInfo !== undefined) body.deviceInfo = call.deviceInfo;
+  if (call.publicKey !== undefined) body.publicKey = call.publicKey;
 
   let response: { status: number; text: string };
   try {

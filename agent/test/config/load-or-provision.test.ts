@@ -3,6 +3,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readFile, stat, writeFile, mkdir } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { readFileDeviceKey } from '@outpost/shared';
 import { ConfigError, parseDropletConfig, readDropletConfig } from '../../src/config/droplet-config.js';
 import { loadOrProvision } from '../../src/config/load-or-provision.js';
 import type { ProvisioningDeps } from '../../src/config/load-or-provision.js';
@@ -80,7 +82,11 @@ describe('loadOrProvision', () => {
       {
         url: '/v1/projects/p1/regions/eu/devices:register',
         authorization: 'Bearer tok',
-        body: { deviceId: 'edge-1', deviceInfo: { osVersion: '1.0.0', architecture: 'amd64' } },
+        body: {
+          deviceId: 'edge-1',
+          deviceInfo: { osVersion: '1.0.0', architecture: 'amd64' },
+          publicKey: expect.stringMatching(/^-----BEGIN PUBLIC KEY-----/),
+        },
       },
     ]);
     expect(identity).toEqual({
@@ -96,6 +102,36 @@ describe('loadOrProvision', () => {
     expect(await readDropletConfig(paths.configFile)).toEqual(identity.config);
     expect(await readFile(paths.credentialFile, 'utf8')).toBe('cred-123\n');
     expect((await stat(paths.credentialFile)).mode & 0o777).toBe(0o600);
+    // a server that answers with a credential did not take the key: none is left to offer it
+    expect(await readFileDeviceKey(paths.identityDir)).toBeUndefined();
+  });
+
+  it('makes a key pair before registering and sends its public key; the server keeps only that', async () => {
+    const paths = agentPaths(await tempDir());
+    const server = await registrationServer([{ status: 200, body: { device: { name: registered.body.device.name } } }]);
+    const identity = await loadOrProvision(
+      paths,
+      { server: server.url, provisioningToken: 'tok', project: 'p1', region: 'eu', deviceId: 'edge-1' },
+      deps(),
+    );
+    const key = await readFileDeviceKey(paths.identityDir);
+    expect(key).toBeDefined();
+    expect(server.registrations[0]?.body).toMatchObject({ publicKey: await key!.publicKey() });
+    expect(identity).toMatchObject({
+      provisioned: true,
+      config: { deviceName: 'projects/p1/regions/eu/devices/edge-1' },
+    });
+    expect(identity.credential).toBeUndefined();
+    await expect(stat(paths.credentialFile)).rejects.toThrow(/ENOENT/);
+    for (const file of ['private-key.pem', 'public-key.pem']) {
+      expect((await stat(join(paths.identityDir, file))).mode & 0o777).toBe(0o600);
+    }
+    const again = await loadOrProvision(paths, {}, deps());
+    expect(again).toMatchObject({
+      provisioned: false,
+      config: { deviceName: 'projects/p1/regions/eu/devices/edge-1' },
+    });
+    expect(server.registrations).toHaveLength(1);
   });
 
   it('uses the stored identity once provisioned, without calling the server', async () => {

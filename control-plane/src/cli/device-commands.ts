@@ -1,5 +1,12 @@
+import { rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { ApiError, deviceDefinition, healthCheckDefinition, writeFileAtomic } from '@outpost/shared';
+import {
+  ApiError,
+  deviceDefinition,
+  healthCheckDefinition,
+  stageFileDeviceKey,
+  writeFileAtomic,
+} from '@outpost/shared';
 import type { Device, OutpostClient } from '@outpost/shared';
 import type { Command } from 'commander';
 import { connectionOf } from './connection.js';
@@ -38,7 +45,7 @@ export function registerDeviceCommands(program: Command, ctxFactory: ContextFact
   group
     .command('provision <device_name>')
     .description(
-      'create the device if needed, issue a fresh credential and write the agent configuration into <dir>/config/ (then run: droplet --device-root <dir>)',
+      'create the device if needed, make its ed25519 key pair in <dir>/config/identity/ (the server stores only the public key) and write the agent configuration into <dir>/config/ (then run: droplet --device-root <dir>)',
     )
     .requiredOption('--device-root <dir>', "the device's persistent root ({device_root})")
     .option('--device-server <url>', 'the control plane address as the device reaches it (default: --server)')
@@ -52,19 +59,16 @@ export function registerDeviceCommands(program: Command, ctxFactory: ContextFact
       const ctx = ctxFactory(command);
       await ensureDevice(ctx.client, deviceName);
       // the server records the type and factory version until the agent reports its own, so that the rules of
-      // spec.osVersion hold from now on; it issues a fresh credential in the same request
+      // spec.osVersion hold from now on; it takes the device's new public key in the same request
       const facts: Record<string, string> = {};
       if (opts.deviceType) facts['deviceType'] = opts.deviceType;
       if (opts.factoryVersion) facts['factoryVersion'] = opts.factoryVersion;
-      const { credential } = await ctx.client.request<{ credential: string }>('POST', `/v1/${deviceName}:provision`, {
-        body: facts,
-      });
       const root = resolve(opts.deviceRoot);
+      await registerNewKey(ctx.client, `/v1/${deviceName}:provision`, root, facts);
       const config: Record<string, unknown> = { server: opts.deviceServer ?? connectionOf(command).server, deviceName };
       if (opts.deviceType) config['deviceType'] = opts.deviceType;
       if (opts.bootBackend) config['bootBackend'] = opts.bootBackend;
       if (opts.factoryVersion) config['factoryVersion'] = opts.factoryVersion;
-      await writeFileAtomic(join(root, 'config', 'credential'), credential + '\n', 0o600);
       await writeFileAtomic(join(root, 'config', 'droplet.json'), JSON.stringify(config, null, 2) + '\n', 0o600);
       ctx.print(`provisioned ${deviceName} into ${join(root, 'config')}`);
       ctx.note(`start its agent with: droplet --device-root ${root}`);
@@ -72,9 +76,18 @@ export function registerDeviceCommands(program: Command, ctxFactory: ContextFact
 
   group
     .command('issue-credential <device_name>')
-    .description('rotate the device credential: issue a new one (the old one stops working) and print it once')
-    .action(async (deviceName: string, _opts: unknown, command: Command) => {
+    .description(
+      'rotate the device credential: with --device-root, re-key (a new key pair in <dir>/config/identity/); without, issue a bearer credential and print it once. Either way the old credential or key stops working',
+    )
+    .option('--device-root <dir>', 're-key the device whose persistent root ({device_root}) is here')
+    .action(async (deviceName: string, opts: { deviceRoot?: string }, command: Command) => {
       const ctx = ctxFactory(command);
+      if (opts.deviceRoot !== undefined) {
+        const root = resolve(opts.deviceRoot);
+        await registerNewKey(ctx.client, `/v1/${deviceName}:issueCredential`, root, {});
+        ctx.print(`re-keyed ${deviceName}: its new key pair is in ${join(root, 'config', 'identity')}`);
+        return;
+      }
       const result = await ctx.client.request<{ credential: string }>('POST', `/v1/${deviceName}:issueCredential`, {
         body: {},
       });
@@ -128,6 +141,27 @@ export function registerDeviceCommands(program: Command, ctxFactory: ContextFact
   registerPowerCommands(group, ctxFactory);
   registerTransferCommands(group, ctxFactory);
   return group;
+}
+
+/**
+ * Makes a new key pair for the device root and sends its public key with `body` to `path`; the pair replaces the
+ * root's key (and any bearer credential file) only once the server took it.
+ */
+async function registerNewKey(
+  client: OutpostClient,
+  path: string,
+  root: string,
+  body: Record<string, string>,
+): Promise<void> {
+  const staged = await stageFileDeviceKey(join(root, 'config', 'identity'));
+  try {
+    await client.request('POST', path, { body: { ...body, publicKey: await staged.key.publicKey() } });
+  } catch (err) {
+    await staged.discard();
+    throw err;
+  }
+  await staged.commit();
+  await rm(join(root, 'config', 'credential'), { force: true });
 }
 
 async function ensureDevice(client: OutpostClient, name: string): Promise<void> {

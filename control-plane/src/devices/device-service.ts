@@ -15,6 +15,7 @@ import type { ResourceRules } from '../resources/resource-rules.js';
 import type { Doc } from '../resources/resource-table.js';
 import type { CustomMethod } from '../resources/http/custom-method.js';
 import { DeviceCredentials } from './device-credentials.js';
+import { parseDevicePublicKey } from './device-identity.js';
 import { provisionRequestSchema, withProvisionedFacts } from './provisioned-facts.js';
 import { provisioningTokenMethods } from './provisioning-token-methods.js';
 import { ProvisioningTokens } from './provisioning-tokens.js';
@@ -65,8 +66,14 @@ export function createDeviceService(engine: ResourceEngine, db: Db, options: Dev
       scope: 'resource',
       httpMethod: 'POST',
       permission: PROVISION_PERMISSION,
-      handle: ({ target }) => {
+      handle: ({ target, body }) => {
+        const { publicKey } = withPublicKey(body);
         existing(target);
+        // re-keying: the device's new public key replaces its credential or key; no secret to hand back
+        if (publicKey !== undefined) {
+          credentials.setPublicKey(target, publicKey);
+          return { name: target };
+        }
         return { name: target, credential: credentials.issue(target) };
       },
     },
@@ -77,13 +84,16 @@ export function createDeviceService(engine: ResourceEngine, db: Db, options: Dev
       httpMethod: 'POST',
       permission: PROVISION_PERMISSION,
       handle: ({ target, body }) => {
-        const parsed = provisionRequestSchema.safeParse(body ?? {});
+        const { publicKey, rest } = withPublicKey(body);
+        const parsed = provisionRequestSchema.safeParse(rest);
         if (!parsed.success) throw invalidArgument(`invalid provisioning: ${describeIssues(parsed.error.issues)}`);
         const { deviceType, factoryVersion } = parsed.data;
         return engine.transaction(() => {
           existing(target);
           devices.patch(target, (doc) => withProvisionedFacts(doc, { deviceType, osVersion: factoryVersion }));
-          return { name: target, credential: credentials.issue(target) };
+          if (publicKey === undefined) return { name: target, credential: credentials.issue(target) };
+          credentials.setPublicKey(target, publicKey);
+          return { name: target };
         });
       },
     },
@@ -97,6 +107,41 @@ export function createDeviceService(engine: ResourceEngine, db: Db, options: Dev
         existing(target);
         credentials.revoke(target);
         return {};
+      },
+    },
+    {
+      plural: 'devices',
+      verb: 'challenge',
+      scope: 'resource',
+      httpMethod: 'POST',
+      permission: PROVISION_PERMISSION,
+      // asked before the device can authenticate: the challenge is worth nothing without the device's private key
+      public: true,
+      handle: ({ target }) => {
+        if (!credentials.hasPublicKey(target) || !devices.exists(target)) {
+          throw notFound(`device "${target}" has no key pair registered`);
+        }
+        return credentials.challenge(target);
+      },
+    },
+    {
+      plural: 'devices',
+      verb: 'enrollKey',
+      scope: 'resource',
+      httpMethod: 'POST',
+      permission: PROVISION_PERMISSION,
+      public: true,
+      handle: ({ target, authorization, body }) => {
+        const secret = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
+        if (!secret) throw unauthenticated('enrolling a key needs "Authorization: Bearer <device credential>"');
+        if (credentials.deviceOf(secret) !== target || !devices.exists(target)) {
+          throw unauthenticated(`invalid or revoked credential of device "${target}"`);
+        }
+        const { publicKey } = withPublicKey(body);
+        if (publicKey === undefined) throw invalidArgument('enrolling a key needs publicKey');
+        // the bearer credential that authenticated this call stops working with it
+        credentials.setPublicKey(target, publicKey);
+        return { name: target };
       },
     },
     ...provisioningTokenMethods(devices, tokens),
@@ -118,6 +163,7 @@ export function createDeviceService(engine: ResourceEngine, db: Db, options: Dev
         }
         const parsed = registerDeviceRequestSchema.safeParse(body);
         if (!parsed.success) throw invalidArgument(`invalid registration: ${describeIssues(parsed.error.issues)}`);
+        const publicKey = parsed.data.publicKey === undefined ? undefined : parseDevicePublicKey(parsed.data.publicKey);
         const name = `${target}/devices/${parsed.data.deviceId}`;
         return engine.transaction(() => {
           if (devices.find(name))
@@ -130,12 +176,23 @@ export function createDeviceService(engine: ResourceEngine, db: Db, options: Dev
           const device = devices.patch(name, (doc) =>
             withProvisionedFacts(doc, { deviceType: info?.deviceType, osVersion: info?.osVersion }),
           );
-          return { device, credential: credentials.issue(name) };
+          if (publicKey === undefined) return { device, credential: credentials.issue(name) };
+          credentials.setPublicKey(name, publicKey);
+          return { device };
         });
       },
     },
   ];
   return { devices, credentials, tokens, customMethods };
+}
+
+/** A body's `publicKey` (checked: an ed25519 SPKI PEM) and the rest of it. */
+function withPublicKey(body: unknown): { publicKey?: string; rest: unknown } {
+  if (typeof body !== 'object' || body === null || Array.isArray(body) || !('publicKey' in body)) {
+    return { rest: body ?? {} };
+  }
+  const { publicKey, ...rest } = body as Record<string, unknown>;
+  return { publicKey: parseDevicePublicKey(publicKey), rest };
 }
 
 const describeIssues = (issues: readonly { path: PropertyKey[]; message: string }[]): string =>

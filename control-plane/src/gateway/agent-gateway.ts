@@ -57,7 +57,8 @@ export interface SpecDependency {
 }
 
 /**
- * `GET /v1/agent:connect`: every device's one outbound WebSocket. Authenticates the device's credential, keeps
+ * `GET /v1/agent:connect`: every device's one outbound WebSocket. Authenticates the device (its bearer credential,
+ * or its key's signature of a challenge from `POST /v1/{device}:challenge`), keeps
  * only its newest connection, tracks Online/Offline with server pings, pushes the device's spec whenever it
  * changes (following the store's change feed) and writes what the agent reports, batched.
  */
@@ -195,11 +196,16 @@ export class AgentGateway {
   }
 
   private authenticate(header: string | undefined): string {
-    const secret = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1];
-    if (!secret) throw unauthenticated('missing device credential: send "Authorization: Bearer <credential>"');
-    const deviceName = this.options.credentials.deviceOf(secret);
+    const token = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1];
+    if (!token) {
+      throw unauthenticated(
+        'missing device credential: send "Authorization: Bearer <credential or signed challenge (odp1.…)>"',
+      );
+    }
+    // a credential, or a one-time proof of the device's key (used up here, so a replay is refused)
+    const deviceName = this.options.credentials.deviceOf(token);
     if (!deviceName || !this.options.devices.exists(deviceName)) {
-      throw unauthenticated('invalid or revoked device credential');
+      throw unauthenticated('invalid or revoked device credential, or a challenge not signed by the device key');
     }
     return deviceName;
   }

@@ -13,3 +13,4 @@ export * from './hooks.js';
 export * from './health-check-spec.js';
 export * from './workloads.js';
 export * from './remote-ops.js';
+export * from './device-proof.js';

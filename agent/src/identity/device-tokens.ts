@@ -1,0 +1,39 @@
+import { readFileDeviceKey } from '@outpost/shared';
+import { readCredential } from '../config/credential.js';
+import { signedChallengeToken } from './device-token.js';
+
+export interface DeviceTokensOptions {
+  server: string;
+  deviceName: string;
+  /** {device_root}/config/identity: the key pair, when the device has one */
+  identityDir: string;
+  /** {device_root}/config/credential: the bearer credential of a device without a key pair */
+  credentialFile: string;
+  /** the credential this start registered with, if the file cannot be read */
+  fallbackCredential?: string;
+  ca?: string;
+}
+
+/**
+ * What the device authenticates each request with (the link's connection attempts, image downloads): a fresh
+ * signed challenge when it has a key pair, else its bearer credential. Both files are read at every call, so a
+ * re-key, an enrolment or a rotated credential is picked up without a restart.
+ */
+export function deviceTokens(options: DeviceTokensOptions): () => Promise<string> {
+  return async () => {
+    const key = await readFileDeviceKey(options.identityDir);
+    if (key !== undefined) {
+      return signedChallengeToken({
+        server: options.server,
+        deviceName: options.deviceName,
+        key,
+        ...(options.ca === undefined ? {} : { ca: options.ca }),
+      });
+    }
+    const credential = (await readCredential(options.credentialFile)) ?? options.fallbackCredential;
+    if (credential === undefined) {
+      throw new Error(`the device has neither a key pair in ${options.identityDir} nor ${options.credentialFile}`);
+    }
+    return credential;
+  };
+}

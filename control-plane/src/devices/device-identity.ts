@@ -1,0 +1,73 @@
+import { createPublicKey, randomBytes, verify } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
+import { deviceProofMessage, devicePublicKeySchema, invalidArgument } from '@outpost/shared';
+import type { DeviceChallengeResponse, DeviceProof } from '@outpost/shared';
+
+/** How long a challenge may be answered: one connection attempt, with room for a slow link. */
+export const CHALLENGE_TTL_MS = 60_000;
+/** Challenges outstanding per device; asking for more forgets the oldest (nobody can grow the book without end). */
+export const MAX_CHALLENGES_PER_DEVICE = 8;
+
+/**
+ * The challenges handed out and not yet answered, in memory: each is bound to one device, answered at most once
+ * and forgotten after CHALLENGE_TTL_MS. A restart forgets them all, which only costs the agents one more request.
+ */
+export class DeviceChallenges {
+  private readonly byDevice = new Map<string, Map<string, number>>();
+
+  constructor(private readonly now: () => Date = () => new Date()) {}
+
+  issue(device: string): DeviceChallengeResponse {
+    const now = this.now().getTime();
+    this.sweep(now);
+    let open = this.byDevice.get(device);
+    if (!open) this.byDevice.set(device, (open = new Map()));
+    while (open.size >= MAX_CHALLENGES_PER_DEVICE) open.delete(open.keys().next().value!);
+    const challenge = randomBytes(32).toString('base64url');
+    const expiresAt = now + CHALLENGE_TTL_MS;
+    open.set(challenge, expiresAt);
+    return { challenge, expireTime: new Date(expiresAt).toISOString() };
+  }
+
+  /** Whether the challenge was issued to the device and is still open; it is closed either way (single use). */
+  take(device: string, challenge: string): boolean {
+    const open = this.byDevice.get(device);
+    const expiresAt = open?.get(challenge);
+    if (open === undefined || expiresAt === undefined) return false;
+    open.delete(challenge);
+    if (open.size === 0) this.byDevice.delete(device);
+    return expiresAt > this.now().getTime();
+  }
+
+  private sweep(now: number): void {
+    for (const [device, open] of this.byDevice) {
+      for (const [challenge, expiresAt] of open) if (expiresAt <= now) open.delete(challenge);
+      if (open.size === 0) this.byDevice.delete(device);
+    }
+  }
+}
+
+/** The device's ed25519 public key from SPKI PEM, normalised; INVALID_ARGUMENT for anything else. */
+export function parseDevicePublicKey(pem: unknown): string {
+  const shaped = devicePublicKeySchema.safeParse(pem);
+  if (!shaped.success) throw invalidArgument('publicKey must be an ed25519 public key in SPKI PEM form');
+  let key: KeyObject;
+  try {
+    key = createPublicKey(shaped.data);
+  } catch {
+    throw invalidArgument('publicKey is not a readable public key');
+  }
+  if (key.asymmetricKeyType !== 'ed25519') {
+    throw invalidArgument(`publicKey must be an ed25519 key, not ${key.asymmetricKeyType ?? 'unknown'}`);
+  }
+  return key.export({ type: 'spki', format: 'pem' }).toString();
+}
+
+/** Whether `proof` carries the signature of its challenge and device by the key `publicKeyPem`. */
+export function verifyDeviceProof(proof: DeviceProof, publicKeyPem: string): boolean {
+  try {
+    return verify(null, deviceProofMessage(proof.device, proof.challenge), publicKeyPem, proof.signature);
+  } catch {
+    return false; // a signature of the wrong length, say
+  }
+}

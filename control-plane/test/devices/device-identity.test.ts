@@ -1,0 +1,131 @@
+/**
+ * DeviceCredentials with key pairs, on a real SQLite file: a proof (a signed challenge) authenticates its device
+ * once; replays, forgeries, proofs for another device and expired challenges authenticate nobody.
+ */
+import { generateKeyPairSync, sign } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { deviceProofMessage, formatDeviceProof } from '@outpost/shared';
+import { openDatabase } from '../../src/db/open-database.js';
+import type { Db } from '../../src/db/open-database.js';
+import { DeviceCredentials } from '../../src/devices/device-credentials.js';
+import {
+  CHALLENGE_TTL_MS,
+  MAX_CHALLENGES_PER_DEVICE,
+  parseDevicePublicKey,
+} from '../../src/devices/device-identity.js';
+
+const DEVICE = 'projects/p/regions/r/devices/d1';
+const OTHER = 'projects/p/regions/r/devices/d2';
+
+let dir: string;
+let db: Db;
+let clock: number;
+let credentials: DeviceCredentials;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'outpost-device-identity-'));
+  db = openDatabase(join(dir, 'outpost.db'));
+  clock = Date.parse('2030-01-01T00:00:00Z');
+  credentials = new DeviceCredentials(db, () => new Date(clock));
+});
+afterEach(() => {
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const newKey = (): { privateKey: KeyObject; publicPem: string } => {
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  return { privateKey, publicPem: publicKey.export({ type: 'spki', format: 'pem' }).toString() };
+};
+const proof = (device: string, challenge: string, privateKey: KeyObject): string =>
+  formatDeviceProof({ device, challenge, signature: sign(null, deviceProofMessage(device, challenge), privateKey) });
+
+describe('a device with a key pair', () => {
+  it('authenticates with a signed fresh challenge, once: a replay is refused', () => {
+    const key = newKey();
+    credentials.setPublicKey(DEVICE, parseDevicePublicKey(key.publicPem));
+    const { challenge } = credentials.challenge(DEVICE);
+    const token = proof(DEVICE, challenge, key.privateKey);
+    expect(credentials.deviceOf(token)).toBe(DEVICE);
+    expect(credentials.deviceOf(token)).toBeUndefined();
+  });
+
+  it('refuses a forged signature, and the challenge is used up by the attempt', () => {
+    const key = newKey();
+    credentials.setPublicKey(DEVICE, parseDevicePublicKey(key.publicPem));
+    const { challenge } = credentials.challenge(DEVICE);
+    expect(credentials.deviceOf(proof(DEVICE, challenge, newKey().privateKey))).toBeUndefined();
+    expect(credentials.deviceOf(proof(DEVICE, challenge, key.privateKey))).toBeUndefined();
+    const garbled = proof(DEVICE, credentials.challenge(DEVICE).challenge, key.privateKey).slice(0, -4) + 'AAAA';
+    expect(credentials.deviceOf(garbled)).toBeUndefined();
+  });
+
+  it('refuses a challenge issued to another device, a made-up one, and one past its time', () => {
+    const mine = newKey();
+    const theirs = newKey();
+    credentials.setPublicKey(DEVICE, parseDevicePublicKey(mine.publicPem));
+    credentials.setPublicKey(OTHER, parseDevicePublicKey(theirs.publicPem));
+    const issuedToOther = credentials.challenge(OTHER).challenge;
+    expect(credentials.deviceOf(proof(DEVICE, issuedToOther, mine.privateKey))).toBeUndefined();
+    expect(credentials.deviceOf(proof(DEVICE, 'A'.repeat(43), mine.privateKey))).toBeUndefined();
+    const late = credentials.challenge(DEVICE).challenge;
+    clock += CHALLENGE_TTL_MS + 1;
+    expect(credentials.deviceOf(proof(DEVICE, late, mine.privateKey))).toBeUndefined();
+  });
+
+  it('keeps only the newest challenges of a device open', () => {
+    const key = newKey();
+    credentials.setPublicKey(DEVICE, parseDevicePublicKey(key.publicPem));
+    const first = credentials.challenge(DEVICE).challenge;
+    const rest = Array.from({ length: MAX_CHALLENGES_PER_DEVICE }, () => credentials.challenge(DEVICE).challenge);
+    expect(credentials.deviceOf(proof(DEVICE, first, key.privateKey))).toBeUndefined();
+    expect(credentials.deviceOf(proof(DEVICE, rest[0]!, key.privateKey))).toBe(DEVICE);
+  });
+
+  it('re-keying makes the old key fail and tells the revocation listeners; a bearer credential is replaced too', () => {
+    const revoked: string[] = [];
+    credentials.onRevoked((device) => revoked.push(device));
+    const bearer = credentials.issue(DEVICE);
+    const oldKey = newKey();
+    credentials.setPublicKey(DEVICE, parseDevicePublicKey(oldKey.publicPem));
+    expect(credentials.deviceOf(bearer)).toBeUndefined();
+    const newer = newKey();
+    credentials.setPublicKey(DEVICE, parseDevicePublicKey(newer.publicPem));
+    expect(revoked).toEqual([DEVICE, DEVICE, DEVICE]);
+    expect(credentials.deviceOf(proof(DEVICE, credentials.challenge(DEVICE).challenge, oldKey.privateKey))).toBe(
+      undefined,
+    );
+    expect(credentials.deviceOf(proof(DEVICE, credentials.challenge(DEVICE).challenge, newer.privateKey))).toBe(DEVICE);
+    // a bearer credential issued afterwards replaces the key
+    credentials.issue(DEVICE);
+    expect(credentials.hasPublicKey(DEVICE)).toBe(false);
+    expect(credentials.deviceOf(proof(DEVICE, credentials.challenge(DEVICE).challenge, newer.privateKey))).toBe(
+      undefined,
+    );
+  });
+
+  it('revoking removes the key', () => {
+    const key = newKey();
+    credentials.setPublicKey(DEVICE, parseDevicePublicKey(key.publicPem));
+    expect(credentials.revoke(DEVICE)).toBe(true);
+    expect(credentials.hasPublicKey(DEVICE)).toBe(false);
+    expect(credentials.deviceOf(proof(DEVICE, credentials.challenge(DEVICE).challenge, key.privateKey))).toBe(
+      undefined,
+    );
+  });
+});
+
+describe('parseDevicePublicKey', () => {
+  it('takes an ed25519 SPKI PEM and refuses anything else', () => {
+    expect(parseDevicePublicKey(newKey().publicPem)).toMatch(/^-----BEGIN PUBLIC KEY-----/);
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({ type: 'spki', format: 'pem' });
+    expect(() => parseDevicePublicKey(rsa.toString())).toThrow(/ed25519/);
+    expect(() => parseDevicePublicKey('-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n')).toThrow(
+      /readable/,
+    );
+    expect(() => parseDevicePublicKey(42)).toThrow(/SPKI PEM/);
+  });
+});

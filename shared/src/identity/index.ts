@@ -1,0 +1,2 @@
+export * from './device-key.js';
+export * from './file-device-key.js';
