@@ -117,6 +117,7 @@ export async function startDroplet(options: DropletOptions): Promise<Droplet> {
     identityDir: paths.identityDir,
     credentialFile: paths.credentialFile,
     ...(identity.credential === undefined ? {} : { fallbackCredential: identity.credential }),
+    ...(options.security?.ca === undefined ? {} : { ca: options.security.ca }),
   });
   const link = new AgentLink({
     ...options.link,
