@@ -1,0 +1,482 @@
+/**
+ * Benchmark: a fleet-wide OS rollout in waves (issue 17). N simulated devices (default 10,000; scripts/sim-fleet:
+ * the real agent link and OS updater per device, in-memory A/B slots) roll from 1.0.0 to 1.1.0 in three waves,
+ * `wave:canary` (10), `wave:early` (500) and `wave:main` (the rest), with a simulated download of 1 s and reboot
+ * of 2 s.
+ *
+ * Three processes, so the control plane's CPU and memory are its own:
+ *   - this one: seeds the devices (labels and credentials) into a fresh SQLite file with the real engine, publishes
+ *     the versions, drives the rollout and measures;
+ *   - the control plane: `node control-plane/dist/server/main.js --heartbeat-seconds 30 --log-level warn`;
+ *   - the fleet: this script in the role `fleet` (startSimFleet over every device).
+ * Both children start through `bash -c 'ulimit -n <hard limit>; exec ...'` (one socket per device).
+ *
+ * The rollout is driven by a stand-in until `outpost devices rollout` exists: per wave in order, spec.osVersion is
+ * written to each device of the wave (updateMask=spec.osVersion, 64 requests at a time), then the wave is polled
+ * until every device of it reports 1.1.0.
+ *
+ * Figures (one JSON line each on stdout, with "n"; progress on stderr), from the first write of the rollout until
+ * every device reports 1.1.0 (every device is online and converged on 1.0.0 before it starts):
+ *   rollout_seconds                wall time (goal < 60)
+ *   wave_<name>_seconds            each wave's share of it
+ *   control_plane_cpu_seconds      user + system CPU time of the control plane meanwhile
+ *   control_plane_peak_rss_mib     the control plane's peak resident memory (VmHWM, since its start; goal < 500)
+ *   device_writes_per_s            device writes (the store's change log) per second meanwhile
+ *   device_writes                  how many
+ *   fleet_rss_mib                  the fleet process's resident memory with every device upgraded
+ *
+ * Run from the repository root:  npm run build && npx tsx scripts/bench/rollout.ts
+ *   [--devices 10000] [--canary 10] [--early 500] [--download-ms 1000] [--reboot-ms 2000]
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import Database from 'better-sqlite3';
+import type { OutpostClient } from '@outpost/shared';
+import type { SimDeviceSpec } from '../sim-fleet/index.js';
+import { REPO_ROOT, requireBuiltPackages } from './lib/preflight.js';
+import { createReporter } from './lib/report.js';
+import { withTempDir } from './lib/temp-dir.js';
+import { exitAfter, sleep, withTimeout } from './lib/time.js';
+
+const PARENT = 'projects/bench/regions/r1';
+const DEVICE_TYPE = 'simulated';
+const FROM = '1.0.0';
+const TO = '1.1.0';
+const WAVES = ['canary', 'early', 'main'] as const;
+const SEED_BATCH = 1_000;
+const HEARTBEAT_SECONDS = 30;
+const TIME_LIMIT_MS = 15 * 60_000;
+const CONNECT_TIMEOUT_MS = 180_000;
+const ROLLOUT_TIMEOUT_MS = 300_000;
+const WRITES_AT_ONCE = 64;
+const CONTROL_PLANE_MAIN = join(REPO_ROOT, 'control-plane', 'dist', 'server', 'main.js');
+const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+
+/** What the fleet child prints on stdout, one JSON line each. */
+type FleetEvent = { event: 'started'; devices: number } | { event: 'memory'; rssBytes: number };
+
+if (process.argv[2] === 'fleet') await runFleet(process.argv[3] ?? '');
+else await main();
+
+// ---- the fleet child ----------------------------------------------------------------------------------
+
+async function runFleet(configFile: string): Promise<void> {
+  const { startSimFleet } = await import('../sim-fleet/index.js');
+  const config = JSON.parse(readFileSync(configFile, 'utf8')) as {
+    serverUrl: string;
+    devices: SimDeviceSpec[];
+    downloadMs: number;
+    rebootMs: number;
+  };
+  let warnings = 0;
+  const fleet = await startSimFleet({
+    ...config,
+    log: (line) => {
+      if (++warnings <= 5) process.stderr.write(`fleet: ${line.slice(0, 300)}\n`);
+    },
+  });
+  const emit = (event: FleetEvent): void => void process.stdout.write(JSON.stringify(event) + '\n');
+  emit({ event: 'started', devices: config.devices.length });
+  // stdin carries commands: "memory" asks for the RSS; its end stops the fleet
+  const lines = createInterface({ input: process.stdin });
+  lines.on('line', (line) => {
+    if (line.trim() === 'memory') emit({ event: 'memory', rssBytes: process.memoryUsage.rss() });
+  });
+  lines.on('close', () => {
+    void fleet.stop().finally(() => process.exit(0));
+  });
+}
+
+// ---- the benchmark ------------------------------------------------------------------------------------
+
+interface Options {
+  devices: number;
+  canary: number;
+  early: number;
+  downloadMs: number;
+  rebootMs: number;
+}
+
+async function main(): Promise<void> {
+  const options = parseOptions();
+  requireBuiltPackages(['shared', 'control-plane']);
+  const report = createReporter('rollout', { n: options.devices });
+  exitAfter(TIME_LIMIT_MS, 1, `rollout: gave up after ${TIME_LIMIT_MS / 1000} s`);
+  try {
+    await withTempDir('outpost-rollout-', (dir) => runBench(options, dir, report));
+  } catch (err) {
+    report.progress(`FAILED: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    report.figure('failed', 1);
+    process.exit(1);
+  }
+  const missed = report.missed();
+  report.progress(missed.length === 0 ? 'done; no goal missed' : `done; goals missed: ${missed.join(', ')}`);
+  process.exit(0);
+}
+
+function parseOptions(): Options {
+  const { values } = parseArgs({
+    args: process.argv.slice(2),
+    options: {
+      devices: { type: 'string', default: '10000' },
+      canary: { type: 'string', default: '10' },
+      early: { type: 'string', default: '500' },
+      'download-ms': { type: 'string', default: '1000' },
+      'reboot-ms': { type: 'string', default: '2000' },
+    },
+  });
+  const whole = (text: string, flag: string): number => {
+    const n = Number(text);
+    if (!Number.isSafeInteger(n) || n < 0) throw new Error(`--${flag} must be a whole number, not "${text}"`);
+    return n;
+  };
+  const options = {
+    devices: whole(values.devices, 'devices'),
+    canary: whole(values.canary, 'canary'),
+    early: whole(values.early, 'early'),
+    downloadMs: whole(values['download-ms'], 'download-ms'),
+    rebootMs: whole(values['reboot-ms'], 'reboot-ms'),
+  };
+  if (options.canary + options.early >= options.devices) {
+    throw new Error('--devices must exceed --canary plus --early (the main wave holds the rest)');
+  }
+  return options;
+}
+
+type Reporter = ReturnType<typeof createReporter>;
+
+async function runBench(options: Options, dir: string, report: Reporter): Promise<void> {
+  const n = options.devices;
+  const seedStarted = performance.now();
+  const specs = await seedDevices(dir, options);
+  report.progress(`seeded ${n} devices with wave labels and credentials in ${seconds(seedStarted)} s`);
+
+  const controlPlane = await startControlPlane(dir, report);
+  let fleet: FleetProcess | undefined;
+  try {
+    const { OutpostClient } = await import('@outpost/shared');
+    const { publishSimulatedVersion } = await import('../sim-fleet/server-setup.js');
+    const client = new OutpostClient({ server: controlPlane.url, apiKey: controlPlane.apiKey, userAgent: 'bench' });
+    const server = { client, serverUrl: controlPlane.url, apiKey: controlPlane.apiKey };
+    await publishSimulatedVersion(server, DEVICE_TYPE, FROM);
+    await publishSimulatedVersion(server, DEVICE_TYPE, TO);
+    const count = counter(client);
+
+    const configFile = join(dir, 'fleet.json');
+    writeFileSync(
+      configFile,
+      JSON.stringify({
+        serverUrl: controlPlane.url,
+        devices: specs,
+        downloadMs: options.downloadMs,
+        rebootMs: options.rebootMs,
+      }),
+    );
+    const connectStarted = performance.now();
+    fleet = await startFleet(configFile, report);
+    await waitFor(
+      () => count(`status.connectionStatus = "CONNECTED" AND status.deviceInfo.osVersion = "${FROM}"`),
+      n,
+      CONNECT_TIMEOUT_MS,
+      `every device online on ${FROM}`,
+      [controlPlane, fleet],
+      report,
+    );
+    report.progress(`all ${n} devices online on ${FROM} after ${seconds(connectStarted)} s`);
+
+    const db = new Database(join(dir, 'outpost.db'), { readonly: true, fileMustExist: true });
+    const head = db.prepare<[], { seq: number }>("SELECT seq FROM sqlite_sequence WHERE name = 'change_log'");
+    const writes = (): number => head.get()?.seq ?? 0;
+    try {
+      const writesBefore = writes();
+      const cpuBefore = cpuSecondsOf(controlPlane.pid);
+      const started = performance.now();
+      const waveSeconds = await standInRollout(client, count, [controlPlane, fleet], report);
+      const elapsed = (performance.now() - started) / 1000;
+      const cpu = cpuSecondsOf(controlPlane.pid) - cpuBefore;
+      const deviceWrites = writes() - writesBefore;
+      report.progress(`every device reports ${TO} after ${elapsed.toFixed(1)} s`);
+      report.figure('rollout_seconds', elapsed, { goal: '<60', unit: 's' });
+      for (const [wave, s] of Object.entries(waveSeconds)) report.figure(`wave_${wave}_seconds`, s, { unit: 's' });
+      report.figure('control_plane_cpu_seconds', cpu, { unit: 's' });
+      report.figure('control_plane_peak_rss_mib', peakRssOf(controlPlane.pid) / 1024 / 1024, {
+        goal: '<500',
+        unit: 'MiB',
+      });
+      report.figure('device_writes_per_s', deviceWrites / elapsed, { unit: 'writes/s', samples: deviceWrites });
+      report.figure('device_writes', deviceWrites);
+      report.figure('fleet_rss_mib', (await fleet.rss()) / 1024 / 1024, { unit: 'MiB' });
+    } finally {
+      db.close();
+    }
+  } finally {
+    await fleet?.stop();
+    await controlPlane.stop();
+  }
+}
+
+// ---- the rollout (stand-in) ---------------------------------------------------------------------------
+
+type Count = (filter: string) => Promise<number>;
+
+function inWave(wave: string): string {
+  return `metadata.labels CONTAINS "wave:${wave}"`;
+}
+
+/**
+ * A minimal stand-in for `outpost devices rollout` until it exists: each wave in order is written, then polled until
+ * every device of it reports the version. Returns each wave's seconds.
+ */
+async function standInRollout(
+  client: OutpostClient,
+  count: Count,
+  processes: Watched[],
+  report: Reporter,
+): Promise<Record<string, number>> {
+  const waveSeconds: Record<string, number> = {};
+  for (const wave of WAVES) {
+    const started = performance.now();
+    const names: string[] = [];
+    for await (const device of client.listAll<{ name: string }>(PARENT, 'devices', {
+      filter: inWave(wave),
+      fieldMask: 'name',
+      pageSize: 1000,
+    })) {
+      names.push(device.name);
+    }
+    let next = 0;
+    const writer = async (): Promise<void> => {
+      while (next < names.length) {
+        const name = names[next++]!;
+        await client.update({ name, spec: { osVersion: TO } }, { updateMask: 'spec.osVersion' });
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(WRITES_AT_ONCE, names.length) }, writer));
+    report.progress(`wave ${wave}: wrote ${names.length} devices in ${seconds(started)} s`);
+    await waitFor(
+      () => count(`${inWave(wave)} AND status.deviceInfo.osVersion = "${TO}"`),
+      names.length,
+      ROLLOUT_TIMEOUT_MS,
+      `wave ${wave} reporting ${TO}`,
+      processes,
+      report,
+    );
+    waveSeconds[wave] = (performance.now() - started) / 1000;
+    report.progress(`wave ${wave}: ${names.length} devices on ${TO} after ${waveSeconds[wave].toFixed(1)} s`);
+  }
+  return waveSeconds;
+}
+
+function counter(client: OutpostClient): Count {
+  return async (filter) => {
+    const page = await client.list(PARENT, 'devices', { filter, pageSize: 1, includePagingInfo: true });
+    return page.totalResultsCount ?? 0;
+  };
+}
+
+async function waitFor(
+  count: () => Promise<number>,
+  expected: number,
+  timeoutMs: number,
+  what: string,
+  processes: Watched[],
+  report: Reporter,
+): Promise<void> {
+  const started = performance.now();
+  let lastProgress = started;
+  for (;;) {
+    for (const p of processes) p.assertRunning();
+    const now = await count();
+    if (now >= expected) return;
+    if (performance.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}: ${now}/${expected}`);
+    if (performance.now() - lastProgress > 5_000) {
+      lastProgress = performance.now();
+      report.progress(`waiting for ${what}: ${now}/${expected}`);
+    }
+    await sleep(250);
+  }
+}
+
+// ---- seeding ------------------------------------------------------------------------------------------
+
+/** Creates the devices with their wave label and a credential each, with the real engine; returns their specs. */
+async function seedDevices(dir: string, options: Options): Promise<SimDeviceSpec[]> {
+  const { openDatabase } = await import('../../control-plane/src/db/open-database.js');
+  const { ResourceEngine } = await import('../../control-plane/src/resources/resource-engine.js');
+  const { createDeviceService } = await import('../../control-plane/src/devices/device-service.js');
+  const db = openDatabase(join(dir, 'outpost.db'));
+  const waveOf = (i: number): string =>
+    i < options.canary ? 'canary' : i < options.canary + options.early ? 'early' : 'main';
+  try {
+    const engine = new ResourceEngine(db);
+    const { devices, credentials } = createDeviceService(engine, db);
+    const specs: SimDeviceSpec[] = [];
+    for (let first = 0; first < options.devices; first += SEED_BATCH) {
+      engine.transaction(() => {
+        for (let i = first; i < Math.min(first + SEED_BATCH, options.devices); i++) {
+          const name = `${PARENT}/devices/d-${String(i).padStart(6, '0')}`;
+          devices.create(
+            { parent: PARENT, resource: { name, metadata: { labels: { [`wave:${waveOf(i)}`]: '' } } } },
+            { system: true },
+          );
+          specs.push({ name, credential: credentials.issue(name), deviceType: DEVICE_TYPE, factoryVersion: FROM });
+        }
+      });
+    }
+    return specs;
+  } finally {
+    db.close();
+  }
+}
+
+// ---- processes ----------------------------------------------------------------------------------------
+
+interface Watched {
+  assertRunning(): void;
+}
+
+interface ControlPlane extends Watched {
+  pid: number;
+  url: string;
+  apiKey: string;
+  stop(): Promise<void>;
+}
+
+interface FleetProcess extends Watched {
+  rss(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+async function startControlPlane(dir: string, report: Reporter): Promise<ControlPlane> {
+  const port = await freePort();
+  const apiKey = `rollout-bench-${randomBytes(16).toString('hex')}`;
+  const child = spawnWithMaxFiles(
+    process.execPath,
+    [
+      CONTROL_PLANE_MAIN,
+      ...['--port', String(port), '--data-dir', dir, '--log-level', 'warn'],
+      ...['--heartbeat-seconds', String(HEARTBEAT_SECONDS)],
+    ],
+    { ...process.env, OUTPOST_ADMIN_KEY: apiKey },
+  );
+  const exit = exitOf(child, 'control plane');
+  let logLines = 0;
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    if (++logLines <= 10) report.progress(`control plane log: ${line.slice(0, 300)}`);
+  });
+  createInterface({ input: child.stderr! }).on('line', (line) => report.progress(`control plane: ${line}`));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = performance.now() + 30_000;
+  for (;;) {
+    exit.assertRunning();
+    const healthy = await fetch(`${url}/healthz`).then(
+      (res) => res.ok,
+      () => false,
+    );
+    if (healthy) break;
+    if (performance.now() > deadline) throw new Error('the control plane did not answer /healthz within 30 s');
+    await sleep(100);
+  }
+  return {
+    pid: child.pid ?? 0,
+    url,
+    apiKey,
+    assertRunning: exit.assertRunning,
+    stop: () => stopChild(child, 'SIGTERM'),
+  };
+}
+
+async function startFleet(configFile: string, report: Reporter): Promise<FleetProcess> {
+  const script = fileURLToPath(import.meta.url);
+  const child = spawnWithMaxFiles(process.execPath, ['--import', 'tsx', script, 'fleet', configFile], process.env);
+  const exit = exitOf(child, 'fleet');
+  createInterface({ input: child.stderr! }).on('line', (line) => report.progress(line.slice(0, 400)));
+  const waiters: ((event: FleetEvent) => void)[] = [];
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    const event = JSON.parse(line) as FleetEvent;
+    for (const waiter of waiters.splice(0)) waiter(event);
+  });
+  const next = (): Promise<FleetEvent> => new Promise((resolve) => waiters.push(resolve));
+  const started = await withTimeout(next(), CONNECT_TIMEOUT_MS, 'the fleet starting');
+  if (started.event !== 'started') throw new Error(`the fleet said ${JSON.stringify(started)} first`);
+  return {
+    assertRunning: exit.assertRunning,
+    async rss() {
+      const answer = next();
+      child.stdin!.write('memory\n');
+      const event = await withTimeout(answer, 30_000, 'the fleet reading its memory');
+      return event.event === 'memory' ? event.rssBytes : Number.NaN;
+    },
+    async stop() {
+      child.stdin!.end();
+      await stopChild(child, undefined);
+    },
+  };
+}
+
+/** Spawns `command` with its soft open-files limit raised to the hard limit (one socket per device). */
+function spawnWithMaxFiles(command: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  const child = spawn('bash', ['-c', 'ulimit -n "$(ulimit -Hn)" 2>/dev/null; exec "$@"', 'bash', command, ...args], {
+    cwd: REPO_ROOT,
+    env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  // however this process ends (time limit, Ctrl-C, a failure), no child outlives it
+  const kill = (): void => void child.kill('SIGKILL');
+  process.once('exit', kill);
+  child.once('exit', () => process.off('exit', kill));
+  return child;
+}
+
+function exitOf(child: ChildProcess, what: string): Watched {
+  let exit: string | undefined;
+  child.once('exit', (code, signal) => (exit = `the ${what} exited (code ${code}, signal ${signal})`));
+  return {
+    assertRunning: () => {
+      if (exit !== undefined) throw new Error(exit);
+    },
+  };
+}
+
+/** Sends `signal` (none: waits for the child to end by itself) and kills it after 60 s. */
+async function stopChild(child: ChildProcess, signal: NodeJS.Signals | undefined): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  if (signal !== undefined) child.kill(signal);
+  await withTimeout(exited, 60_000, 'a child process stopping').catch(() => child.kill('SIGKILL'));
+}
+
+/** CPU seconds (user + system) the process has used so far. */
+function cpuSecondsOf(pid: number): number {
+  // fields after the command name, which is in parentheses and may hold spaces; utime and stime are 14th and 15th
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
+/** The process's peak resident memory so far (VmHWM), in bytes. */
+function peakRssOf(pid: number): number {
+  const match = /^VmHWM:\s+(\d+)\s+kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (!match) throw new Error(`no VmHWM for pid ${pid}`);
+  return Number(match[1]) * 1024;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+function seconds(since: number): string {
+  return ((performance.now() - since) / 1000).toFixed(1);
+}
