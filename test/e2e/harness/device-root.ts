@@ -83,6 +83,9 @@ export async function provisionDeviceRoot(dir: string, options: DeviceRootOption
   const env = {
     DROPLET_COMMIT_TIMEOUT: String(options.commitTimeoutSeconds),
     DROPLET_LOG_LEVEL: 'info',
+    // plain http:// to 10.0.2.100 is not loopback to the agent, yet it never leaves this machine: QEMU's restricted
+    // slirp network hands it to relay.mjs, which connects to the control plane on 127.0.0.1
+    DROPLET_ARGS: '--insecure',
     ...options.dropletEnv,
   };
   const envFile = Object.entries(env).map(([key, value]) => `${key}=${value}\n`);
