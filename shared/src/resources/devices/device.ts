@@ -49,6 +49,8 @@ export const deviceSpecSchema = z.object({
   netplanYamlConfig: z.string().optional(),
   netplanApiConfigMode: z.enum(['MERGE', 'REPLACE']).optional(),
   disableNetworkConfigFallback: z.boolean().optional(),
+  /** how long a network change may go without the link coming back before the agent restores the known-good one */
+  networkConfigGraceSeconds: z.int().min(10).max(3600).optional(),
   sshConfig: sshConfigSchema.optional(),
   proxyConfig: z
     .object({
