@@ -2,6 +2,9 @@
  * `npm run demo`: a control plane and five real droplet agents (simulated A/B devices on the file boot
  * backend) as child processes, with temporary data; prints how to follow them with the CLI. Ctrl-C stops
  * everything and removes the temporary files.
+ *
+ * `npm run demo -- --sim N`: N devices of the simulated fleet (scripts/sim-fleet) in this process instead of the
+ * five droplets, labelled with four sites, and versions 1.1.0 and 1.2.0 published for them.
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -10,7 +13,12 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { OutpostClient } from '@outpost/shared';
+import { planFleet } from './sim-fleet/fleet-plan.js';
+import { startSimFleet } from './sim-fleet/index.js';
+import type { SimFleet } from './sim-fleet/index.js';
+import { provisionSimDevices, publishSimulatedVersion } from './sim-fleet/server-setup.js';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
 const serverMain = join(repo, 'control-plane/dist/server/main.js');
@@ -26,6 +34,8 @@ const devices = [
   { id: 'edge-5', wave: 'main' },
 ];
 
+const simCount = simulatedDeviceCount();
+let fleet: SimFleet | undefined;
 const children: ChildProcess[] = [];
 const work = mkdtempSync(join(tmpdir(), 'outpost-demo-'));
 const say = (line: string): void => void process.stdout.write(line + '\n');
@@ -68,7 +78,46 @@ async function waitForServer(url: string): Promise<void> {
   throw new Error(`the control plane did not start; see ${join(work, 'server.log')}`);
 }
 
+/** --sim N: how many devices of the simulated fleet to run instead of the five droplets (undefined: none). */
+function simulatedDeviceCount(): number | undefined {
+  const { values } = parseArgs({ options: { sim: { type: 'string' } } });
+  if (values.sim === undefined) return undefined;
+  if (!/^\d+$/.test(values.sim) || Number(values.sim) < 1) {
+    process.stderr.write(`demo: --sim takes a number of devices, not "${values.sim}"\n`);
+    process.exit(2);
+  }
+  return Number(values.sim);
+}
+
+/** The simulated fleet of --sim: devices sim-0000 ... labelled site=site-1..4, 1.1.0 and 1.2.0 published. */
+async function startSimulatedDevices(count: number, url: string, apiKey: string, client: OutpostClient): Promise<void> {
+  const server = { client, serverUrl: url, apiKey };
+  for (const version of ['1.1.0', '1.2.0']) await publishSimulatedVersion(server, 'simulated', version);
+  const planned = planFleet({
+    parent,
+    count,
+    prefix: 'sim',
+    failBoot: 0,
+    failHealth: 0,
+    offline: 0,
+    sites: 4,
+    seed: 1,
+  });
+  say(`provisioning ${count} simulated devices ...`);
+  const credentials = await provisionSimDevices(server, planned);
+  fleet = await startSimFleet({
+    serverUrl: url,
+    devices: planned.map((device, i) => ({
+      name: device.name,
+      credential: credentials[i]!,
+      deviceType: 'simulated',
+      factoryVersion: '1.0.0',
+    })),
+  });
+}
+
 function stopAll(): void {
+  void fleet?.stop();
   for (const child of children) child.kill('SIGTERM');
   setTimeout(() => {
     rmSync(work, { recursive: true, force: true });
@@ -91,7 +140,30 @@ async function main(): Promise<void> {
   await waitForServer(url);
   const env = { OUTPOST_SERVER: url, OUTPOST_API_KEY: apiKey };
   const client = new OutpostClient({ server: url, apiKey });
+  if (simCount === undefined) await startDroplets(env, client);
+  else await startSimulatedDevices(simCount, url, apiKey, client);
+  const what = simCount === undefined ? 'five simulated devices' : `${simCount} devices of the simulated fleet`;
 
+  say(`Outpost demo: control plane on ${url}, ${what} in ${parent} (logs in ${work}).`);
+  say('');
+  say(`  export OUTPOST_SERVER=${url} OUTPOST_API_KEY=${apiKey}`);
+  say(`  alias outpost="node ${cliMain}"`);
+  say('');
+  say(`  outpost devices list devices --parent projects/demo/regions/-`);
+  say(
+    `  outpost devices watch devices --parent projects/demo/regions/- --type stateless --field-mask spec.osVersion,status.deviceInfo.osVersion,status.conditions`,
+  );
+  const canary = simCount === undefined ? 'edge-1' : 'sim-0000';
+  say(
+    `  outpost devices update devices ${parent}/devices/${canary} --json '{"spec":{"osVersion":"1.1.0"}}' --update-mask spec.osVersion   # the canary`,
+  );
+  say(`  outpost devices rollout-status --parent projects/demo/regions/- --version 1.1.0`);
+  say('');
+  say('Ctrl-C stops the demo and removes its files.');
+}
+
+/** The five droplets: provisioned on the file boot backend, trusting the demo's signing key, one wave label each. */
+async function startDroplets(env: Record<string, string>, client: OutpostClient): Promise<void> {
   // a signing key and a published 1.1.0 image for the simulated device type
   const keys = join(work, 'keys');
   mkdirSync(keys);
@@ -141,22 +213,6 @@ async function main(): Promise<void> {
     );
     start(dropletMain, ['--device-root', root, '--metrics-interval', '10'], {}, `${device.id}.log`);
   }
-
-  say(`Outpost demo: control plane on ${url}, five simulated devices in ${parent} (logs in ${work}).`);
-  say('');
-  say(`  export OUTPOST_SERVER=${url} OUTPOST_API_KEY=${apiKey}`);
-  say(`  alias outpost="node ${cliMain}"`);
-  say('');
-  say(`  outpost devices list devices --parent projects/demo/regions/-`);
-  say(
-    `  outpost devices watch devices --parent projects/demo/regions/- --type stateless --field-mask spec.osVersion,status.deviceInfo.osVersion,status.conditions`,
-  );
-  say(
-    `  outpost devices update devices ${parent}/devices/edge-1 --json '{"spec":{"osVersion":"1.1.0"}}' --update-mask spec.osVersion   # the canary`,
-  );
-  say(`  outpost devices rollout-status --parent projects/demo/regions/- --version 1.1.0`);
-  say('');
-  say('Ctrl-C stops the demo and removes its files.');
 }
 
 process.once('SIGINT', stopAll);
