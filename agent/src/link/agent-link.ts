@@ -1,9 +1,11 @@
 import { WebSocket } from 'ws';
-import type { RawData } from 'ws';
+import type { ClientOptions, RawData } from 'ws';
 import { AGENT_CONNECT_PATH, DEAD_LINK_HEARTBEATS, encodeMessage } from '@outpost/shared';
 import type { AgentMessage, HelloMessage, WelcomeMessage } from '@outpost/shared';
 import type { Logger } from '../logging/logger.js';
 import { isUntrustedCertificate, transportTo } from '../config/transport-security.js';
+import { proxiedConnection } from '../config-apply/proxy/proxy-route.js';
+import type { ProxyChooser } from '../config-apply/proxy/proxy-route.js';
 import type { Transport, TransportSecurity } from '../config/transport-security.js';
 import { LINK_BACKOFF, createBackoff } from './backoff.js';
 import type { Backoff, BackoffPolicy } from './backoff.js';
@@ -17,6 +19,8 @@ export interface AgentLinkOptions {
   security?: TransportSecurity;
   /** read before every connection attempt, so a rotated credential is picked up */
   credential: () => Promise<string>;
+  /** the HTTP CONNECT proxy to reach the server through (spec.proxyConfig), asked before every attempt */
+  proxy?: ProxyChooser;
   /** the identity part of `hello` (capabilities are added by the link) */
   hello: () => Pick<HelloMessage, 'agentVersion' | 'bootId'>;
   logger: Logger;
@@ -54,6 +58,8 @@ export class AgentLink {
   private socket: WebSocket | undefined;
   private welcome: WelcomeMessage | undefined;
   private running = false;
+  /** an attempt is between its start and its socket (reading the credential) */
+  private attempting = false;
   private reconnectTimer: NodeJS.Timeout | undefined;
   private watchdogTimer: NodeJS.Timeout | undefined;
   private specTimer: NodeJS.Timeout | undefined;
@@ -98,6 +104,19 @@ export class AgentLink {
     const forced = setTimeout(() => socket.terminate(), 2_000);
     await closed;
     clearTimeout(forced);
+  }
+
+  /** Drops the connection, if any, and connects again at once (e.g. through a newly configured proxy). */
+  reconnect(): void {
+    if (!this.running) return;
+    this.backoff.reset();
+    if (this.socket !== undefined) {
+      this.socket.terminate(); // its close schedules the next attempt
+      return;
+    }
+    if (this.attempting) return; // it creates its socket with the settings of now
+    clearTimeout(this.reconnectTimer);
+    void this.connect();
   }
 
   /** Sends on the live connection; false (message dropped) while not connected. */
@@ -145,12 +164,15 @@ export class AgentLink {
   private async connect(): Promise<void> {
     if (!this.running) return;
     let credential: string;
+    this.attempting = true;
     try {
       credential = await this.options.credential();
     } catch (err) {
       this.options.logger.error({ err }, 'cannot read the device credential');
       this.scheduleReconnect(this.backoff.next());
       return;
+    } finally {
+      this.attempting = false;
     }
     if (!this.running) return;
     if (this.transport === 'insecure') {
@@ -161,8 +183,13 @@ export class AgentLink {
     }
 
     const ca = this.options.security?.ca;
+    const { createConnection } = proxiedConnection(this.options.proxy, new URL(this.url));
     const socket = new WebSocket(this.url, {
       ...(ca === undefined ? {} : { ca }),
+      // ws types createConnection as net.createConnection; node (and ws, which passes it on) take the callback form
+      ...(createConnection === undefined
+        ? {}
+        : { createConnection: createConnection as unknown as ClientOptions['createConnection'] }),
       headers: { authorization: `Bearer ${credential}` },
       handshakeTimeout: this.options.handshakeTimeoutMs ?? 15_000,
       maxPayload: MAX_SOCKET_PAYLOAD,
