@@ -21,6 +21,7 @@
  *   wave_<name>_seconds            each wave's share of it
  *   control_plane_cpu_seconds      user + system CPU time of the control plane meanwhile
  *   control_plane_peak_rss_mib     the control plane's peak resident memory (VmHWM, since its start; goal < 500)
+ *   control_plane_peak_rss_before_rollout_mib  the same when the rollout starts (every device connected)
  *   device_writes_per_s            device writes (the store's change log) per second meanwhile
  *   device_writes                  how many
  *   fleet_rss_mib                  the fleet process's resident memory with every device upgraded
@@ -196,6 +197,7 @@ async function runBench(options: Options, dir: string, report: Reporter): Promis
     const head = db.prepare<[], { seq: number }>("SELECT seq FROM sqlite_sequence WHERE name = 'change_log'");
     const writes = (): number => head.get()?.seq ?? 0;
     try {
+      const peakBefore = peakRssOf(controlPlane.pid);
       const writesBefore = writes();
       const cpuBefore = cpuSecondsOf(controlPlane.pid);
       const started = performance.now();
@@ -211,6 +213,7 @@ async function runBench(options: Options, dir: string, report: Reporter): Promis
         goal: '<500',
         unit: 'MiB',
       });
+      report.figure('control_plane_peak_rss_before_rollout_mib', peakBefore / 1024 / 1024, { unit: 'MiB' });
       report.figure('device_writes_per_s', deviceWrites / elapsed, { unit: 'writes/s', samples: deviceWrites });
       report.figure('device_writes', deviceWrites);
       report.figure('fleet_rss_mib', (await fleet.rss()) / 1024 / 1024, { unit: 'MiB' });
