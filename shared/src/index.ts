@@ -8,3 +8,4 @@ export * from './protocol/index.js';
 export * from './files/atomic-file.js';
 export * from './identity/index.js';
 export * from './channels/index.js';
+export * from './netconfig/index.js';

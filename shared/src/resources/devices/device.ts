@@ -3,6 +3,7 @@ import { ID_RULES, NamePattern } from '../../names/index.js';
 import {
   addressSchema,
   conditionSchema,
+  configurationStatusSchema,
   deviceInfoSchema,
   hookRunSchema,
   metricsSampleSchema,
@@ -30,6 +31,11 @@ const sshAuthorizedKeySchema = z.object({
   restrict: z.boolean().optional(),
 });
 
+/** Log levels of the droplet agent (pino's), lowest verbosity last. */
+export const AGENT_LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+// Types only here: what each value means (keys parsed, addresses, durations, YAML) is checked by
+// checkDeviceConfig (shared/src/netconfig) when the value is written, so a stored device never blocks a write.
 export const sshConfigSchema = z.object({
   disableSshServer: z.boolean().optional(),
   disableSshPassword: z.boolean().optional(),
@@ -39,13 +45,21 @@ export const sshConfigSchema = z.object({
   ipDenyList: z.array(z.string()).optional(),
   /** how long a rejected client stays rejected, e.g. "300s" */
   rejectPeriod: z.string().optional(),
+  /** the port sshd listens on (default 22) */
+  port: z.int().min(1).max(65_535).optional(),
+  /** true: a failed network change is kept rather than rolled back (same as spec.disableNetworkConfigFallback) */
+  disableNetworkConfigFallback: z.boolean().optional(),
 });
 
 /** What the user asks of a device (reference.md §1 Device.Spec, lowerCamel). */
 export const deviceSpecSchema = z.object({
   /** desired OS version; the device converges on it (spec 000 "States and transitions") */
   osVersion: z.string().min(1).optional(),
-  /** netplan YAML applied on the device; a failing config falls back to the known-good one */
+  /**
+   * netplan YAML applied on the device: kept only if the control-plane link comes back within
+   * networkConfigGraceSeconds, else the last known-good configuration is restored (unless
+   * disableNetworkConfigFallback)
+   */
   netplanYamlConfig: z.string().optional(),
   netplanApiConfigMode: z.enum(['MERGE', 'REPLACE']).optional(),
   disableNetworkConfigFallback: z.boolean().optional(),
@@ -65,6 +79,12 @@ export const deviceSpecSchema = z.object({
       priority: z.number().int().min(0).max(7).optional(),
       units: z.array(z.string()).optional(),
       enableJournalExport: z.boolean().optional(),
+      /** the droplet agent's own log level */
+      agentLogLevel: z.enum(AGENT_LOG_LEVELS).optional(),
+      /** journald's SystemMaxUse= (persistent journal size), e.g. "200M" */
+      journalSystemMaxUse: z.string().optional(),
+      /** journald's RuntimeMaxUse= (volatile journal size), e.g. "32M" */
+      journalRuntimeMaxUse: z.string().optional(),
     })
     .optional(),
   location: z.object({ address: z.string().optional(), placement: z.string().optional() }).optional(),
@@ -88,6 +108,8 @@ export const deviceStatusSchema = z.object({
   hooks: z.array(hookRunSchema).optional(),
   /** version of the agent on the device and the boot it runs in */
   agent: z.object({ version: z.string(), bootId: z.string() }).partial().optional(),
+  /** each configuration part the agent applies (network, ssh, proxy, logging): generations, source, last error */
+  configuration: configurationStatusSchema.optional(),
 });
 
 export const DeviceSchema = z.object({
@@ -155,6 +177,7 @@ export const deviceDefinition: ResourceDefinition<Device> = {
       'status.connectionStatus',
       'status.connectionStatusChangeTime',
       'status.conditions',
+      'status.configuration',
       'status.addresses',
       'metadata',
     ],
