@@ -50,6 +50,7 @@ interface CommandLine extends Omit<StartupOptions, 'bootBackend' | 'metricsInter
   workloadUser: string;
   insecure?: boolean;
   caFile?: string;
+  systemRoot: string;
 }
 
 async function main(): Promise<void> {
@@ -57,6 +58,11 @@ async function main(): Promise<void> {
   if (process.argv[2] === 'run-hook') {
     const { runHookCommand } = await import('./hooks/run-hook-command.js');
     process.exit(await runHookCommand(process.argv.slice(3)));
+  }
+  // `droplet restore-config --device-root D`: at boot, before the agent (see config-apply/restore-config-command.ts)
+  if (process.argv[2] === 'restore-config') {
+    const { restoreConfigCommand } = await import('./config-apply/restore-config-command.js');
+    process.exit(await restoreConfigCommand(process.argv.slice(3)));
   }
   // `droplet enroll-key --device-root D`: from a bearer credential to a key pair (see identity/enroll-key-command.ts)
   if (process.argv[2] === 'enroll-key') {
@@ -124,6 +130,7 @@ async function main(): Promise<void> {
       hooks: { timeoutsMs: hookTimeouts(cli) },
       workloadUser,
       security,
+      systemRoot: cli.systemRoot,
       ...(cli.logFile === undefined ? {} : { logFile: cli.logFile }),
       ...(device.backend === undefined
         ? {}
@@ -274,6 +281,11 @@ function parseCommandLine(agentVersion: string): CommandLine {
       )
         .default(DEFAULT_WORKLOAD_USER)
         .env('DROPLET_WORKLOAD_USER'),
+    )
+    .addOption(
+      new Option('--system-root <dir>', 'roots every file written for device configuration (network, ssh, ...)')
+        .default('/')
+        .env('DROPLET_SYSTEM_ROOT'),
     )
     .addOption(new Option('--log-level <level>').choices(LOG_LEVELS).default('info').env('DROPLET_LOG_LEVEL'))
     .addOption(new Option('--log-file <path>', 'also write logs to this file').env('DROPLET_LOG_FILE'))

@@ -36,6 +36,11 @@ import type { WorkloadUser } from './workloads/workload-user.js';
 import { startChannelServices } from './transfer/channel-services.js';
 import { removePartFilesLeftBehind } from './transfer/part-files.js';
 import { channelServicesOnDemand } from './channel-services-on-demand.js';
+import { execaCommands } from './config-apply/command-runner.js';
+import type { SystemCommands } from './config-apply/command-runner.js';
+import { NetworkConfigurator } from './config-apply/network/network-configurator.js';
+import { reporterSink } from './config-apply/status-sink.js';
+import { systemRoot } from './config-apply/system-root.js';
 
 /** The longest the first connection waits for the first reading of device info. */
 const DEVICE_INFO_WAIT_MS = 2_000;
@@ -65,6 +70,10 @@ export interface DropletOptions {
   workloadUser?: WorkloadUser;
   /** the agent's log file, for the debug bundle */
   logFile?: string;
+  /** roots every file written for device configuration (--system-root; default `/`) */
+  systemRoot?: string;
+  /** how configuration runs netplan, networkctl, systemctl, sshd (default: execa) */
+  systemCommands?: SystemCommands;
 }
 
 export interface DropletOsOptions {
@@ -186,6 +195,21 @@ export async function startDroplet(options: DropletOptions): Promise<Droplet> {
     reporter.setCondition({ type: 'OSReady', ...UNSUPPORTED });
   }
 
+  // before the link starts: a trial a restart interrupted is restored and reported first
+  const network = new NetworkConfigurator({
+    root: systemRoot(options.systemRoot),
+    deviceRoot: paths.deviceRoot,
+    commands: options.systemCommands ?? execaCommands(),
+    link: {
+      isConnected: () => link.connected,
+      onWelcome: (listener) => link.onConnected(() => listener()),
+      reconnect: () => link.reconnect(),
+    },
+    sink: reporterSink(reporter),
+    logger,
+  });
+  await network.start().catch((err: unknown) => logger.error({ err }, 'cannot start the network configuration'));
+
   const workloads = startWorkloads(link, paths.dataDir, lastDesired?.pods, logger, {
     ...options.workloads,
     workloadUser,
@@ -216,6 +240,8 @@ export async function startDroplet(options: DropletOptions): Promise<Droplet> {
       .setDesired(device.pods)
       .catch((err: unknown) => logger.error({ err }, 'cannot converge the pods'));
     health.apply(device.healthChecks);
+    // its failures are logged and reported by the configurator itself
+    network.setDesired(device.spec, device.metadata.generation).catch(() => undefined);
     persisted = persisted.catch(() => {}).then(() => writeJsonFileAtomic(paths.desiredDeviceFile, device));
     await persisted;
     logger.info(
@@ -258,6 +284,7 @@ export async function startDroplet(options: DropletOptions): Promise<Droplet> {
     osUpdater,
     workloads,
     async stop() {
+      network.stop();
       await channels.stop();
       await workloads.stop();
       await osUpdater?.stop();
