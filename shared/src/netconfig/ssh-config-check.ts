@@ -57,7 +57,7 @@ const OPTION_RULES: Readonly<Record<string, { pattern: RegExp; describe: string 
 
 function checkAuthorizedKey(key: AuthorizedKey, path: string, problems: ProblemList): void {
   const parsed = parseSshPublicKey(key.sshaKey);
-  if (!parsed.ok) problems.add(childPath(path, 'sshaKey'), `${quoted(key.sshaKey)} ${parsed.problem}`);
+  if (!parsed.ok) problems.add(childPath(path, 'sshaKey'), parsed.problem);
   for (const [option, rule] of Object.entries(OPTION_RULES)) {
     const value = (key as Record<string, unknown>)[option];
     if (typeof value !== 'string') continue;

@@ -1,6 +1,6 @@
 import type { ConfigProblem } from '../config-problem.js';
 import { ProblemList, quoted } from '../config-problem.js';
-import { MappingReader } from './mapping-reader.js';
+import { isMapping, MappingReader } from './mapping-reader.js';
 import { readBond, readBridge, readEthernet, readVlan, readWifi } from './netplan-interfaces.js';
 import type { NetplanCommon, NetplanConfig } from './netplan-model.js';
 import { NETPLAN_RENDERERS } from './netplan-model.js';
@@ -21,12 +21,12 @@ export function parseNetplan(text: string): NetplanParse {
   const tree = parseYamlTree(text);
   if (!tree.ok) return tree;
   const problems = new ProblemList();
-  const root = MappingReader.of(tree.value, '', problems);
-  const network = root?.child('network');
-  if (root !== undefined && network === undefined && root.raw('network') === undefined) {
-    problems.add('', 'needs a top-level "network" mapping');
+  if (!isMapping(tree.value) || !tree.value.has('network')) {
+    return { ok: false, problems: [{ path: '', message: 'needs a top-level "network" mapping' }] };
   }
-  root?.finish();
+  const root = new MappingReader('', tree.value, problems);
+  const network = root.child('network');
+  root.finish();
   if (network === undefined) return { ok: false, problems: problems.problems };
 
   const version = network.raw('version');
