@@ -22,6 +22,8 @@ export interface PartReport {
   appliedGeneration?: number;
   source: ConfigurationSource;
   phase: PartPhase;
+  /** added to the Applied condition's message (e.g. that sshd was not asked under a simulated --system-root) */
+  note?: string;
 }
 
 /** What `status.configuration.<part>` carries for a report. */
@@ -55,16 +57,18 @@ export function partCondition(part: ConfigurationPart, report: PartReport): Cond
         reason: 'Trial',
         message: `generation ${report.desiredGeneration} is on trial until the link to the control plane comes back`,
       };
-    case 'applied':
+    case 'applied': {
+      const inForce =
+        report.appliedGeneration === undefined
+          ? `the ${report.source} configuration is in force`
+          : `generation ${report.appliedGeneration} is in force`;
       return {
         type,
         status: 'True',
         reason: 'Applied',
-        message:
-          report.appliedGeneration === undefined
-            ? `the ${report.source} configuration is in force`
-            : `generation ${report.appliedGeneration} is in force`,
+        message: report.note === undefined ? inForce : `${inForce} (${report.note})`,
       };
+    }
     case 'failed':
       return { type, status: 'False', reason: 'Failed', message: phase.error };
     case 'rolled-back':
