@@ -1,4 +1,4 @@
-import { readFile, rm } from 'node:fs/promises';
+import { access, constants, readFile, rm } from 'node:fs/promises';
 import { isNotFound, writeFileAtomic } from '@outpost/shared';
 import type { SystemRoot } from './system-root.js';
 
@@ -22,3 +22,21 @@ export async function putSystemFile(
   if (content === undefined) await rm(root.path(systemPath), { force: true });
   else await writeFileAtomic(root.path(systemPath), content, mode);
 }
+
+/**
+ * The first of `paths` that is an executable under the root, as a path to run. Commands are run from the system
+ * root, so a simulated device (--system-root a folder) runs its folder's stand-in or nothing, never the host's.
+ */
+export async function executableUnder(root: SystemRoot, paths: readonly string[]): Promise<string | undefined> {
+  for (const path of paths) {
+    try {
+      await access(root.path(path), constants.X_OK);
+      return root.path(path);
+    } catch {
+      // not this one
+    }
+  }
+  return undefined;
+}
+
+export const SYSTEMCTL_PATHS = ['/usr/bin/systemctl', '/bin/systemctl'];

@@ -1,10 +1,9 @@
-import { access } from 'node:fs/promises';
 import type { Logger } from '../../logging/logger.js';
 import type { SystemCommands } from '../command-runner.js';
 import { FACTORY_PART_STATE, partReportOf, partStore } from '../part-store.js';
 import type { PartState, PartStore } from '../part-store.js';
 import type { PartStatusSink } from '../part-status.js';
-import { putSystemFile, readSystemFile } from '../system-file.js';
+import { SYSTEMCTL_PATHS, executableUnder, putSystemFile, readSystemFile } from '../system-file.js';
 import type { SystemRoot } from '../system-root.js';
 import { desiredSsh } from './desired-ssh.js';
 import type { SshConfig } from './desired-ssh.js';
@@ -33,7 +32,7 @@ export type SshdAvailability = { path: string } | { notAsked: string };
 /** sshd can be asked only on the real system (root `/`) where it is installed. */
 export async function sshdAvailability(root: SystemRoot): Promise<SshdAvailability> {
   if (!root.isRealRoot) return { notAsked: `the system root is ${root.root}` };
-  const path = await firstExisting(SSHD_PATHS);
+  const path = await executableUnder(root, SSHD_PATHS);
   return path === undefined ? { notAsked: 'it is not installed' } : { path };
 }
 
@@ -102,13 +101,13 @@ export class SshConfigurator {
     );
 
     const previous = (await this.store.readKnownGood())?.content as SshConfig | undefined;
-    const serverError = await this.convergeServer(config, previous?.disableSshServer === true);
-    if (serverError !== undefined) {
+    const server = await this.convergeServer(config, previous?.disableSshServer === true);
+    if ('error' in server) {
       return this.settle({
         ...base,
         phase: 'failed',
         source: config === undefined ? 'factory' : 'desired',
-        error: serverError,
+        error: server.error,
       });
     }
     await this.store.writeKnownGood(config === undefined ? undefined : { generation, content: config });
@@ -116,8 +115,9 @@ export class SshConfigurator {
       ...base,
       phase: 'applied',
       source: config === undefined ? 'factory' : 'desired',
-      ...(check.note === undefined ? {} : { note: check.note }),
     };
+    const notes = [check.note, server.note].filter((note) => note !== undefined);
+    if (notes.length > 0) applied.note = notes.join('; ');
     if (config === undefined) delete applied.appliedGeneration;
     else applied.appliedGeneration = generation;
     this.options.logger.info({ generation }, 'applied the SSH configuration');
@@ -139,24 +139,32 @@ export class SshConfigurator {
 
   /**
    * Off: `systemctl disable --now`. On: `enable --now` when the spec says so or Outpost turned it off before, then
-   * `try-reload-or-restart` so a running sshd reads the drop-in. Returns the error of a command that failed.
+   * `try-reload-or-restart` so a running sshd reads the drop-in. Without systemctl under the system root, nothing
+   * is run and the note says so.
    */
-  private async convergeServer(config: SshConfig | undefined, disabledBefore: boolean): Promise<string | undefined> {
+  private async convergeServer(
+    config: SshConfig | undefined,
+    disabledBefore: boolean,
+  ): Promise<{ note?: string } | { error: string }> {
+    const systemctl = await executableUnder(this.options.root, SYSTEMCTL_PATHS);
+    if (systemctl === undefined) return { note: 'systemctl was not run: it is not installed under the system root' };
     const unit = this.options.unit ?? 'ssh';
     const steps: string[][] = [];
     if (config?.disableSshServer === true) {
-      steps.push(['systemctl', 'disable', '--now', unit]);
+      steps.push([systemctl, 'disable', '--now', unit]);
     } else {
-      if (config?.disableSshServer === false || disabledBefore) steps.push(['systemctl', 'enable', '--now', unit]);
-      steps.push(['systemctl', 'try-reload-or-restart', unit]);
+      if (config?.disableSshServer === false || disabledBefore) steps.push([systemctl, 'enable', '--now', unit]);
+      steps.push([systemctl, 'try-reload-or-restart', unit]);
     }
     for (const argv of steps) {
       const result = await this.options.commands.run(argv);
       if (result.exitCode !== 0) {
-        return `${argv.join(' ')} failed (exit code ${result.exitCode}): ${result.stderr.trim().slice(0, 2000)}`;
+        return {
+          error: `systemctl ${argv.slice(1).join(' ')} failed (exit code ${result.exitCode}): ${result.stderr.trim().slice(0, 2000)}`,
+        };
       }
     }
-    return undefined;
+    return {};
   }
 
   private get user(): string {
@@ -167,16 +175,4 @@ export class SshConfigurator {
     await this.store.writeState(state);
     this.options.sink.report('ssh', partReportOf(state));
   }
-}
-
-async function firstExisting(paths: readonly string[]): Promise<string | undefined> {
-  for (const path of paths) {
-    try {
-      await access(path);
-      return path;
-    } catch {
-      // not this one
-    }
-  }
-  return undefined;
 }

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
@@ -29,8 +29,17 @@ const u32 = (n: number): Buffer => {
   return b;
 };
 
-async function world(options: Partial<SshConfiguratorOptions> = {}, answer?: Parameters<typeof recordingCommands>[0]) {
+async function world(
+  options: Partial<SshConfiguratorOptions> = {},
+  answer?: Parameters<typeof recordingCommands>[0],
+  withSystemctl = true,
+) {
   const rootDir = await tempDir();
+  // the simulated system's systemctl: commands are recorded, never run
+  if (withSystemctl) {
+    await mkdir(join(rootDir, 'usr/bin'), { recursive: true });
+    await writeFile(join(rootDir, 'usr/bin/systemctl'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+  }
   const deviceRoot = await tempDir();
   const commands = recordingCommands(answer);
   const reports: { part: ConfigurationPart; report: PartReport }[] = [];
@@ -49,7 +58,8 @@ async function world(options: Partial<SshConfiguratorOptions> = {}, answer?: Par
     return report;
   };
   const file = (path: string): Promise<string> => readFile(join(rootDir, path), 'utf8');
-  return { ssh, commands, reports, last, file, rootDir, deviceRoot };
+  const systemctl = join(rootDir, 'usr/bin/systemctl');
+  return { ssh, commands, reports, last, file, rootDir, deviceRoot, systemctl };
 }
 
 const DROP_IN = 'etc/ssh/sshd_config.d/90-outpost.conf';
@@ -82,7 +92,7 @@ describe('SshConfigurator', () => {
     expect(await w.file('etc/ssh/outpost/authorized_keys/root')).toContain(
       `restrict,from="10.0.0.0/8",no-pty ${key}\n`,
     );
-    expect(w.commands.calls).toEqual([['systemctl', 'try-reload-or-restart', 'ssh']]);
+    expect(w.commands.calls).toEqual([[w.systemctl, 'try-reload-or-restart', 'ssh']]);
 
     const report = w.last();
     expect(report).toMatchObject({ desiredGeneration: 7, appliedGeneration: 7, source: 'desired' });
@@ -141,13 +151,13 @@ describe('SshConfigurator', () => {
   it('turns the server off and on again through systemctl', async () => {
     const w = await world({ unit: 'sshd' });
     await w.ssh.setDesired({ sshConfig: { disableSshServer: true } }, 1);
-    expect(w.commands.calls).toEqual([['systemctl', 'disable', '--now', 'sshd']]);
+    expect(w.commands.calls).toEqual([[w.systemctl, 'disable', '--now', 'sshd']]);
     w.commands.calls.length = 0;
     // the spec no longer says so: Outpost turned it off, Outpost turns it on
     await w.ssh.setDesired({ sshConfig: {} }, 2);
     expect(w.commands.calls).toEqual([
-      ['systemctl', 'enable', '--now', 'sshd'],
-      ['systemctl', 'try-reload-or-restart', 'sshd'],
+      [w.systemctl, 'enable', '--now', 'sshd'],
+      [w.systemctl, 'try-reload-or-restart', 'sshd'],
     ]);
   });
 
@@ -158,6 +168,15 @@ describe('SshConfigurator', () => {
       phase: 'failed',
       error: 'systemctl disable --now ssh failed (exit code 5): Unit ssh.service not found.',
     });
+  });
+
+  it('runs no systemctl where the system root has none, and says so', async () => {
+    const w = await world({}, undefined, false);
+    await w.ssh.setDesired({ sshConfig: { disableSshServer: true } }, 1);
+    expect(w.commands.calls).toEqual([]);
+    expect(partCondition('ssh', w.last()).message).toMatch(
+      /^generation 1 is in force \(sshd was not asked: .*; systemctl was not run: it is not installed under the system root\)$/,
+    );
   });
 
   it('removes its files when sshConfig goes away, and does nothing for an unchanged part', async () => {
