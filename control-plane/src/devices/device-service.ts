@@ -14,6 +14,7 @@ import type { ResourceHandle } from '../resources/resource-handle.js';
 import type { ResourceRules } from '../resources/resource-rules.js';
 import type { Doc } from '../resources/resource-table.js';
 import type { CustomMethod } from '../resources/http/custom-method.js';
+import { deviceConfigRules } from './device-config-rules.js';
 import { DeviceCredentials } from './device-credentials.js';
 import { parseDevicePublicKey } from './device-identity.js';
 import { provisionRequestSchema, withProvisionedFacts } from './provisioned-facts.js';
@@ -51,7 +52,10 @@ export function createDeviceService(engine: ResourceEngine, db: Db, options: Dev
       credentials.revoke(doc['name'] as string);
     },
   };
-  const devices = engine.register(deviceDefinition, combineRules([own, ...(options.extraRules ?? [])]));
+  const devices = engine.register(
+    deviceDefinition,
+    combineRules([own, deviceConfigRules, ...(options.extraRules ?? [])]),
+  );
 
   const existing = (name: string): Doc => {
     const doc = devices.find(name);

@@ -111,13 +111,13 @@ describe('Edit detail: the OS version', () => {
   it('a catalog version is saved in spec.osVersion alone, and the device goes Pending', async () => {
     const name = reportedDevice('os-saved');
     await server.admin.update(
-      { name, spec: { netplanYamlConfig: 'network: {}' } },
+      { name, spec: { netplanYamlConfig: 'network: {version: 2}' } },
       { updateMask: 'spec.netplanYamlConfig' },
     );
     const updated = await client.setOsVersion(name, '1.2.0');
     const device = await server.admin.get<Device>(name);
     expect(device.spec?.osVersion).toBe('1.2.0');
-    expect(device.spec?.netplanYamlConfig).toBe('network: {}');
+    expect(device.spec?.netplanYamlConfig).toBe('network: {version: 2}');
     expect(summarizeDevice(updated)).toMatchObject({ wantedOsVersion: '1.2.0', runningOsVersion: '1.0.0' });
     expect(device.status?.conditions).toContainEqual(expect.objectContaining({ type: 'OSReady', reason: 'Pending' }));
   });

@@ -1,0 +1,22 @@
+import { changedConfigFields, checkDeviceConfig, invalidArgument, problemText } from '@outpost/shared';
+import type { DeviceSpec } from '@outpost/shared';
+import type { ResourceRules } from '../resources/resource-rules.js';
+import type { Doc } from '../resources/resource-table.js';
+
+/**
+ * Device writes carry configuration the agent will apply (netplan YAML, SSH, proxy, logging): a write whose
+ * configuration is wrong is refused with INVALID_ARGUMENT naming each path and problem, and stores nothing.
+ * Only the members a write changes are checked, so a value stored before these checks never blocks other writes.
+ */
+export const deviceConfigRules: ResourceRules = {
+  beforeCreate: (doc) => refuseBadConfig(undefined, specOf(doc)),
+  beforeUpdate: (before, after) => refuseBadConfig(specOf(before), specOf(after)),
+};
+
+function refuseBadConfig(before: DeviceSpec | undefined, after: DeviceSpec | undefined): void {
+  const problems = checkDeviceConfig(after, changedConfigFields(before, after));
+  if (problems.length > 0) throw invalidArgument(`invalid device: ${problems.map(problemText).join('; ')}`);
+}
+
+/** The engine has checked the document against the Device schema before its rules run. */
+const specOf = (doc: Doc): DeviceSpec | undefined => doc['spec'] as DeviceSpec | undefined;
