@@ -20,7 +20,7 @@ async function credentialOf(s: LoggedServer, name: string): Promise<string> {
   return ((await issued.json()) as { credential: string }).credential;
 }
 
-describe('a full disk under a connected device', () => {
+describe('writes failing (a full disk) under a connected device', () => {
   it('refuses what the device sends with an error message and the server stays up', async () => {
     let db: Db | undefined;
     const s = await startLoggedServer({}, { onDatabaseOpened: (d) => (db = d) });
@@ -33,10 +33,9 @@ describe('a full disk under a connected device', () => {
       });
       expect(pod.status).toBe(200);
 
-      const fillUp = (): void => {
-        db!.pragma(`max_page_count = ${Number(db!.pragma('page_count', { simple: true }))}`);
-      };
-      fillUp();
+      // every write fails from here on: a full disk can still let an update in place through, so the test makes
+      // the database refuse all writes
+      db!.pragma('query_only = ON');
       for (let i = 0; i < 20; i++) {
         agent.send({
           type: 'podStatus',
@@ -47,9 +46,8 @@ describe('a full disk under a connected device', () => {
       expect(agent.received.find((m) => m.type === 'error')).toMatchObject({ status: 'UNAVAILABLE' });
 
       // the writes that follow a committed device change (its metrics history, its pods marked UNKNOWN when it goes
-      // offline) run after that commit; here every write fails from then on (a full disk can still let an update
-      // in place through, so the test makes the database refuse all writes)
-      db!.pragma('max_page_count = 1073741823');
+      // offline) run after that commit: writes fail again from just after it
+      db!.pragma('query_only = OFF');
       const devices = s.server.engine.resource('devices');
       devices.patch(DEVICE, (doc) => ({
         ...doc,
