@@ -68,7 +68,9 @@ export function deriveColumns(rows: readonly unknown[]): string[] {
 export function formatFields(value: Record<string, unknown>, words: DisplayWords = {}): string {
   const lines: string[][] = [];
   const walk = (v: unknown, path: string): void => {
-    if (isRecord(v) && Object.keys(v).length > 0) {
+    if (isConfigurationPart(v)) {
+      lines.push([path, cellText(configurationPartText(v))]);
+    } else if (isRecord(v) && Object.keys(v).length > 0) {
       for (const [key, inner] of Object.entries(v)) walk(inner, path === '' ? key : `${path}.${key}`);
     } else if (Array.isArray(v) && v.length > 0 && !v.every(isScalar)) {
       v.forEach((inner: unknown, i) => walk(inner, `${path}[${i}]`));
@@ -111,6 +113,28 @@ function conditionText(condition: Condition): string {
   const reason = typeof condition.reason === 'string' && condition.reason !== '' ? `/${condition.reason}` : '';
   const message = typeof condition.message === 'string' && condition.message !== '' ? `: ${condition.message}` : '';
   return cellText(`${condition.type} ${condition.status}${reason}${message}`);
+}
+
+/** One part of a device's `status.configuration` (network, ssh, ...), as the agent reports it. */
+interface ConfigurationPart {
+  desiredGeneration: number;
+  appliedGeneration?: unknown;
+  source: string;
+  lastError?: unknown;
+  updateTime: string;
+}
+
+const isConfigurationPart = (v: unknown): v is ConfigurationPart =>
+  isRecord(v) &&
+  typeof v['desiredGeneration'] === 'number' &&
+  typeof v['source'] === 'string' &&
+  typeof v['updateTime'] === 'string';
+
+/** `known-good, applied 3 of 4: why (2026-01-01T00:00:00Z)`: what is in force, and why not the desired one. */
+function configurationPartText(part: ConfigurationPart): string {
+  const applied = typeof part.appliedGeneration === 'number' ? String(part.appliedGeneration) : 'none';
+  const error = typeof part.lastError === 'string' && part.lastError !== '' ? `: ${part.lastError}` : '';
+  return `${part.source}, applied ${applied} of ${part.desiredGeneration}${error} (${part.updateTime})`;
 }
 
 function alignRows(rows: readonly (readonly string[])[]): string {
