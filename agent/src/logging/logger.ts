@@ -11,9 +11,10 @@ export function createLogger(level: LevelWithSilent, file?: string): Logger {
   if (file === undefined) return pino(options, pino.destination({ dest: 1, sync: true }));
   return pino(
     options,
+    // the streams take every line the logger lets through: its level alone filters, and may change live
     pino.multistream([
-      { level, stream: pino.destination({ dest: 1, sync: true }) },
-      { level, stream: pino.destination({ dest: file, mkdir: true, sync: false }) },
+      { level: 'trace', stream: pino.destination({ dest: 1, sync: true }) },
+      { level: 'trace', stream: pino.destination({ dest: file, mkdir: true, sync: false }) },
     ]),
   );
 }
