@@ -75,7 +75,6 @@ describe('parseNetplan: configurations Outpost applies', () => {
       network(`  ethernets:
     uplink-by-mac:
       match: {macaddress: "52:54:00:12:34:56"}
-      set-name: wan0
       dhcp4: true
     eno1: {}
     eno2: {}
@@ -104,7 +103,10 @@ describe('parseNetplan: configurations Outpost applies', () => {
 `),
     );
     if (!parsed.ok) throw new Error(parsed.problems.map(problemText).join('\n'));
-    expect(parsed.config.ethernets[0]).toMatchObject({ id: 'uplink-by-mac', setName: 'wan0' });
+    expect(parsed.config.ethernets[0]).toMatchObject({
+      id: 'uplink-by-mac',
+      match: { macaddress: '52:54:00:12:34:56' },
+    });
     expect(parsed.config.wifis[0]?.accessPoints).toEqual([
       { ssid: 'Shop floor', password: 'correct horse battery' },
       { ssid: 'guest' },
@@ -176,7 +178,7 @@ describe('parseNetplan: what it refuses, naming the path and the problem', () =>
       'dhcp4-overrides: {use-dns: false}',
       'dhcp4-overrides: is not a key Outpost supports here',
     ],
-    ['set-name without match', 'set-name: wan0', 'set-name: needs "match"'],
+    ['set-name, which the agent does not render', 'set-name: wan0', 'set-name: is not a key Outpost supports here'],
   ])('%s', (_, line, expected) => {
     const problems = problemsOf(network(`  ethernets:\n    eth0:\n      ${line}\n`));
     expect(problems.join('\n')).toContain(`network.ethernets.eth0.${expected}`);
@@ -216,6 +218,9 @@ describe('parseNetplan: what it refuses, naming the path and the problem', () =>
     expect(problemsOf(network('  bridges:\n    a-bridge-name-too-long: {}\n'))[0]).toMatch(/is not an interface name/);
     // a matched physical interface's id is only a label: it may be longer
     expect(parseNetplan(network('  ethernets:\n    the-main-uplink-port:\n      match: {name: eth0}\n')).ok).toBe(true);
+    expect(problemsOf(network(`  ethernets:\n    ${'x'.repeat(64)}:\n      match: {name: eth0}\n`))[0]).toMatch(
+      /is not an id \(up to 63 letters/,
+    );
     expect(problemsOf(network('  ethernets:\n    x:\n      match: {}\n'))).toEqual([
       'network.ethernets.x.match: must name a name or a macaddress',
     ]);

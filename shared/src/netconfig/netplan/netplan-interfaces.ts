@@ -104,12 +104,8 @@ function readMatch(reader: MappingReader): NetplanMatch | undefined {
 }
 
 export function readEthernet(reader: MappingReader, id: string): NetplanEthernet {
-  const match = readMatch(reader);
-  const setName = reader.checked('set-name', interfaceNameProblem);
-  if (setName !== undefined && match === undefined) {
-    reader.problems.add(reader.pathOf('set-name'), 'needs "match" (netplan renames only matched devices)');
-  }
-  return withoutUndefined({ ...readCommon(reader, id), match, setName });
+  // no set-name: renaming takes a systemd .link file the agent's networkd rendering does not write
+  return withoutUndefined({ ...readCommon(reader, id), match: readMatch(reader) });
 }
 
 export function readWifi(reader: MappingReader, id: string): NetplanWifi {

@@ -44,7 +44,6 @@ export interface NetplanMatch {
 
 export interface NetplanEthernet extends NetplanCommon {
   match?: NetplanMatch;
-  setName?: string;
 }
 
 export interface NetplanAccessPoint {

@@ -4,7 +4,7 @@ import { ipFamily, parseCidr } from '../ip-address.js';
 /** Linux interface names: at most 15 bytes (IFNAMSIZ - 1); Outpost keeps them to characters safe in file names. */
 const INTERFACE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,14}$/;
 /** Ids of physical interfaces that `match` their device may be longer, but stay file-name safe. */
-const MATCHED_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+const MATCHED_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/;
 const MAC_ADDRESS = /^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}$/;
 const DOMAIN =
   /^(?=.{1,253}$)([A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)(\.[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)*\.?$/;
@@ -17,7 +17,7 @@ export const interfaceNameProblem = (text: string): string | undefined =>
 export const matchedIdProblem = (text: string): string | undefined =>
   MATCHED_ID.test(text)
     ? undefined
-    : `${quoted(text)} is not an id (up to 64 letters, digits, "_", "." or "-", starting with a letter or digit)`;
+    : `${quoted(text)} is not an id (up to 63 letters, digits, "_", "." or "-", starting with a letter or digit)`;
 
 export const macAddressProblem = (text: string): string | undefined =>
   MAC_ADDRESS.test(text) ? undefined : `${quoted(text)} is not a MAC address such as "00:11:22:33:44:55"`;
