@@ -59,8 +59,10 @@ describe('device registration', () => {
     }
   });
 
-  it('needs a device name and a credential in the response', () => {
+  it('needs a device name in the response; a credential only for a device registered without a key pair', () => {
     expect(registerDeviceResponseSchema.safeParse({ device: { name: 'n' }, credential: 'c' }).success).toBe(true);
-    expect(registerDeviceResponseSchema.safeParse({ device: { name: 'n' } }).success).toBe(false);
+    expect(registerDeviceResponseSchema.safeParse({ device: { name: 'n' } }).success).toBe(true);
+    expect(registerDeviceResponseSchema.safeParse({ device: {}, credential: 'c' }).success).toBe(false);
+    expect(registerDeviceResponseSchema.safeParse({ device: { name: 'n' }, credential: '' }).success).toBe(false);
   });
 });
