@@ -68,19 +68,6 @@ function noProxyEntries(text: string): string[] {
     .filter((entry) => entry !== '');
 }
 
-/** The settings as plain JSON (URLs as strings), for the known-good copy and comparisons. */
-export function proxySettingsJson(settings: ProxySettings): {
-  httpProxy?: string;
-  httpsProxy?: string;
-  noProxy: string[];
-} {
-  return {
-    ...(settings.httpProxy === undefined ? {} : { httpProxy: settings.httpProxy.href }),
-    ...(settings.httpsProxy === undefined ? {} : { httpsProxy: settings.httpsProxy.href }),
-    noProxy: settings.noProxy,
-  };
-}
-
 /** A proxy URL fit for logs and status: without its password. */
 export function redactedProxy(url: URL): string {
   if (url.password === '') return url.origin;
