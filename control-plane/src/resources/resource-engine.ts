@@ -63,6 +63,8 @@ export class ResourceEngine {
       now: this.now,
     });
     this.handles.set(def.plural, handle);
+    // a derived field that just became filterable: documents stored before it need it (a new table has none)
+    if (def.derive && table.addedPaths.length > 0) handle.rederiveStored();
     return handle;
   }
 

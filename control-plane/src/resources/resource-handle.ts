@@ -297,7 +297,7 @@ export class ResourceHandle {
     this.validate(doc);
     const now = this.engine.now().toISOString();
     const stamped = stampMetadata(undefined, doc, now, this.engine.log.head() + 1, true);
-    const final = this.rules.beforeCreate?.(stamped, ctx) ?? stamped;
+    const final = this.derived(this.rules.beforeCreate?.(stamped, ctx) ?? stamped);
     const text = JSON.stringify(final);
     this.table.insert(name, pattern.parentOf(name) ?? '', final, text);
     this.engine.record(this.def.plural, name, null, final, now, text.length);
@@ -309,7 +309,8 @@ export class ResourceHandle {
    * Writes `next` over `stored` unless nothing changed; returns what is stored. `row`: the stored row when
    * the caller has just read it (else it is read here, since rules may have written meanwhile).
    */
-  private write(stored: Doc, next: Doc, row?: StoredRow): Doc {
+  private write(stored: Doc, proposed: Doc, row?: StoredRow): Doc {
+    const next = this.derived(proposed);
     if (sameDocument(stored, next)) return stored;
     const now = this.engine.now().toISOString();
     const spec = specChanged(stored, next, this.systemOwned);
@@ -322,11 +323,14 @@ export class ResourceHandle {
     return stamped;
   }
 
-  private writeMerged(row: StoredRow, fields: Doc, now: string): void {
+  private writeMerged(row: StoredRow, proposed: Doc, now: string): void {
     const stored = row.doc;
+    for (const key of Object.keys(proposed)) {
+      if (key === 'name' || key === 'metadata') throw new Error(`mergeRows cannot set "${key}"`);
+    }
+    const fields = this.derivedMembers(stored, proposed);
     const changed: string[] = [];
     for (const key of Object.keys(fields)) {
-      if (key === 'name' || key === 'metadata') throw new Error(`mergeRows cannot set "${key}"`);
       if (!sameDocument(stored[key], fields[key])) changed.push(key);
     }
     if (changed.length === 0) return;
@@ -336,6 +340,45 @@ export class ResourceHandle {
     const text = JSON.stringify(stamped);
     this.table.update(row.id, stamped, text, stored, new Set([...changed, 'metadata']));
     this.engine.record(this.def.plural, stamped['name'] as string, stored, stamped, now, text.length);
+  }
+
+  /** The document with the definition's derived fields (itself when it has none). */
+  private derived(doc: Doc): Doc {
+    return this.def.derive ? this.def.derive(doc) : doc;
+  }
+
+  /** The top-level members a merge of `fields` into `stored` sets, derived fields included. */
+  private derivedMembers(stored: Doc, fields: Doc): Doc {
+    if (!this.def.derive) return fields;
+    const merged = this.def.derive({ ...stored, ...fields });
+    const members: Doc = { ...fields };
+    for (const key of Object.keys(merged)) {
+      if (key !== 'name' && key !== 'metadata' && merged[key] !== stored[key]) members[key] = merged[key];
+    }
+    return members;
+  }
+
+  /**
+   * Stores the derived fields of documents written before the definition derived them (or derived them
+   * otherwise), without stamping them as changes: a migration, run when the table is opened.
+   */
+  rederiveStored(): number {
+    const derive = this.def.derive;
+    if (!derive) return 0;
+    let rewritten = 0;
+    this.engine.transaction(() => {
+      const rows: { id: number; doc: Doc }[] = [];
+      this.table.each({ where: [], keys: [{ sql: 'id', desc: false }] }, (row) => {
+        const next = derive(row.doc);
+        if (next !== row.doc && !sameDocument(next, row.doc)) rows.push({ id: row.id, doc: next });
+      });
+      for (const { id, doc } of rows) {
+        const before = this.table.find(String(doc['name']))?.doc;
+        this.table.update(id, doc, JSON.stringify(doc), before);
+        rewritten++;
+      }
+    });
+    return rewritten;
   }
 
   private removeStored(stored: Doc): void {

@@ -76,6 +76,8 @@ export class ResourceTable {
   private readonly deleteMulti;
   private readonly observers: RowObserver[] = [];
   private writes = 0;
+  /** the filterable paths whose columns this opening added to an existing table (filled from the documents) */
+  readonly addedPaths: string[] = [];
 
   constructor(
     private readonly db: Db,
@@ -166,6 +168,7 @@ export class ResourceTable {
         if (existing.has(scalar.column)) continue;
         this.db.exec(`ALTER TABLE ${t} ADD COLUMN ${scalar.column}`);
         this.db.exec(`UPDATE ${t} SET ${scalar.column} = json_extract(doc, ${sqlLiteral(jsonPath(scalar.path))})`);
+        this.addedPaths.push(scalar.path);
       }
       this.db.exec(`CREATE INDEX IF NOT EXISTS ${t}_by_parent ON ${t}(parent, name)`);
       for (const field of filterSchema.fields) {

@@ -33,6 +33,13 @@ export interface ResourceDefinition<T extends { name: string } = { name: string 
   views: Partial<Record<Exclude<View, 'FULL'>, readonly string[]>>;
   /** standard verbs this resource does not offer (Limits and LimitPools have no create) */
   without?: readonly StandardVerb[];
+  /**
+   * Output-only fields the engine keeps equal to a function of the rest of the document, applied to every
+   * write (user or system) before it is stored, so that they are filtered, indexed and watched like any field:
+   * the device's `status.osReadyReason` copies the reason of its OSReady condition. It must return its
+   * argument itself when nothing changes.
+   */
+  derive?: (doc: Record<string, unknown>) => Record<string, unknown>;
 }
 
 /** 'devices' → 'deviceChanges' */

@@ -1,6 +1,7 @@
 import express from 'express';
 import type { Request, Response, NextFunction, Router } from 'express';
 import { ApiError, changesKey, invalidArgument, notFound, permissionOf } from '@outpost/shared';
+import { batchUpdate, parseBatchUpdate } from '../batch-update.js';
 import type { ResourceEngine } from '../resource-engine.js';
 import { listResources } from '../list-operation.js';
 import { parseView } from '../views.js';
@@ -245,6 +246,16 @@ export function createResourceRouter(options: ResourceRouterOptions): ResourceRo
       const watchOptions = { ...options.watchOptions, memo: memoOf(handle.def.plural), wireKey: key };
       await stream(res, watch(handle, request, controller.signal, watchOptions), controller, rename);
       return STREAMED;
+    }
+    if (target.verb === 'batchUpdate' && method === 'POST') {
+      offered('update');
+      const parsed = parseBatchUpdate(handle, parent, body);
+      for (const { resource } of parsed.updates) check(permission('update'), String(resource['name']));
+      const request = { ...parsed, responseMask: responseMaskOf(parsed.responseMask) };
+      const result = await engine.batch(() =>
+        batchUpdate(engine, handle, request, { principal: res.locals['principal'] }),
+      );
+      return { [handle.def.plural]: result.updated, failures: result.failures };
     }
     if (target.verb !== undefined)
       throw notFound(`no endpoint ${method} ${parent}/${handle.def.plural}:${target.verb}`);

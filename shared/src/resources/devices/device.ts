@@ -11,6 +11,7 @@ import {
 } from '../../protocol/index.js';
 import type { ResourceDefinition } from '../definition.js';
 import { META_FILTER_FIELDS, MetaSchema } from '../meta.js';
+import { withOsReadyReason } from './os-ready-reason.js';
 
 export const CONNECTION_STATUSES = ['CONNECTION_STATUS_UNSPECIFIED', 'CONNECTED', 'DISCONNECTED'] as const;
 
@@ -97,6 +98,8 @@ export const deviceSpecSchema = z.object({
 export const deviceStatusSchema = z.object({
   addresses: z.array(addressSchema).optional(),
   conditions: z.array(conditionSchema).optional(),
+  /** the reason of the OSReady condition, kept by the control plane so that filters can find it */
+  osReadyReason: z.string().optional(),
   deviceInfo: deviceInfoSchema.partial().optional(),
   connectionStatus: z.enum(CONNECTION_STATUSES).optional(),
   connectionStatusChangeTime: z.string().optional(),
@@ -156,9 +159,11 @@ export const deviceDefinition: ResourceDefinition<Device> = {
         enumAliases: { Online: 'CONNECTED', Offline: 'DISCONNECTED' },
       },
       { path: 'status.connectionStatusChangeTime', type: 'timestamp' },
+      { path: 'status.osReadyReason', type: 'string' },
     ],
   },
   outputOnly: ['status'],
+  derive: withOsReadyReason,
   views: {
     NAME: ['name'],
     BASIC: [

@@ -1,1 +1,2 @@
 export * from './device.js';
+export { withOsReadyReason } from './os-ready-reason.js';
