@@ -11,7 +11,21 @@
  * Both children start through `bash -c 'ulimit -n <hard limit>; exec ...'` (one process may hold only so many
  * sockets).
  *
- * Figures (one JSON line each on stdout, with "n"; progress on stderr):
+ * Variants (issue 16), each on a fresh folder and control plane:
+ *   plain         ws:// and a bearer credential per device (the default)
+ *   --tls         the control plane serves https/wss (`--tls-cert/--tls-key`) with a certificate for 127.0.0.1
+ *                 signed by a throwaway CA made with openssl in the run's temporary folder (lib/throwaway-ca.ts);
+ *                 the links trust only that CA, as the agent's --ca-file
+ *   --key-pair    each device gets an ed25519 key pair whose public half is registered through the devices
+ *                 service's `:issueCredential` method with `publicKey`; every connection attempt first asks
+ *                 `POST {device}:challenge` and connects with the signed proof, as the agent does. The simulator
+ *                 shares no connection or TLS session between devices (each is a machine of its own), so each
+ *                 connect costs the server two handshakes with --tls
+ *   --compare     the connect phase of plain and then of --tls --key-pair at each fleet size (no status phases),
+ *                 then connect_cpu_ratio (CPU per connect of tls+key-pair over plain's, goal <= 2) and
+ *                 connect_rate_ratio (the same for connect_per_s)
+ *
+ * Figures (one JSON line each on stdout, with "n" and "variant"; progress on stderr):
  *   connect_per_s           N / seconds from the connect command until the list API counts N devices with
  *                           status.connectionStatus = "CONNECTED" (at most `--concurrency` links wait for their
  *                           welcome at once, so the accept backlog never overflows)
@@ -37,8 +51,9 @@
  *
  * Run from the repository root:  npm run build && npx tsx scripts/bench/fleet-connect.ts
  *   [--devices 10000,19000] [--reports 100000] [--window 5000] [--paced-rate 5000] [--paced-seconds 10]
- *   [--concurrency 256] [--profile-dir DIR]   (DIR: control-plane CPU profile and heap snapshots before/after;
- *                                              the snapshots inflate the RSS figures of that run)
+ *   [--concurrency 256] [--tls] [--key-pair] [--compare]   (--compare: --devices defaults to 10000)
+ *   [--profile-dir DIR]   (DIR: control-plane CPU profile and heap snapshots before/after; the snapshots
+ *                          inflate the RSS figures of that run)
  *   [--control-plane FILE]   another control-plane entry (a .ts one runs through tsx), e.g. to compare a change
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -55,7 +70,11 @@ import Database from 'better-sqlite3';
 import { REPO_ROOT, requireBuiltPackages } from './lib/preflight.js';
 import { createReporter, meetsGoal } from './lib/report.js';
 import type { FigureOptions } from './lib/report.js';
+import { newDeviceKeyPair } from './lib/simulated-identities.js';
+import type { SimulatedIdentity } from './lib/simulated-identities.js';
 import { withTempDir } from './lib/temp-dir.js';
+import { createThrowawayTls } from './lib/throwaway-ca.js';
+import type { ThrowawayTls } from './lib/throwaway-ca.js';
 import { exitAfter, sleep, withTimeout } from './lib/time.js';
 import type { SimulatorCommand, SimulatorEvent } from './fleet-simulator.js';
 
@@ -89,13 +108,18 @@ exitAfter(TIME_LIMIT_MS, 1, `fleet-connect: gave up after ${TIME_LIMIT_MS / 1000
 const missedGoals: string[] = [];
 let failed = false;
 for (const n of options.devices) {
-  try {
-    await withTempDir('outpost-fleet-', (dir) => runFleet(n, dir));
-  } catch (err) {
-    failed = true;
-    report.progress(`n=${n} FAILED: ${err instanceof Error ? err.message : String(err)}`);
-    figuresFor(n)('failed', 1);
+  const connects = new Map<VariantName, ConnectFigures>();
+  for (const variant of options.variants) {
+    const name = variantName(variant);
+    try {
+      connects.set(name, await withTempDir('outpost-fleet-', (dir) => runFleet(n, variant, dir)));
+    } catch (err) {
+      failed = true;
+      report.progress(`n=${n} ${name} FAILED: ${err instanceof Error ? err.message : String(err)}`);
+      figuresFor(n, name)('failed', 1);
+    }
   }
+  if (options.compare) compareConnects(n, connects.get('plain'), connects.get('tls+key-pair'));
 }
 report.progress(
   [
@@ -107,8 +131,25 @@ process.exit(failed ? 1 : 0);
 
 // ---- options ------------------------------------------------------------------------------------------
 
+interface Variant {
+  /** the control plane serves https/wss with a throwaway CA's certificate */
+  tls: boolean;
+  /** devices prove a key pair with a signed challenge instead of sending a bearer credential */
+  keyPair: boolean;
+}
+
+type VariantName = 'plain' | 'tls' | 'key-pair' | 'tls+key-pair';
+
+function variantName(variant: Variant): VariantName {
+  if (variant.tls) return variant.keyPair ? 'tls+key-pair' : 'tls';
+  return variant.keyPair ? 'key-pair' : 'plain';
+}
+
 interface Options {
   devices: number[];
+  variants: Variant[];
+  /** measure only the connect phase of plain and tls+key-pair, and their ratios */
+  compare: boolean;
   reports: number;
   window: number;
   pacedRate: number;
@@ -121,12 +162,15 @@ interface Options {
 function parseOptions(): Options {
   const { values } = parseArgs({
     options: {
-      devices: { type: 'string', default: '10000,19000' },
+      devices: { type: 'string' },
       reports: { type: 'string', default: '100000' },
       window: { type: 'string', default: '5000' },
       'paced-rate': { type: 'string', default: '5000' },
       'paced-seconds': { type: 'string', default: '10' },
       concurrency: { type: 'string', default: '256' },
+      tls: { type: 'boolean', default: false },
+      'key-pair': { type: 'boolean', default: false },
+      compare: { type: 'boolean', default: false },
       'profile-dir': { type: 'string' },
       'control-plane': { type: 'string' },
     },
@@ -136,8 +180,20 @@ function parseOptions(): Options {
     if (!Number.isSafeInteger(n) || n <= 0) throw new Error(`--${flag} must be a positive integer, not "${text}"`);
     return n;
   };
+  const compare = values.compare;
+  if (compare && (values.tls || values['key-pair'])) {
+    throw new Error('--compare runs plain and --tls --key-pair itself; give neither with it');
+  }
+  const devices = values.devices ?? (compare ? '10000' : '10000,19000');
   return {
-    devices: values.devices.split(',').map((d) => positive(d.trim(), 'devices')),
+    devices: devices.split(',').map((d) => positive(d.trim(), 'devices')),
+    variants: compare
+      ? [
+          { tls: false, keyPair: false },
+          { tls: true, keyPair: true },
+        ]
+      : [{ tls: values.tls, keyPair: values['key-pair'] }],
+    compare,
     reports: positive(values.reports, 'reports'),
     window: positive(values.window, 'window'),
     pacedRate: positive(values['paced-rate'], 'paced-rate'),
@@ -152,15 +208,21 @@ function parseOptions(): Options {
 
 type Figure = (name: string, value: number, extra?: FigureOptions) => void;
 
-/** One JSON line per figure on stdout, like lib/report.ts's but carrying the fleet size `n`. */
-function figuresFor(n: number): Figure {
+/** One JSON line per figure on stdout, like lib/report.ts's but carrying the fleet size `n` and the variant. */
+function figuresFor(n: number, variant: string): Figure {
   return (name, value, extra = {}) => {
-    const line: Record<string, unknown> = { bench: 'fleet-connect', n, figure: name, value: roundTo3(value) };
+    const line: Record<string, unknown> = {
+      bench: 'fleet-connect',
+      n,
+      variant,
+      figure: name,
+      value: roundTo3(value),
+    };
     if (extra.goal !== undefined) {
       const met = meetsGoal(value, extra.goal);
       line['goal'] = extra.goal;
       line['met'] = met;
-      if (!met) missedGoals.push(`${name} (n=${n})`);
+      if (!met) missedGoals.push(`${name} (n=${n}, ${variant})`);
     }
     if (extra.unit !== undefined) line['unit'] = extra.unit;
     if (extra.samples !== undefined) line['samples'] = extra.samples;
@@ -174,20 +236,31 @@ function roundTo3(value: number): number {
 
 // ---- one fleet size -----------------------------------------------------------------------------------
 
-async function runFleet(n: number, dir: string): Promise<void> {
-  const figure = figuresFor(n);
+/** What the connect phase measured, for --compare. */
+interface ConnectFigures {
+  perSecond: number;
+  cpuMsPerDevice: number;
+}
+
+async function runFleet(n: number, variant: Variant, dir: string): Promise<ConnectFigures> {
+  const label = `n=${n} ${variantName(variant)}`;
+  const figure = figuresFor(n, variantName(variant));
+  const tls = variant.tls ? createThrowawayTls(dir) : undefined;
   const credentialsFile = join(dir, 'credentials.json');
   const seedStarted = performance.now();
-  writeFileSync(credentialsFile, JSON.stringify(await seedDevices(dir, n)));
-  report.progress(`n=${n}: seeded ${n} devices with credentials in ${seconds(seedStarted)} s`);
+  writeFileSync(credentialsFile, JSON.stringify(await seedDevices(dir, n, variant.keyPair)));
+  report.progress(
+    `${label}: seeded ${n} devices with ${variant.keyPair ? 'key pairs' : 'credentials'} in ${seconds(seedStarted)} s`,
+  );
 
-  const controlPlane = await startControlPlane(dir, n);
+  const controlPlane = await startControlPlane(dir, `${n}-${variantName(variant)}`, tls);
   let simulator: Simulator | undefined;
   try {
     const client = new shared.OutpostClient({
       server: controlPlane.url,
       apiKey: controlPlane.apiKey,
       userAgent: 'fleet-bench',
+      fetch: controlPlane.fetch,
     });
     const countConnected = async (): Promise<number> => {
       const page = await client.list(PARENT, 'devices', {
@@ -199,20 +272,21 @@ async function runFleet(n: number, dir: string): Promise<void> {
     };
     for (let i = 0; i < 5; i++) await countConnected(); // load the list path before the first memory reading
     const before = await controlPlane.settledMemory();
-    report.progress(`n=${n}: control plane pid ${controlPlane.pid}, VmRSS ${mib(before.vmRss)} before connecting`);
+    report.progress(`${label}: control plane pid ${controlPlane.pid}, VmRSS ${mib(before.vmRss)} before connecting`);
 
     simulator = await startSimulator();
-    await measureConnect(n, controlPlane, simulator, credentialsFile, countConnected, figure);
+    const connect = await measureConnect(n, label, controlPlane, simulator, credentialsFile, countConnected, figure);
 
     const after = await controlPlane.settledMemory();
     const fds = openFdsOf(controlPlane.pid);
     report.progress(
-      `n=${n}: VmRSS ${mib(after.vmRss)} with ${n} connected (heapUsed ${mib(before.heapUsed)} -> ${mib(after.heapUsed)}, ` +
+      `${label}: VmRSS ${mib(after.vmRss)} with ${n} connected (heapUsed ${mib(before.heapUsed)} -> ${mib(after.heapUsed)}, ` +
         `external ${mib(before.external)} -> ${mib(after.external)}), control plane fds ${fds}`,
     );
     figure('rss_per_device_bytes', (after.vmRss - before.vmRss) / n, { goal: '<=10240', unit: 'bytes' });
     figure('heap_per_device_bytes', (after.heapUsed - before.heapUsed) / n, { unit: 'bytes' });
     figure('control_plane_rss_bytes', after.vmRss, { unit: 'bytes' });
+    if (options.compare) return connect;
 
     const db = new Database(join(dir, 'outpost.db'), { readonly: true, fileMustExist: true });
     try {
@@ -222,6 +296,7 @@ async function runFleet(n: number, dir: string): Promise<void> {
     } finally {
       db.close();
     }
+    return connect;
   } finally {
     if (simulator) await simulator.stop();
     await controlPlane.stop();
@@ -230,15 +305,22 @@ async function runFleet(n: number, dir: string): Promise<void> {
 
 async function measureConnect(
   n: number,
+  label: string,
   controlPlane: ControlPlane,
   simulator: Simulator,
   credentialsFile: string,
   countConnected: () => Promise<number>,
   figure: Figure,
-): Promise<void> {
+): Promise<ConnectFigures> {
   const meter = startMeter(controlPlane.pid, simulator.pid);
   const started = performance.now();
-  simulator.send({ cmd: 'connect', server: controlPlane.url, credentialsFile, concurrency: options.concurrency });
+  simulator.send({
+    cmd: 'connect',
+    server: controlPlane.url,
+    credentialsFile,
+    concurrency: options.concurrency,
+    ...(controlPlane.caPem === undefined ? {} : { ca: controlPlane.caPem }),
+  });
   let connected = 0;
   let lastProgress = started;
   while (connected < n) {
@@ -258,7 +340,7 @@ async function measureConnect(
     if (performance.now() - lastProgress >= 2_000) {
       lastProgress = performance.now();
       report.progress(
-        `n=${n}: ${connected} CONNECTED after ${seconds(started)} s (simulator: ${simulator.lastConnecting?.welcomed ?? 0} welcomed)`,
+        `${label}: ${connected} CONNECTED after ${seconds(started)} s (simulator: ${simulator.lastConnecting?.welcomed ?? 0} welcomed)`,
       );
     }
   }
@@ -266,7 +348,7 @@ async function measureConnect(
   const cpu = meter.read();
   const linked = await withTimeout(simulator.connected, 30_000, 'the simulator confirming every link');
   report.progress(
-    `n=${n}: all ${n} CONNECTED after ${elapsed.toFixed(1)} s; simulator saw every welcome after ` +
+    `${label}: all ${n} CONNECTED after ${elapsed.toFixed(1)} s; simulator saw every welcome after ` +
       `${(linked.ms / 1000).toFixed(1)} s, ${linked.linkWarnings} link warnings, simulator fds ${linked.fds}, ` +
       `simulator RSS ${mib(linked.rssBytes)}; ${describeUsage(cpu)}`,
   );
@@ -277,6 +359,23 @@ async function measureConnect(
   figure('connect_per_cpu_second', n / cpu.controlPlane, { unit: 'devices/s' });
   if (cpu.stallPercent !== undefined) figure('connect_machine_cpu_stall_pct', cpu.stallPercent, { unit: '%' });
   figure('link_warnings', linked.linkWarnings, { goal: '=0' });
+  return { perSecond: n / elapsed, cpuMsPerDevice: (cpu.controlPlane * 1000) / n };
+}
+
+/** --compare: what TLS and key-pair authentication cost per connect, against plain WebSocket and credentials. */
+function compareConnects(n: number, plain: ConnectFigures | undefined, secured: ConnectFigures | undefined): void {
+  if (plain === undefined || secured === undefined) {
+    report.progress(`n=${n}: no comparison, a variant failed (see above)`);
+    return;
+  }
+  const figure = figuresFor(n, 'tls+key-pair/plain');
+  figure('connect_cpu_ratio', secured.cpuMsPerDevice / plain.cpuMsPerDevice, { goal: '<=2' });
+  figure('connect_rate_ratio', secured.perSecond / plain.perSecond);
+  report.progress(
+    `n=${n}: control-plane CPU per connect ${plain.cpuMsPerDevice.toFixed(3)} ms plain, ` +
+      `${secured.cpuMsPerDevice.toFixed(3)} ms with TLS and key pairs; connects/s ${plain.perSecond.toFixed(0)} plain, ` +
+      `${secured.perSecond.toFixed(0)} with TLS and key pairs`,
+  );
 }
 
 // ---- status reports -----------------------------------------------------------------------------------
@@ -416,26 +515,47 @@ function steadyRate(samples: readonly { at: number; writes: number }[]): number 
 
 // ---- seeding ------------------------------------------------------------------------------------------
 
-/** Creates n devices and a credential for each in `dir`/outpost.db with the real engine; returns the secrets. */
-async function seedDevices(dir: string, n: number): Promise<string[]> {
+/**
+ * Creates n devices in `dir`/outpost.db with the real engine, each with a credential or (keyPairs) a new key pair
+ * whose public half goes through the devices service's `:issueCredential` method; returns what the simulated
+ * devices authenticate with.
+ */
+async function seedDevices(dir: string, n: number, keyPairs: boolean): Promise<SimulatedIdentity[]> {
   const { openDatabase } = await import('../../control-plane/src/db/open-database.js');
   const { ResourceEngine } = await import('../../control-plane/src/resources/resource-engine.js');
   const { createDeviceService } = await import('../../control-plane/src/devices/device-service.js');
   const db = openDatabase(join(dir, 'outpost.db'));
   try {
     const engine = new ResourceEngine(db);
-    const { devices, credentials } = createDeviceService(engine, db);
-    const secrets: string[] = [];
+    const { devices, credentials, customMethods } = createDeviceService(engine, db);
+    const issueCredential = customMethods.find((method) => method.verb === 'issueCredential');
+    if (!issueCredential) throw new Error('the devices service has no :issueCredential method');
+    const unused = new AbortController().signal;
+    const identityOf = (device: string): SimulatedIdentity => {
+      if (!keyPairs) return credentials.issue(device);
+      const { publicKeyPem, privateKeyPem } = newDeviceKeyPair();
+      issueCredential.handle({
+        target: device,
+        body: { publicKey: publicKeyPem },
+        query: {},
+        principal: undefined,
+        authorization: undefined,
+        authorize: () => {}, // seeding is the administrator's own doing
+        signal: unused,
+      });
+      return { device, privateKeyPem };
+    };
+    const identities: SimulatedIdentity[] = [];
     for (let first = 0; first < n; first += SEED_BATCH) {
       engine.transaction(() => {
         for (let i = first; i < Math.min(first + SEED_BATCH, n); i++) {
           const name = `${PARENT}/devices/d-${String(i).padStart(6, '0')}`;
           devices.create({ parent: PARENT, resource: { name, displayName: `Bench device ${i}` } }, { system: true });
-          secrets.push(credentials.issue(name));
+          identities.push(identityOf(name));
         }
       });
     }
-    return secrets;
+    return identities;
   } finally {
     db.close();
   }
@@ -453,6 +573,10 @@ interface ControlPlane {
   pid: number;
   url: string;
   apiKey: string;
+  /** the throwaway CA's PEM when the server speaks TLS */
+  caPem?: string;
+  /** a fetch for its REST API (trusting that CA) */
+  fetch: typeof fetch;
   /** two full GCs (the preload's SIGUSR2 handler), then VmRSS and V8's numbers */
   settledMemory(): Promise<MemoryReading>;
   assertRunning(): void;
@@ -472,7 +596,8 @@ function memoryPreload(snapshotDir: string | undefined): string {
   return `data:text/javascript,${encodeURIComponent(source)}`;
 }
 
-async function startControlPlane(dir: string, n: number): Promise<ControlPlane> {
+/** The control plane on `dir`, serving https/wss with `tls`'s certificate when given; `run` names its CPU profile. */
+async function startControlPlane(dir: string, run: string, tls: ThrowawayTls | undefined): Promise<ControlPlane> {
   const port = await freePort();
   const apiKey = `fleet-bench-${randomBytes(16).toString('hex')}`;
   const profiling = options.profileDir;
@@ -483,7 +608,7 @@ async function startControlPlane(dir: string, n: number): Promise<ControlPlane> 
     '--import',
     memoryPreload(profiling),
     ...(profiling
-      ? ['--cpu-prof', '--cpu-prof-dir', profiling, '--cpu-prof-name', `control-plane-${n}.cpuprofile`]
+      ? ['--cpu-prof', '--cpu-prof-dir', profiling, '--cpu-prof-name', `control-plane-${run}.cpuprofile`]
       : []),
   ];
   const child = spawnWithMaxFiles(
@@ -493,6 +618,7 @@ async function startControlPlane(dir: string, n: number): Promise<ControlPlane> 
       options.controlPlaneMain,
       ...['--port', String(port), '--data-dir', dir, '--log-level', 'warn'],
       ...['--heartbeat-seconds', String(HEARTBEAT_SECONDS)],
+      ...(tls === undefined ? [] : ['--tls-cert', tls.certFile, '--tls-key', tls.keyFile]),
     ],
     { ...process.env, OUTPOST_ADMIN_KEY: apiKey },
   );
@@ -508,14 +634,16 @@ async function startControlPlane(dir: string, n: number): Promise<ControlPlane> 
     if (line.startsWith(MEMORY_LINE)) memoryWaiters.shift()?.(JSON.parse(line.slice(MEMORY_LINE.length)));
     else report.progress(`control plane stderr: ${line}`);
   });
-  const url = `http://127.0.0.1:${port}`;
+  const url = `${tls === undefined ? 'http' : 'https'}://127.0.0.1:${port}`;
+  const { fetchTrusting } = await import('../../control-plane/src/cli/trusted-ca.js');
+  const restFetch = tls === undefined ? fetch : fetchTrusting(tls.caPem);
   const assertRunning = (): void => {
     if (exit) throw new Error(exit);
   };
   const deadline = performance.now() + 30_000;
   for (;;) {
     assertRunning();
-    const healthy = await fetch(`${url}/healthz`).then(
+    const healthy = await restFetch(`${url}/healthz`).then(
       (res) => res.ok,
       () => false,
     );
@@ -533,6 +661,8 @@ async function startControlPlane(dir: string, n: number): Promise<ControlPlane> 
     pid,
     url,
     apiKey,
+    ...(tls === undefined ? {} : { caPem: tls.caPem }),
+    fetch: restFetch,
     assertRunning,
     async settledMemory() {
       await sleep(1_000); // the status writer flushes, sockets settle

@@ -1,11 +1,15 @@
 /**
  * The device side of the fleet-connect benchmark: one process holding N agent links, each the real `AgentLink`
- * of the droplet agent (agent/src/link/agent-link.ts) with a tiny hello and a fixed credential.
+ * of the droplet agent (agent/src/link/agent-link.ts) with a tiny hello and either a fixed bearer credential or
+ * a key pair, with which every connection attempt first signs a fresh server challenge (the agent's own
+ * signedChallengeToken, agent/src/identity/device-token.ts). With `ca`, the server is https/wss and the links
+ * trust only that CA (the agent's --ca-file).
  *
  * Driven by its parent (scripts/bench/fleet-connect.ts) through JSON lines: commands on stdin, events on
  * stdout (`SimulatorCommand` / `SimulatorEvent` below); problems go to stderr.
- *   connect  starts one link per credential, at most `concurrency` of them waiting for their welcome at once,
- *            and reports progress until every link is welcomed.
+ *   connect  starts one link per identity in `credentialsFile` (lib/simulated-identities.ts), at most
+ *            `concurrency` of them waiting for their welcome at once, and reports progress until every link is
+ *            welcomed.
  *   report   sends `total` status messages round-robin over the links (device i's k-th message carries
  *            seq k and deviceInfo.hardwareInformation.memory.totalBytes = k * markerUnit, so the parent counts
  *            what was stored; usage is the server's own, from metrics),
@@ -16,14 +20,19 @@
  * Run by the parent as `node --import tsx scripts/bench/fleet-simulator.ts` (after `npm run build`).
  */
 import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
 import { createInterface } from 'node:readline';
 import { pino } from 'pino';
 import type { AgentMessage } from '@outpost/shared';
+import { signedChallengeToken } from '../../agent/src/identity/device-token.js';
 import { AgentLink } from '../../agent/src/link/agent-link.js';
 import { openFileDescriptors } from './lib/process-stats.js';
+import { inMemoryDeviceKey, parseSimulatedIdentities } from './lib/simulated-identities.js';
+import type { SimulatedIdentity } from './lib/simulated-identities.js';
 
 export type SimulatorCommand =
-  | { cmd: 'connect'; server: string; credentialsFile: string; concurrency: number }
+  | { cmd: 'connect'; server: string; credentialsFile: string; concurrency: number; ca?: string }
   | { cmd: 'report'; total: number; markerUnit: number; perSecond?: number; allowance?: number }
   | { cmd: 'allow'; upTo: number }
   | { cmd: 'stop' };
@@ -62,6 +71,12 @@ const logger = pino(
   },
 );
 
+// Each simulated device stands for a machine of its own: the challenge requests the agent sends through the default
+// agents (agent/src/identity/post-json.ts) must neither share a kept-alive connection nor resume another
+// device's TLS session, or the server would be spared the handshakes a real fleet costs it.
+http.globalAgent = new http.Agent({ keepAlive: false });
+https.globalAgent = new https.Agent({ keepAlive: false, maxCachedSessions: 0 });
+
 const lines = createInterface({ input: process.stdin });
 lines.on('line', (line) => {
   if (line.trim() === '') return;
@@ -77,7 +92,12 @@ emit({ event: 'ready' });
 async function handle(command: SimulatorCommand): Promise<void> {
   switch (command.cmd) {
     case 'connect':
-      fleet = await connectAll(command.server, readCredentials(command.credentialsFile), command.concurrency);
+      fleet = await connectAll(
+        command.server,
+        parseSimulatedIdentities(readFileSync(command.credentialsFile, 'utf8'), command.credentialsFile),
+        command.concurrency,
+        command.ca,
+      );
       return;
     case 'report':
       if (!fleet) throw new Error('report before connect');
@@ -94,15 +114,19 @@ async function handle(command: SimulatorCommand): Promise<void> {
   }
 }
 
-function readCredentials(file: string): string[] {
-  const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
-  if (!Array.isArray(parsed) || !parsed.every((c) => typeof c === 'string')) {
-    throw new Error(`${file} must hold a JSON array of credentials`);
-  }
-  return parsed;
+/** What the link authenticates each connection attempt with, as the agent's deviceTokens does. */
+function credentialOf(identity: SimulatedIdentity, server: string, ca: string | undefined): () => Promise<string> {
+  if (typeof identity === 'string') return () => Promise.resolve(identity);
+  const key = inMemoryDeviceKey(identity);
+  return () => signedChallengeToken({ server, deviceName: identity.device, key, ...(ca === undefined ? {} : { ca }) });
 }
 
-async function connectAll(server: string, credentials: string[], concurrency: number): Promise<Fleet> {
+async function connectAll(
+  server: string,
+  identities: SimulatedIdentity[],
+  concurrency: number,
+  ca: string | undefined,
+): Promise<Fleet> {
   const started = performance.now();
   const links: AgentLink[] = [];
   let welcomed = 0;
@@ -112,11 +136,12 @@ async function connectAll(server: string, credentials: string[], concurrency: nu
     PROGRESS_EVERY_MS,
   );
 
-  for (const [i, secret] of credentials.entries()) {
+  for (const [i, identity] of identities.entries()) {
     while (links.length - welcomed >= concurrency) await new Promise<void>((resolve) => (wake = resolve));
     const link = new AgentLink({
       server,
-      credential: () => Promise.resolve(secret),
+      ...(ca === undefined ? {} : { security: { ca } }),
+      credential: credentialOf(identity, server, ca),
       hello: () => ({ agentVersion: 'fleet-simulator', bootId: `boot-${i}` }),
       logger,
     });
