@@ -177,6 +177,8 @@ export class NetworkConfigurator {
         `the link to the control plane did not come back within ${desired.graceSeconds} s of applying generation ` +
         `${generation}; restored the known-good configuration (${describe(restored)})`;
       this.options.logger.error({ generation }, error);
+      // at once: the link's backoff grew while the change kept it down, and would hold the report up to 30 s more
+      this.options.link.reconnect();
       await this.settle({
         ...base,
         phase: 'rolled-back',

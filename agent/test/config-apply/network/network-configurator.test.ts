@@ -146,6 +146,8 @@ describe('network configuration with a dead-man switch', () => {
         'the link to the control plane did not come back within 30 s of applying generation 4; restored the known-good configuration (generation 3)',
     });
     expect(d.commands.calls.map((argv) => argv.slice(1))).toEqual([['reload'], ['reload'], ['reload']]);
+    // one reconnect through each change, and one at once through the restored configuration
+    expect(d.link.reconnects).toBe(3);
     // the same spec again is not retried; a welcome now (the old network is back) changes nothing
     d.link.welcome();
     await d.configurator.setDesired(spec(WRONG_SUBNET, { networkConfigGraceSeconds: 30 }), 5);
