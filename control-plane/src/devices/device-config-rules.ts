@@ -1,4 +1,11 @@
-import { changedConfigFields, checkDeviceConfig, invalidArgument, problemText } from '@outpost/shared';
+import {
+  ProblemList,
+  changedConfigFields,
+  checkDeviceConfig,
+  checkUpdatePolicy,
+  invalidArgument,
+  problemText,
+} from '@outpost/shared';
 import type { DeviceSpec } from '@outpost/shared';
 import type { ResourceRules } from '../resources/resource-rules.js';
 import type { Doc } from '../resources/resource-table.js';
@@ -14,9 +21,21 @@ export const deviceConfigRules: ResourceRules = {
 };
 
 function refuseBadConfig(before: DeviceSpec | undefined, after: DeviceSpec | undefined): void {
-  const problems = checkDeviceConfig(after, changedConfigFields(before, after));
+  const problems = [
+    ...checkDeviceConfig(after, changedConfigFields(before, after)),
+    ...updatePolicyProblems(before, after),
+  ];
   if (problems.length > 0) throw invalidArgument(`invalid device: ${problems.map(problemText).join('; ')}`);
 }
 
 /** The engine has checked the document against the Device schema before its rules run. */
 const specOf = (doc: Doc): DeviceSpec | undefined => doc['spec'] as DeviceSpec | undefined;
+
+/** spec.updatePolicy's problems (cron schedules, durations, time zones) when a write changes it. */
+function updatePolicyProblems(before: DeviceSpec | undefined, after: DeviceSpec | undefined) {
+  const policy = after?.updatePolicy;
+  if (policy === undefined || JSON.stringify(before?.updatePolicy ?? null) === JSON.stringify(policy)) return [];
+  const problems = new ProblemList();
+  checkUpdatePolicy(policy, 'spec.updatePolicy', problems);
+  return problems.problems;
+}

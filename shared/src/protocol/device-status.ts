@@ -3,6 +3,7 @@ import { deviceTime, label, message } from './bounds.js';
 import { configurationStatusSchema } from './configuration-status.js';
 import { reportedDeviceInfoSchema } from './device-info.js';
 import { HOOK_NAMES, hookRunSchema } from './hooks.js';
+import { maintenanceStatusSchema } from './maintenance-status.js';
 import { osUpdateStatusSchema } from './os-update.js';
 
 export const CONDITION_STATUSES = ['True', 'False', 'Unknown'] as const;
@@ -40,6 +41,8 @@ export const reportedStatusSchema = z.object({
   hooks: z.array(hookRunSchema).max(HOOK_NAMES.length).optional(),
   /** the configuration parts the agent applies (network, ssh, proxy, logging); merged one level deep */
   configuration: configurationStatusSchema.optional(),
+  /** the maintenance window and the held update locks */
+  maintenance: maintenanceStatusSchema.optional(),
 });
 
 export type Condition = z.infer<typeof conditionSchema>;
@@ -58,6 +61,7 @@ export function mergeReportedStatus<S extends ReportedStatus>(stored: S, reporte
   if (reported.addresses !== undefined) merged.addresses = reported.addresses;
   if (reported.osUpdate !== undefined) merged.osUpdate = reported.osUpdate;
   if (reported.hooks !== undefined) merged.hooks = reported.hooks;
+  if (reported.maintenance !== undefined) merged.maintenance = reported.maintenance;
   if (reported.configuration !== undefined) {
     merged.configuration = { ...stored.configuration, ...reported.configuration };
   }

@@ -9,6 +9,7 @@ export * from './server-messages.js';
 export * from './parse.js';
 export * from './provisioning.js';
 export * from './os-update.js';
+export * from './maintenance-status.js';
 export * from './hooks.js';
 export * from './health-check-spec.js';
 export * from './workloads.js';

@@ -6,12 +6,14 @@ import {
   configurationStatusSchema,
   deviceInfoSchema,
   hookRunSchema,
+  maintenanceStatusSchema,
   metricsSampleSchema,
   osUpdateStatusSchema,
 } from '../../protocol/index.js';
 import type { ResourceDefinition } from '../definition.js';
 import { META_FILTER_FIELDS, MetaSchema } from '../meta.js';
 import { withOsReadyReason } from './os-ready-reason.js';
+import { updatePolicySchema } from './update-policy.js';
 
 export const CONNECTION_STATUSES = ['CONNECTION_STATUS_UNSPECIFIED', 'CONNECTED', 'DISCONNECTED'] as const;
 
@@ -92,6 +94,8 @@ export const deviceSpecSchema = z.object({
   disableDeviceDiscovery: z.boolean().optional(),
   /** health checks applied to this device by name (besides those selecting it by label) */
   healthChecks: z.array(z.string()).optional(),
+  /** maintenance windows: when an upgrade may switch slots and reboot (checked by checkUpdatePolicy when written) */
+  updatePolicy: updatePolicySchema.optional(),
 });
 
 /** What the device and the control plane report (output only). */
@@ -113,6 +117,8 @@ export const deviceStatusSchema = z.object({
   agent: z.object({ version: z.string(), bootId: z.string() }).partial().optional(),
   /** each configuration part the agent applies (network, ssh, proxy, logging): generations, source, last error */
   configuration: configurationStatusSchema.optional(),
+  /** the maintenance window (open now, next start) and the update locks held on the device */
+  maintenance: maintenanceStatusSchema.optional(),
 });
 
 export const DeviceSchema = z.object({

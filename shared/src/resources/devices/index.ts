@@ -1,2 +1,3 @@
 export * from './device.js';
 export { withOsReadyReason } from './os-ready-reason.js';
+export * from './update-policy.js';
