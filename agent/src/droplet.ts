@@ -39,6 +39,10 @@ import { channelServicesOnDemand } from './channel-services-on-demand.js';
 import { execaCommands } from './config-apply/command-runner.js';
 import type { SystemCommands } from './config-apply/command-runner.js';
 import { NetworkConfigurator } from './config-apply/network/network-configurator.js';
+import { LoggingConfigurator } from './config-apply/logging/logging-configurator.js';
+import { ProxyConfigurator } from './config-apply/proxy/proxy-configurator.js';
+import { connectVia } from './config-apply/proxy/proxy-route.js';
+import { SshConfigurator } from './config-apply/ssh/ssh-configurator.js';
 import { reporterSink } from './config-apply/status-sink.js';
 import { systemRoot } from './config-apply/system-root.js';
 
@@ -127,17 +131,33 @@ export async function startDroplet(options: DropletOptions): Promise<Droplet> {
     credentialFile: paths.credentialFile,
     ...(identity.credential === undefined ? {} : { fallbackCredential: identity.credential }),
     ...(options.security?.ca === undefined ? {} : { ca: options.security.ca }),
+    // the device's proxy (spec.proxyConfig), as the link's attempts go
+    connect: (target) => connectThroughProxy(target),
   });
   const link = new AgentLink({
     ...options.link,
     server: config.server,
     ...(options.security === undefined ? {} : { security: options.security }),
+    proxy: (target) => proxy.chooser(target),
     // a fresh signed challenge, or the credential file re-read, at every attempt (see deviceTokens)
     credential: deviceToken,
     hello: () => ({ agentVersion: options.agentVersion, bootId: options.bootId }),
     logger,
   });
   const reporter = new StatusReporter({ link });
+  // before the link starts: its first attempt goes through the proxy in force (a trial a restart cut is ended)
+  const proxy: ProxyConfigurator = new ProxyConfigurator({
+    deviceRoot: paths.deviceRoot,
+    link: {
+      isConnected: () => link.connected,
+      onWelcome: (listener) => link.onConnected(() => listener()),
+      reconnect: () => link.reconnect(),
+    },
+    sink: reporterSink(reporter),
+    logger,
+  });
+  await proxy.start().catch((err: unknown) => logger.error({ err }, 'cannot start the proxy configuration'));
+  const connectThroughProxy = connectVia(proxy.chooser);
   const power = options.power ?? systemctlPower();
   const hooks = agentHooks({
     deviceRoot: paths.deviceRoot,
@@ -173,6 +193,7 @@ export async function startDroplet(options: DropletOptions): Promise<Droplet> {
           reporter,
           server: config.server,
           ...(options.security?.ca === undefined ? {} : { ca: options.security.ca }),
+          connect: connectThroughProxy,
           credential: deviceToken,
           trustDirs: options.os.trustDirs,
           deviceType: config.deviceType,
@@ -209,10 +230,27 @@ export async function startDroplet(options: DropletOptions): Promise<Droplet> {
     logger,
   });
   await network.start().catch((err: unknown) => logger.error({ err }, 'cannot start the network configuration'));
+  const ssh = new SshConfigurator({
+    root: systemRoot(options.systemRoot),
+    deviceRoot: paths.deviceRoot,
+    commands: options.systemCommands ?? execaCommands(),
+    sink: reporterSink(reporter),
+    logger,
+  });
+  await ssh.start().catch((err: unknown) => logger.error({ err }, 'cannot start the SSH configuration'));
+  const logging = new LoggingConfigurator({
+    root: systemRoot(options.systemRoot),
+    deviceRoot: paths.deviceRoot,
+    commands: options.systemCommands ?? execaCommands(),
+    sink: reporterSink(reporter),
+    logger,
+  });
+  await logging.start().catch((err: unknown) => logger.error({ err }, 'cannot start the logging configuration'));
 
   const workloads = startWorkloads(link, paths.dataDir, lastDesired?.pods, logger, {
     ...options.workloads,
     workloadUser,
+    deviceEnv: () => proxy.environment(),
   });
   registerPowerCommands(link, { power, runShutdownHooks, logger });
   await removePartFilesLeftBehind(paths.dataDir, logger);
@@ -242,6 +280,7 @@ export async function startDroplet(options: DropletOptions): Promise<Droplet> {
     health.apply(device.healthChecks);
     // its failures are logged and reported by the configurator itself
     network.setDesired(device.spec, device.metadata.generation).catch(() => undefined);
+    for (const part of [proxy, ssh, logging]) part.setDesired(device.spec, device.metadata.generation).catch(() => {});
     persisted = persisted.catch(() => {}).then(() => writeJsonFileAtomic(paths.desiredDeviceFile, device));
     await persisted;
     logger.info(
@@ -285,6 +324,7 @@ export async function startDroplet(options: DropletOptions): Promise<Droplet> {
     workloads,
     async stop() {
       network.stop();
+      proxy.stop();
       await channels.stop();
       await workloads.stop();
       await osUpdater?.stop();

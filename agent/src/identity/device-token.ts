@@ -6,6 +6,7 @@ import {
   ApiError,
 } from '@outpost/shared';
 import type { DeviceKey } from '@outpost/shared';
+import type { ConnectVia } from '../config-apply/proxy/proxy-route.js';
 import { postJson } from './post-json.js';
 
 export interface DeviceProofRequest {
@@ -15,6 +16,8 @@ export interface DeviceProofRequest {
   key: DeviceKey;
   /** the --ca-file CA, for an https server */
   ca?: string;
+  /** how the challenge request is connected (through the device's proxy); default directly */
+  connect?: ConnectVia;
 }
 
 /**
@@ -24,7 +27,14 @@ export interface DeviceProofRequest {
 export async function signedChallengeToken(request: DeviceProofRequest): Promise<string> {
   const url = new URL(deviceChallengePath(request.deviceName), httpBase(request.server));
   const answer = deviceChallengeResponseSchema.safeParse(
-    await postJson(url, {}, request.ca === undefined ? {} : { ca: request.ca }),
+    await postJson(
+      url,
+      {},
+      {
+        ...(request.ca === undefined ? {} : { ca: request.ca }),
+        ...(request.connect === undefined ? {} : { connect: request.connect }),
+      },
+    ),
   );
   if (!answer.success)
     throw new ApiError('INTERNAL', `the server's challenge is not understood: ${answer.error.message}`);

@@ -1,5 +1,6 @@
 import { readFileDeviceKey } from '@outpost/shared';
 import { readCredential } from '../config/credential.js';
+import type { ConnectVia } from '../config-apply/proxy/proxy-route.js';
 import { signedChallengeToken } from './device-token.js';
 
 export interface DeviceTokensOptions {
@@ -12,6 +13,8 @@ export interface DeviceTokensOptions {
   /** the credential this start registered with, if the file cannot be read */
   fallbackCredential?: string;
   ca?: string;
+  /** how the challenge request is connected (through the device's proxy); default directly */
+  connect?: ConnectVia;
 }
 
 /**
@@ -28,6 +31,7 @@ export function deviceTokens(options: DeviceTokensOptions): () => Promise<string
         deviceName: options.deviceName,
         key,
         ...(options.ca === undefined ? {} : { ca: options.ca }),
+        ...(options.connect === undefined ? {} : { connect: options.connect }),
       });
     }
     const credential = (await readCredential(options.credentialFile)) ?? options.fallbackCredential;

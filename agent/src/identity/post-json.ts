@@ -2,6 +2,7 @@ import { request as httpRequest } from 'node:http';
 import type { IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { ApiError } from '@outpost/shared';
+import type { ConnectVia } from '../config-apply/proxy/proxy-route.js';
 
 export interface PostJsonOptions {
   /** the Authorization header, if any */
@@ -9,6 +10,8 @@ export interface PostJsonOptions {
   /** PEM of the CA certificates trusted for an https server (--ca-file), instead of the system's */
   ca?: string;
   timeoutMs?: number;
+  /** how the request is connected (through the device's proxy); default directly */
+  connect?: ConnectVia;
 }
 
 /** the answers these calls get (a challenge, a device name) are far below this */
@@ -40,6 +43,7 @@ export async function postJson(url: URL, body: unknown, options: PostJsonOptions
 
 function post(url: URL, body: string, options: PostJsonOptions): Promise<{ status: number; text: string }> {
   const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  const createConnection = options.connect?.(url);
   return new Promise((resolve, reject) => {
     const req = request(url, {
       method: 'POST',
@@ -50,6 +54,7 @@ function post(url: URL, body: string, options: PostJsonOptions): Promise<{ statu
       },
       signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
       ...(options.ca === undefined ? {} : { ca: options.ca }),
+      ...(createConnection === undefined ? {} : { createConnection }),
     });
     req.once('error', reject);
     req.once('response', (response: IncomingMessage) => {

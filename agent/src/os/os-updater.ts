@@ -1,5 +1,6 @@
 import type { DesiredDevice, ReportedStatus } from '@outpost/shared';
 import { withHttpScheme } from '../config/register-device.js';
+import type { ConnectVia } from '../config-apply/proxy/proxy-route.js';
 import { commitBlockers } from '../health/commit-gate.js';
 import type { CommitBlocker } from '../health/commit-gate.js';
 import { createBackoff } from '../link/backoff.js';
@@ -48,6 +49,8 @@ export interface OsUpdaterOptions {
   server: string;
   /** PEM of the CA certificates trusted for the server's image downloads (--ca-file), instead of the system's */
   ca?: string;
+  /** how image downloads are connected (through the device's proxy); default directly */
+  connect?: ConnectVia;
   /** the device credential, read before every download request */
   credential: () => Promise<string>;
   /** folders whose `*.pub` files are the trusted signing keys */
@@ -420,6 +423,7 @@ export class OsUpdater {
       ...(this.options.freeSpace === undefined ? {} : { freeSpace: this.options.freeSpace }),
       ...this.options.download,
       ...(this.options.ca === undefined ? {} : { ca: this.options.ca }),
+      ...(this.options.connect === undefined ? {} : { connect: this.options.connect }),
       onProgress: fetch.onProgress,
       onCheckpoint: fetch.onCheckpoint,
       onRetry: fetch.onRetry,

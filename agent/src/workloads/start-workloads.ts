@@ -1,3 +1,4 @@
+import type { EnvVar } from '@outpost/shared';
 import type { AgentLink } from '../link/agent-link.js';
 import type { Logger } from '../logging/logger.js';
 import { deviceRuntimes } from './device-runtimes.js';
@@ -13,6 +14,8 @@ export interface WorkloadOptions {
   tuning?: Partial<SupervisorTuning>;
   /** whom services run as; default the agent itself */
   workloadUser?: WorkloadUser;
+  /** the device's environment for pods started from now on (the proxy of spec.proxyConfig) */
+  deviceEnv?: () => EnvVar[];
 }
 
 export interface Workloads {
@@ -38,6 +41,7 @@ export function startWorkloads(
     logger,
     ...(options.tuning === undefined ? {} : { tuning: options.tuning }),
     ...(options.workloadUser === undefined ? {} : { workloadUser: options.workloadUser }),
+    ...(options.deviceEnv === undefined ? {} : { deviceEnv: options.deviceEnv }),
   });
   const stopReports = startPodStatusReports(link, manager);
   const stopCommands = registerPodCommands(link, manager);

@@ -19,6 +19,8 @@ export interface WorkloadManagerOptions {
   baseEnv?: EnvVar[];
   /** whom services run as; default the agent itself */
   workloadUser?: WorkloadUser;
+  /** added to baseEnv for each pod as it starts (the device's proxy: HTTP_PROXY, ...); a service's own env wins */
+  deviceEnv?: () => EnvVar[];
 }
 
 export interface PodReport {
@@ -130,7 +132,7 @@ export class WorkloadManager {
         workloadsDir: join(this.options.dataDir, 'workloads'),
         runtimes: this.options.runtimes,
         tuning: this.tuning,
-        baseEnv: this.baseEnv,
+        baseEnv: [...this.baseEnv, ...(this.options.deviceEnv?.() ?? [])],
         ...runAsOption((this.options.workloadUser ?? AGENT_ITSELF).runAs(pod.spec.runAsRoot === true)),
         onChange: () => this.notify(name),
         logger: this.options.logger,

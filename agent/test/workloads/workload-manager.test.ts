@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { DesiredPod, PodStatus, ServiceStatus } from '@outpost/shared';
+import type { DesiredPod, EnvVar, PodStatus, ServiceStatus } from '@outpost/shared';
 import { capturedLogger } from '../helpers/captured-logger.js';
 import { eventually } from '../helpers/eventually.js';
 import { useTempDirs } from '../helpers/temp-dir.js';
@@ -18,13 +18,14 @@ afterEach(async () => {
 const POD = 'projects/p/regions/r/pods/web';
 const TUNING = { restartInitialMs: 50, restartMaxMs: 200, stopGraceMs: 2000, stableAfterMs: 10_000 };
 
-async function manager(): Promise<{ workloads: WorkloadManager; dataDir: string }> {
+async function manager(deviceEnv?: () => EnvVar[]): Promise<{ workloads: WorkloadManager; dataDir: string }> {
   const dataDir = await tempDir();
   const workloads = new WorkloadManager({
     dataDir,
     runtimes: { process: processRuntime(), container: async () => undefined },
     logger: capturedLogger().logger,
     tuning: TUNING,
+    ...(deviceEnv === undefined ? {} : { deviceEnv }),
   });
   managers.push(workloads);
   return { workloads, dataDir };
@@ -95,6 +96,31 @@ describe('the workload manager (real processes)', () => {
     expect(web).toMatchObject({ state: 'RUNNING', restartCount: 1 });
     expect(web?.pid).not.toBe(webPid);
     expect(alive(webPid)).toBe(false);
+  });
+
+  it("gives pods the device's proxy environment as they start; a service's own env wins", async () => {
+    let proxy = 'http://proxy.lan:3128';
+    const { workloads, dataDir } = await manager(() => [
+      { name: 'HTTPS_PROXY', value: proxy },
+      { name: 'https_proxy', value: proxy },
+      { name: 'NO_PROXY', value: 'localhost' },
+    ]);
+    const echo = 'echo "$HTTPS_PROXY $https_proxy $NO_PROXY"; exec sleep 60';
+    await workloads.setDesired([
+      pod([
+        { name: 'web', command: ['sh', '-c', echo] },
+        { name: 'own', command: ['sh', '-c', echo], env: [{ name: 'NO_PROXY', value: '*' }] },
+      ]),
+    ]);
+    const log = (service: string): string =>
+      readFileSync(join(dataDir, 'workloads', podDirName(POD), `${service}.log`), 'utf8');
+    await until(() => expect(log('web')).toContain('http://proxy.lan:3128 http://proxy.lan:3128 localhost'));
+    await until(() => expect(log('own')).toContain('http://proxy.lan:3128 http://proxy.lan:3128 *'));
+
+    // a pod started after the proxy changed gets the new one
+    proxy = 'http://other.lan:8080';
+    await workloads.setDesired([pod([{ name: 'web', command: ['sh', '-c', echo] }], {}, 2)]);
+    await until(() => expect(log('web')).toContain('http://other.lan:8080 http://other.lan:8080 localhost'));
   });
 
   it('stopping a service ends everything it started (its process group)', async () => {

@@ -15,6 +15,15 @@ export function proxyFor(settings: ProxySettings, target: URL): URL | undefined 
   return bypassesProxy(settings.noProxy, target.hostname, port) ? undefined : proxy;
 }
 
+/** How a request to `target` is connected: through a proxy tunnel, or undefined for directly. */
+export type ConnectVia = (target: URL) => CreateConnection | undefined;
+
+/** The ConnectVia of a chooser. */
+export const connectVia =
+  (chooser: ProxyChooser): ConnectVia =>
+  (target) =>
+    proxiedConnection(chooser, target).createConnection;
+
 /**
  * The request options that send a request for `target` through the chosen proxy: `createConnection` opening a
  * CONNECT tunnel (TLS to the target inside it for https/wss), or nothing for a direct connection.

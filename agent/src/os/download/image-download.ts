@@ -11,6 +11,7 @@ import { finished } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createBackoff } from '../../link/backoff.js';
 import type { BackoffPolicy } from '../../link/backoff.js';
+import type { ConnectVia } from '../../config-apply/proxy/proxy-route.js';
 import type { SlotTarget } from '../boot/slot-target.js';
 import { ArtifactError } from './artifact-error.js';
 import { statfsFreeSpace } from './free-space.js';
@@ -41,6 +42,8 @@ export interface ImageDownload {
   backoff?: BackoffPolicy;
   /** PEM of the CA certificates trusted for an https server (--ca-file), instead of the system's */
   ca?: string;
+  /** how a request is connected (through the device's proxy); default directly */
+  connect?: ConnectVia;
 }
 
 /** The state of one download: the slot prefix written and its hash. */
@@ -265,6 +268,7 @@ function checkDeclaredSize(declared: number, size: number): void {
 
 function get(download: ImageDownload, headers: OutgoingHttpHeaders): Promise<IncomingMessage> {
   const { url, signal, ca } = download;
+  const createConnection = download.connect?.(url);
   const idleTimeoutMs = download.idleTimeoutMs ?? 30_000;
   const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
@@ -273,6 +277,7 @@ function get(download: ImageDownload, headers: OutgoingHttpHeaders): Promise<Inc
       headers,
       ...(signal === undefined ? {} : { signal }),
       ...(ca === undefined ? {} : { ca }),
+      ...(createConnection === undefined ? {} : { createConnection }),
     });
     req.setTimeout(idleTimeoutMs, () =>
       req.destroy(new Error(`no data from the server for ${idleTimeoutMs / 1000} s`)),
