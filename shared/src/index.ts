@@ -9,3 +9,4 @@ export * from './files/atomic-file.js';
 export * from './identity/index.js';
 export * from './channels/index.js';
 export * from './netconfig/index.js';
+export * from './rollout/index.js';

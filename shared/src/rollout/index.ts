@@ -1,0 +1,15 @@
+export * from './device-record.js';
+export * from './device-state.js';
+export * from './duration.js';
+export * from './failure-budget.js';
+export * from './preflight.js';
+export * from './rollout-api.js';
+export * from './rollout-driver.js';
+export * from './seeded-order.js';
+export * from './semver.js';
+export * from './wave-labels.js';
+export * from './wave-plan.js';
+export * from './wave-tally.js';
+export * from './wave-verdict.js';
+export * from './watched-devices.js';
+export { WatchFeed } from './watch-feed.js';
