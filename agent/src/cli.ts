@@ -64,6 +64,11 @@ async function main(): Promise<void> {
     const { restoreConfigCommand } = await import('./config-apply/restore-config-command.js');
     process.exit(await restoreConfigCommand(process.argv.slice(3)));
   }
+  // `droplet lock acquire|release|list`: update locks a workload holds (see locks/lock-command.ts)
+  if (process.argv[2] === 'lock') {
+    const { lockCommand } = await import('./locks/lock-command.js');
+    process.exit(await lockCommand(process.argv.slice(3)));
+  }
   // `droplet enroll-key --device-root D`: from a bearer credential to a key pair (see identity/enroll-key-command.ts)
   if (process.argv[2] === 'enroll-key') {
     const { enrollKeyCommand } = await import('./identity/enroll-key-command.js');
