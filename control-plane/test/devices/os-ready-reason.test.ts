@@ -36,7 +36,7 @@ const osReady = (reason: string): Doc => ({
 });
 
 const names = (devices: ResourceHandle, filter: string): string[] =>
-  listResources(devices, { parent: PARENT, filter }).items.map((d) => String(d['name']).split('/').pop());
+  listResources(devices, { parent: PARENT, filter }).items.map((d) => String(d['name']).split('/').pop() ?? '');
 
 function createDevices(devices: ResourceHandle, ids: readonly string[]): void {
   for (const id of ids) devices.create({ parent: PARENT, resource: { name: `${PARENT}/devices/${id}` } });
