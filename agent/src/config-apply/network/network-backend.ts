@@ -41,7 +41,7 @@ export async function networkBackend(root: SystemRoot, commands: SystemCommands)
   }
   return {
     name: 'networkd',
-    render: (config) => (config === undefined ? { ok: true, files: [] } : renderNetworkd(config.network)),
+    render: (config) => (config === undefined ? { ok: true, files: [] } : renderNetworkd(config)),
     ownedFiles: async () => {
       let names: string[];
       try {

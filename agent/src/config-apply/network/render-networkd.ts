@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import type { NetplanNetwork, Route } from './netplan-model.js';
+import type { NetplanCommon, NetplanConfig, NetplanRoute } from './netplan-model.js';
 import type { Rendered, RenderedFile } from './rendered-files.js';
 
 export const NETWORKD_DIR = '/etc/systemd/network';
@@ -9,92 +9,89 @@ export const NETWORKD_DIR = '/etc/systemd/network';
  */
 export const NETWORKD_PREFIX = '05-outpost-';
 
-type Settings = NonNullable<NetplanNetwork['ethernets']>[string] &
-  Partial<Pick<NonNullable<NetplanNetwork['vlans']>[string], 'id' | 'link'>>;
-
 /** The same netplan model as systemd-networkd .network/.netdev files (wifis need netplan). */
-export function renderNetworkd(network: NetplanNetwork): Rendered {
-  if (Object.keys(network.wifis ?? {}).length > 0) {
+export function renderNetworkd(config: NetplanConfig): Rendered {
+  if (config.wifis.length > 0) {
     return { ok: false, error: 'wifis need netplan, which is not installed on this device' };
   }
   const memberOf = new Map<string, { kind: 'Bond' | 'Bridge'; id: string }>();
-  for (const [id, bond] of Object.entries(network.bonds ?? {})) {
-    for (const member of bond.interfaces ?? []) memberOf.set(member, { kind: 'Bond', id });
+  for (const bond of config.bonds) {
+    for (const member of bond.interfaces) memberOf.set(member, { kind: 'Bond', id: bond.id });
   }
-  for (const [id, bridge] of Object.entries(network.bridges ?? {})) {
-    for (const member of bridge.interfaces ?? []) memberOf.set(member, { kind: 'Bridge', id });
+  for (const bridge of config.bridges) {
+    for (const member of bridge.interfaces) memberOf.set(member, { kind: 'Bridge', id: bridge.id });
   }
   const vlansOn = new Map<string, string[]>();
-  for (const [id, vlan] of Object.entries(network.vlans ?? {}))
-    vlansOn.set(vlan.link, [...(vlansOn.get(vlan.link) ?? []), id]);
+  for (const vlan of config.vlans) vlansOn.set(vlan.link, [...(vlansOn.get(vlan.link) ?? []), vlan.id]);
 
   const files: RenderedFile[] = [];
-  const network_ = (id: string, settings: Settings, match: string[]): void => {
+  const network_ = (settings: NetplanCommon, match: string[]): void => {
+    const member = memberOf.get(settings.id);
     const extra = [
-      ...(memberOf.has(id) ? [`${memberOf.get(id)?.kind}=${memberOf.get(id)?.id}`] : []),
-      ...(vlansOn.get(id) ?? []).map((vlan) => `VLAN=${vlan}`),
+      ...(member === undefined ? [] : [`${member.kind}=${member.id}`]),
+      ...(vlansOn.get(settings.id) ?? []).map((vlan) => `VLAN=${vlan}`),
     ];
-    files.push(file(`${id}.network`, networkFile(settings, match, extra)));
+    files.push(file(`${settings.id}.network`, networkFile(settings, match, extra)));
   };
-  for (const [id, ethernet] of Object.entries(network.ethernets ?? {})) {
+  for (const ethernet of config.ethernets) {
     const match =
       ethernet.match === undefined
-        ? [`Name=${id}`]
+        ? [`Name=${ethernet.id}`]
         : [
             ...(ethernet.match.name === undefined ? [] : [`Name=${ethernet.match.name}`]),
             ...(ethernet.match.macaddress === undefined ? [] : [`MACAddress=${ethernet.match.macaddress}`]),
           ];
-    network_(id, ethernet, match.length > 0 ? match : [`Name=${id}`]);
+    network_(ethernet, match.length > 0 ? match : [`Name=${ethernet.id}`]);
   }
-  for (const [id, bond] of Object.entries(network.bonds ?? {})) {
-    const parameters = bond.parameters ?? {};
+  for (const bond of config.bonds) {
+    const { parameters } = bond;
     files.push(
-      file(`${id}.netdev`, [
+      file(`${bond.id}.netdev`, [
         '[NetDev]',
-        `Name=${id}`,
+        `Name=${bond.id}`,
         'Kind=bond',
         '',
         '[Bond]',
         ...(parameters.mode === undefined ? [] : [`Mode=${parameters.mode}`]),
-        ...(parameters['mii-monitor-interval'] === undefined
-          ? []
-          : [`MIIMonitorSec=${parameters['mii-monitor-interval']}ms`]),
+        ...(parameters.miiMonitorInterval === undefined ? [] : [`MIIMonitorSec=${parameters.miiMonitorInterval}ms`]),
       ]),
     );
-    network_(id, bond, [`Name=${id}`]);
+    network_(bond, [`Name=${bond.id}`]);
   }
-  for (const [id, bridge] of Object.entries(network.bridges ?? {})) {
-    const stp = bridge.parameters?.stp;
+  for (const bridge of config.bridges) {
+    const { stp } = bridge.parameters;
     files.push(
-      file(`${id}.netdev`, [
+      file(`${bridge.id}.netdev`, [
         '[NetDev]',
-        `Name=${id}`,
+        `Name=${bridge.id}`,
         'Kind=bridge',
         ...(stp === undefined ? [] : ['', '[Bridge]', `STP=${yesNo(stp)}`]),
       ]),
     );
-    network_(id, bridge, [`Name=${id}`]);
+    network_(bridge, [`Name=${bridge.id}`]);
   }
-  for (const [id, vlan] of Object.entries(network.vlans ?? {})) {
-    files.push(file(`${id}.netdev`, ['[NetDev]', `Name=${id}`, 'Kind=vlan', '', '[VLAN]', `Id=${vlan.id}`]));
-    network_(id, vlan, [`Name=${id}`]);
+  for (const vlan of config.vlans) {
+    files.push(
+      file(`${vlan.id}.netdev`, ['[NetDev]', `Name=${vlan.id}`, 'Kind=vlan', '', '[VLAN]', `Id=${vlan.vlanId}`]),
+    );
+    network_(vlan, [`Name=${vlan.id}`]);
   }
   // a bond's `primary` is a setting of the member's .network
-  for (const bond of Object.values(network.bonds ?? {})) {
-    const primary = bond.parameters?.primary;
+  for (const bond of config.bonds) {
+    const primary = bond.parameters.primary;
     const member = files.find((candidate) => candidate.path === `${NETWORKD_DIR}/${NETWORKD_PREFIX}${primary}.network`);
     if (member !== undefined) member.content = member.content.replace(/^(Bond=.*)$/m, '$1\nPrimarySlave=yes');
   }
   return { ok: true, files };
 }
 
-function networkFile(settings: Settings, match: string[], extra: string[]): string[] {
+function networkFile(settings: NetplanCommon, match: string[], extra: string[]): string[] {
   const link = [
     ...(settings.mtu === undefined ? [] : [`MTUBytes=${settings.mtu}`]),
     ...(settings.macaddress === undefined ? [] : [`MACAddress=${settings.macaddress}`]),
     ...(settings.optional === true ? ['RequiredForOnline=no'] : []),
   ];
-  const nameservers = settings.nameservers ?? {};
+  const nameservers = settings.nameservers ?? { addresses: [], search: [] };
   const lines = [
     '[Match]',
     ...match,
@@ -105,20 +102,18 @@ function networkFile(settings: Settings, match: string[], extra: string[]): stri
     // netplan's default: no IPv6 router advertisements unless dhcp6 (keeps both renderers equal)
     `IPv6AcceptRA=${yesNo(settings.dhcp6 === true)}`,
     'LinkLocalAddressing=ipv6',
-    ...(settings.addresses ?? []).map((address) => `Address=${address}`),
+    ...settings.addresses.map((address) => `Address=${address}`),
     ...(settings.gateway4 === undefined ? [] : [`Gateway=${settings.gateway4}`]),
     ...(settings.gateway6 === undefined ? [] : [`Gateway=${settings.gateway6}`]),
-    ...(nameservers.addresses ?? []).map((address) => `DNS=${address}`),
-    ...(nameservers.search === undefined || nameservers.search.length === 0
-      ? []
-      : [`Domains=${nameservers.search.join(' ')}`]),
+    ...nameservers.addresses.map((address) => `DNS=${address}`),
+    ...(nameservers.search.length === 0 ? [] : [`Domains=${nameservers.search.join(' ')}`]),
     ...extra,
   ];
-  for (const route of settings.routes ?? []) lines.push('', ...routeSection(route));
+  for (const route of settings.routes) lines.push('', ...routeSection(route));
   return lines;
 }
 
-function routeSection(route: Route): string[] {
+function routeSection(route: NetplanRoute): string[] {
   const family = route.via === undefined ? 4 : isIP(route.via);
   const destination = route.to === 'default' ? (family === 6 ? '::/0' : '0.0.0.0/0') : route.to;
   return [
@@ -126,7 +121,7 @@ function routeSection(route: Route): string[] {
     `Destination=${destination}`,
     ...(route.via === undefined ? [] : [`Gateway=${route.via}`]),
     ...(route.metric === undefined ? [] : [`Metric=${route.metric}`]),
-    ...(route['on-link'] === true ? ['GatewayOnLink=yes'] : []),
+    ...(route.onLink === true ? ['GatewayOnLink=yes'] : []),
   ];
 }
 

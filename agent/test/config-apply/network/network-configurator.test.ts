@@ -206,7 +206,7 @@ describe('network configuration with a dead-man switch', () => {
       status: 'False',
       reason: 'Failed',
       message:
-        'netplanYamlConfig.network.ethernets.eth0.addresses.0: must be an address with a prefix length (CIDR), e.g. 192.168.1.10/24',
+        'netplanYamlConfig.network.ethernets.eth0.addresses[0]: "not-an-ip" is not a CIDR address such as "10.0.0.1/24"',
     });
     expect(d.last()).toMatchObject({ desiredGeneration: 2, source: 'factory' });
     expect(d.last().appliedGeneration).toBeUndefined();
