@@ -24,6 +24,9 @@ import { LOG_LEVELS, createLogger } from './logging/logger.js';
 import { deviceInfoFromFacts } from './metrics/device-info.js';
 import { systemFacts } from './metrics/system-facts.js';
 import { readAgentVersion } from './runtime-facts.js';
+import { installFreezeHook } from './systemd-notify/freeze-hook.js';
+import { forgetNotifySettings } from './systemd-notify/notify-settings.js';
+import { systemdNotifier } from './systemd-notify/systemd-notifier.js';
 
 /** EX_CONFIG: a problem retrying cannot fix; droplet.service does not restart on it. */
 const EXIT_CONFIG = 78;
@@ -83,6 +86,13 @@ async function main(): Promise<void> {
   const stopSignals = ['SIGTERM', 'SIGINT'] as const;
   for (const signal of stopSignals) process.once(signal, () => shutdown.abort());
   process.on('unhandledRejection', (err) => logger.error({ err }, 'unhandled rejection'));
+  // ready as soon as the agent runs: registering and the on-boot hook may take long, and wait without blocking
+  // the event loop, which is what the watchdog checks from now on
+  const systemd = systemdNotifier({ env: process.env, pid: process.pid, logger });
+  forgetNotifySettings(process.env);
+  installFreezeHook(process.env, (message) => logger.warn(message));
+  systemd.ready(`droplet ${agentVersion} starting`);
+  shutdown.signal.addEventListener('abort', () => systemd.stopping());
 
   const managesOs = (cli.bootBackend ?? 'none') !== 'none';
   const registeredDeviceType =
@@ -141,6 +151,7 @@ async function main(): Promise<void> {
         ? {}
         : { os: osOptions(cli, device.backend, device.volatileDir, bootBackend, testHooks) }),
     });
+    systemd.status(`droplet ${agentVersion} running as ${identity.config.deviceName}`);
     const outcome = await Promise.race([stopped, device.powerEvent]);
     logger.info(
       outcome === 'stop' ? 'stopping' : `the simulated device ${outcome === 'reboot' ? 'reboots' : 'powers off'}`,
