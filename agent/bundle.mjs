@@ -2,7 +2,7 @@
  * Bundles the droplet agent after tsc has checked it: src/main.ts and everything it imports (our code,
  * @outpost/shared as built in shared/dist, the npm packages) become dist/main.js, replacing tsc's, plus
  * dist/chunks/ for what is imported on demand (the agent proper after main.ts has set V8's flags, file transfer,
- * the debug bundle, execa, ...). `npm run build` runs it; dist/main.js is what the droplet command and every
+ * the debug bundle, execa, ...), and dist/inventory-collector.js, the inventory collector's own program. `npm run build` runs it; dist/main.js is what the droplet command and every
  * installation run.
  *
  * Why: an idle agent is mostly the code it loaded. One tree-shaken, minified program instead of ~500 modules
@@ -19,7 +19,12 @@ const dist = join(agent, 'dist');
 
 await rm(join(dist, 'chunks'), { recursive: true, force: true });
 await build({
-  entryPoints: { main: join(agent, 'src', 'main.ts') },
+  // the inventory collector is a program of its own: a short-lived child process that loads systeminformation,
+  // so the library never enters the agent's memory (src/metrics/inventory/collect-inventory.ts)
+  entryPoints: {
+    main: join(agent, 'src', 'main.ts'),
+    'inventory-collector': join(agent, 'src', 'metrics', 'inventory', 'collector-main.ts'),
+  },
   outdir: dist,
   chunkNames: 'chunks/[name]-[hash]',
   bundle: true,

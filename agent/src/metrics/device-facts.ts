@@ -174,7 +174,7 @@ export async function readDisks(sysBlock = '/sys/block'): Promise<DiskFacts[]> {
 }
 
 /** Firmware fills unknown DMI strings with placeholders. */
-function withoutPlaceholder(value: string): string {
+export function withoutPlaceholder(value: string): string {
   return /^(to be filled by o\.e\.m\.|default string|not specified|not applicable|none|system manufacturer|system product name|system version|system serial number|0+)$/i.test(
     value,
   )

@@ -16,7 +16,7 @@ export function deviceInfoFromFacts(
   const networkInterfaces = interfacesOf(facts);
   const deviceInfo: DeviceInfo = {
     architecture: architectureOf(facts.os?.arch ?? process.arch),
-    hardware: /raspberry/i.test(facts.system?.model ?? '') ? 'raspberrypi' : 'generic',
+    hardware: hardwareOf(facts.system?.model ?? ''),
     operatingSystem: facts.os?.platform === 'linux' || facts.os === undefined ? 'Linux' : facts.os.platform,
     hardwareInformation: {
       system: {
@@ -76,7 +76,7 @@ function interfacesOf(facts: DeviceFacts): Record<string, NetworkInterface> {
 }
 
 /** status.addresses: every non-link-local address of every non-loopback interface. */
-function addressesOf(interfaces: Record<string, NetworkInterface>): Address[] {
+export function addressesOf(interfaces: Record<string, NetworkInterface>): Address[] {
   return Object.values(interfaces).flatMap((nic) =>
     [...(nic.ipAddressV4 ?? []), ...(nic.ipAddressV6 ?? []).filter((a) => !a.toLowerCase().startsWith('fe80:'))].map(
       (address): Address => ({ address, type: 'InternalIP' }),
@@ -84,13 +84,17 @@ function addressesOf(interfaces: Record<string, NetworkInterface>): Address[] {
   );
 }
 
-function managedFeatures(managesOs: boolean): ManagedFeatures {
+export function managedFeatures(managesOs: boolean): ManagedFeatures {
   return { os: managesOs, osUpgrade: managesOs };
 }
 
 const ARCHITECTURES: Readonly<Record<string, string>> = { x64: 'amd64', arm64: 'arm64', arm: 'arm', ia32: '386' };
 
-const architectureOf = (arch: string): string => ARCHITECTURES[arch] ?? arch;
+/** node's (and systeminformation's) architecture names as Debian's: x64 -> amd64. */
+export const architectureOf = (arch: string): string => ARCHITECTURES[arch] ?? arch;
+
+/** `raspberrypi` or `generic`, from the system's model. */
+export const hardwareOf = (model: string): string => (/raspberry/i.test(model) ? 'raspberrypi' : 'generic');
 
 /** Unknown values may arrive as '-' or firmware placeholders. */
 function meaningful(value: string | undefined): string {

@@ -2,6 +2,9 @@ import { loadavg, networkInterfaces, uptime } from 'node:os';
 import type { NetworkInterfaceInfo } from 'node:os';
 import { readBios, readCpu, readDisks, readOsRelease, readSystem } from './device-facts.js';
 import type { BiosFacts, CpuFacts, DiskFacts, OsFacts, SystemModelFacts } from './device-facts.js';
+import { collectInventory, defaultCollectorCommand } from './inventory/collect-inventory.js';
+import type { CollectorCommand } from './inventory/collect-inventory.js';
+import type { InventoryDeviceInfo } from './inventory/inventory-from-system-information.js';
 import { cpuLoadMeter, readFilesystems, readMemory, readTemperature } from './usage-facts.js';
 import type { FilesystemFacts, MemoryFacts } from './usage-facts.js';
 
@@ -31,17 +34,31 @@ export interface UsageFacts {
 export interface SystemFactsSource {
   deviceFacts(): Promise<DeviceFacts>;
   usageFacts(): Promise<UsageFacts>;
+  /**
+   * The full inventory (systeminformation, in a short-lived collector process); absent where the source has
+   * none, and then device info comes from deviceFacts alone.
+   */
+  inventory?(): Promise<InventoryDeviceInfo>;
+}
+
+export interface SystemFactsOptions {
+  /** how to start the inventory collector; default the one beside this code (see defaultCollectorCommand) */
+  collector?: CollectorCommand;
 }
 
 /**
- * Reads the machine's facts from /proc, /sys, /etc/os-release and node:os: no child processes and no
- * system-information library (a library reading everything costs an idle agent ~18 MiB and several
- * processes a minute). A fact that cannot be read is left out. The CPU load is measured between two samples,
- * so one source is kept for the life of the agent.
+ * Reads the usage metrics and the quick device facts from /proc, /sys, /etc/os-release and node:os, in the
+ * agent's own process, with no child processes: a library reading them every minute would cost an idle agent
+ * ~18 MiB and several processes a minute. The full inventory comes from systeminformation in a collector
+ * process that exits once it has answered (inventory/), so the library never stays resident. A fact that cannot
+ * be read is left out. The CPU load is measured between two samples, so one source is kept for the life of the
+ * agent.
  */
-export function systemFacts(): SystemFactsSource {
+export function systemFacts(options: SystemFactsOptions = {}): SystemFactsSource {
   const cpuLoad = cpuLoadMeter();
+  const collector = options.collector ?? defaultCollectorCommand();
   return {
+    ...(collector === undefined ? {} : { inventory: () => collectInventory({ command: collector }) }),
     async deviceFacts() {
       const [os, system, cpu, disks, bios] = await Promise.all([
         optional(readOsRelease()),

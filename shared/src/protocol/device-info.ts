@@ -4,17 +4,67 @@ import { boundedRecord, byteCount, label, percent, text } from './bounds.js';
 // Every member is optional, as in the proto3 JSON this mirrors: a record may hold partial information
 // (an agent that cannot read a fact leaves it out; a device created through the API has none yet).
 
+/**
+ * °C a sensor can read: from absolute zero to well past any chip's limit, so that a sensor's odd code (255) does
+ * not cost the device its whole sample.
+ */
+export const temperatureCelsius = z.number().min(-273.15).max(1000);
+
 export const systemInformationSchema = z.object({
   manufacturer: text.optional(),
   productName: text.optional(),
   version: text.optional(),
   serialNumber: text.optional(),
+  /** the SMBIOS UUID, chassis type and SKU (reference.md: system.configuration) */
+  configuration: z
+    .object({ chassis: label.optional(), uuid: label.optional(), skuNumber: label.optional() })
+    .optional(),
+  /** a virtual machine or container, as far as the device can tell */
+  virtual: z.boolean().optional(),
+  /** the hypervisor or container runtime of a virtual device, e.g. `KVM` */
+  virtualHost: label.optional(),
+});
+
+/** The mainboard (DMI baseboard; empty on boards without DMI). */
+export const baseboardInformationSchema = z.object({
+  manufacturer: text.optional(),
+  model: text.optional(),
+  version: text.optional(),
+  serialNumber: text.optional(),
+  /** how much memory the board takes, and in how many slots */
+  memoryMaxBytes: byteCount.optional(),
+  memorySlots: z.int().min(0).max(65_536).optional(),
 });
 
 export const cpuInformationSchema = z.object({
   model: text.optional(),
   cores: z.int().min(0).max(65_536).optional(),
   speedGHz: z.number().min(0).max(1000).optional(),
+  physicalCores: z.int().min(0).max(65_536).optional(),
+  /** sockets */
+  processors: z.int().min(0).max(1024).optional(),
+});
+
+/** One memory module (or, where the firmware tells nothing, the whole memory as one bank). */
+export const memoryModuleSchema = z.object({
+  sizeBytes: byteCount.optional(),
+  bank: label.optional(),
+  /** DDR4, LPDDR4, ... */
+  type: label.optional(),
+  clockSpeedMHz: z.number().min(0).max(1_000_000).optional(),
+  formFactor: label.optional(),
+  partNumber: label.optional(),
+  serialNumber: label.optional(),
+});
+
+export const partitionInformationSchema = z.object({
+  /** e.g. `sda1` */
+  name: label.optional(),
+  sizeBytes: byteCount.optional(),
+  fsType: label.optional(),
+  mountpoint: text.optional(),
+  label: label.optional(),
+  uuid: label.optional(),
 });
 
 export const diskInformationSchema = z.object({
@@ -22,6 +72,22 @@ export const diskInformationSchema = z.object({
   type: label.optional(),
   sizeBytes: byteCount.optional(),
   model: text.optional(),
+  vendor: text.optional(),
+  serialNumber: text.optional(),
+  /** SATA, NVMe, USB, ... */
+  interfaceType: label.optional(),
+  removable: z.boolean().optional(),
+  partitions: z.array(partitionInformationSchema).max(1024).optional(),
+});
+
+/** A mounted file system (its usage comes with the metrics, in usage.storage). */
+export const fileSystemInformationSchema = z.object({
+  /** the device or source, e.g. `/dev/sda1` */
+  device: text.optional(),
+  type: label.optional(),
+  mount: text.optional(),
+  sizeBytes: byteCount.optional(),
+  readOnly: z.boolean().optional(),
 });
 
 export const biosInformationSchema = z.object({
@@ -33,9 +99,22 @@ export const biosInformationSchema = z.object({
 export const hardwareInformationSchema = z.object({
   system: systemInformationSchema.optional(),
   cpu: cpuInformationSchema.optional(),
-  memory: z.object({ totalBytes: byteCount.optional() }).optional(),
+  baseboard: baseboardInformationSchema.optional(),
+  memory: z
+    .object({ totalBytes: byteCount.optional(), modules: z.array(memoryModuleSchema).max(1024).optional() })
+    .optional(),
   disks: z.array(diskInformationSchema).max(1024).optional(),
+  fileSystems: z.array(fileSystemInformationSchema).max(1024).optional(),
   bios: biosInformationSchema.optional(),
+  /** the sensors as the inventory last read them (the current reading is usage.temperatureCelsius) */
+  temperature: z
+    .object({
+      mainCelsius: temperatureCelsius.optional(),
+      maxCelsius: temperatureCelsius.optional(),
+      coresCelsius: z.array(temperatureCelsius).max(65_536).optional(),
+      chipsetCelsius: temperatureCelsius.optional(),
+    })
+    .optional(),
 });
 
 export const networkInterfaceSchema = z.object({
@@ -43,6 +122,14 @@ export const networkInterfaceSchema = z.object({
   ipAddressV4: z.array(label).max(1024).optional(),
   ipAddressV6: z.array(label).max(1024).optional(),
   mac: label.optional(),
+  /** `wired`, `wireless` or `virtual` */
+  type: label.optional(),
+  /** the kernel's operstate: `up`, `down`, ... */
+  operState: label.optional(),
+  mtu: z.int().min(0).max(1_000_000).optional(),
+  speedMbps: z.number().min(0).max(10_000_000).optional(),
+  /** holds the default route */
+  isDefault: z.boolean().optional(),
 });
 
 export const storageUsageSchema = z
@@ -52,12 +139,6 @@ export const storageUsageSchema = z
     usedBytes: byteCount,
   })
   .refine((s) => s.usedBytes <= s.totalBytes, { message: 'usedBytes must not exceed totalBytes', path: ['usedBytes'] });
-
-/**
- * °C a sensor can read: from absolute zero to well past any chip's limit, so that a sensor's odd code (255) does
- * not cost the device its whole sample.
- */
-export const temperatureCelsius = z.number().min(-273.15).max(1000);
 
 /** Resource usage as last reported; the server derives it from `metrics` messages (see usageFromMetrics). */
 export const deviceUsageSchema = z.object({
@@ -109,6 +190,10 @@ export const deviceInfoSchema = z.object({
 export const reportedDeviceInfoSchema = deviceInfoSchema.omit({ usage: true });
 
 export type SystemInformation = z.infer<typeof systemInformationSchema>;
+export type BaseboardInformation = z.infer<typeof baseboardInformationSchema>;
+export type MemoryModule = z.infer<typeof memoryModuleSchema>;
+export type PartitionInformation = z.infer<typeof partitionInformationSchema>;
+export type FileSystemInformation = z.infer<typeof fileSystemInformationSchema>;
 export type CpuInformation = z.infer<typeof cpuInformationSchema>;
 export type DiskInformation = z.infer<typeof diskInformationSchema>;
 export type BiosInformation = z.infer<typeof biosInformationSchema>;
