@@ -15,8 +15,10 @@ import { HEALTH_CHECK_COLUMNS } from './health-commands.js';
 import { registerResourceCommands } from './resource-commands.js';
 import { registerPowerCommands } from './power-commands.js';
 import { registerProvisioningTokenCommands } from './provisioning-token-commands.js';
+import { registerRolloutCommands } from './rollout-commands.js';
 import { registerTransferCommands } from './transfer-commands.js';
 import { UsageError } from './usage-error.js';
+import { registerWaveCommands } from './wave-commands.js';
 
 interface ProvisionOptions {
   deviceRoot: string;
@@ -26,7 +28,7 @@ interface ProvisionOptions {
   factoryVersion?: string;
 }
 
-/** `outpost devices ...`: the Device resource's verbs plus provisioning, credentials and rollout status. */
+/** `outpost devices ...`: the Device resource's verbs plus provisioning, credentials, waves and rollouts. */
 export function registerDeviceCommands(program: Command, ctxFactory: ContextFactory): Command {
   const group = program.command('devices').description('devices and their agents (spec 000)');
   registerResourceCommands(group, [deviceDefinition, healthCheckDefinition], ctxFactory, {
@@ -105,39 +107,8 @@ export function registerDeviceCommands(program: Command, ctxFactory: ContextFact
 
   registerProvisioningTokenCommands(group, ctxFactory);
 
-  group
-    .command('rollout-status')
-    .description(
-      'how far a version has rolled out: devices not yet targeted, in flight, and done (spec 000 Endpoints rule 4)',
-    )
-    .requiredOption('--parent <parent>', 'projects/{project}/regions/{region or -}')
-    .requiredOption('--version <version>', 'the OS version')
-    .option('--filter <filter>', 'restrict to these devices, e.g. \'metadata.labels CONTAINS "wave:canary"\'')
-    .action(async (opts: { parent: string; version: string; filter?: string }, command: Command) => {
-      const ctx = ctxFactory(command);
-      const v = JSON.stringify(opts.version);
-      const scoped = (f: string): string => (opts.filter ? `(${opts.filter}) AND ${f}` : f);
-      const count = async (filter: string): Promise<number> => {
-        const page = await ctx.client.list(opts.parent, 'devices', {
-          filter: scoped(filter),
-          pageSize: 1,
-          view: 'NAME',
-          includePagingInfo: true,
-        });
-        return page.totalResultsCount ?? 0;
-      };
-      const [notTargeted, inFlight, done] = await Promise.all([
-        count(`spec.osVersion != ${v}`),
-        count(`spec.osVersion = ${v} AND status.deviceInfo.osVersion != ${v}`),
-        count(`status.deviceInfo.osVersion = ${v}`),
-      ]);
-      ctx.output({ version: opts.version, notTargeted, inFlight, done }, [
-        { header: 'VERSION', path: 'version' },
-        { header: 'NOT TARGETED', path: 'notTargeted' },
-        { header: 'IN FLIGHT', path: 'inFlight' },
-        { header: 'DONE', path: 'done' },
-      ]);
-    });
+  registerRolloutCommands(group, ctxFactory);
+  registerWaveCommands(group, ctxFactory);
   registerPowerCommands(group, ctxFactory);
   registerTransferCommands(group, ctxFactory);
   return group;

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { ApiError } from '@outpost/shared';
 import { Command, CommanderError, Option } from 'commander';
 import { contextFactory, DEFAULT_SERVER, type ContextFactory } from './context.js';
+import { ExitStatus } from './exit-status.js';
 import type { CliIo } from './io.js';
 import { OUTPUT_FORMATS } from './output.js';
 import { UsageError } from './usage-error.js';
@@ -43,6 +44,10 @@ export async function runProgram(program: Command, argv: readonly string[], io: 
     return EXIT_OK;
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode === 0 ? EXIT_OK : EXIT_USAGE; // commander printed it
+    if (err instanceof ExitStatus) {
+      if (err.message !== '') io.stderr(`error: ${err.message}\n`);
+      return err.code;
+    }
     if (err instanceof UsageError) {
       io.stderr(`error: ${err.message}\n`);
       return EXIT_USAGE;

@@ -13,3 +13,4 @@ export * from './wave-tally.js';
 export * from './wave-verdict.js';
 export * from './watched-devices.js';
 export { WatchFeed } from './watch-feed.js';
+export * from './status-filters.js';
