@@ -27,6 +27,9 @@ Agent settings (written to /etc/default/droplet; needed once, to register a new 
                                 (default outpost-workload; created as a system user if missing)
 
 Installation:
+  --deb <file>                  install this package (npm run package:deb) with apt-get (dpkg -i without
+                                apt-get) instead of copying a checkout; the settings above are written to
+                                /etc/default/droplet first, and the package enables and starts the service
   --source <dir>                the built Outpost checkout (default: this script's checkout)
   --prefix <dir>                where the agent goes (default /opt/outpost/agent)
   --node <path>                 the node binary the service runs (default /usr/bin/node)
@@ -54,6 +57,7 @@ source_dir="$(dirname "$script_dir")"
 prefix=/opt/outpost/agent
 node_bin=/usr/bin/node
 dest_root=''
+deb=''
 dry_run=0
 start_now=1
 declare -A settings=()
@@ -77,7 +81,8 @@ while [[ $# -gt 0 ]]; do
     --dry-run) dry_run=1 ;;
     --no-start) start_now=0 ;;
     --device-root | --server | --provisioning-token | --project | --region | --device-id | --device-type | \
-      --boot-backend | --factory-version | --log-level | --workload-user | --source | --prefix | --node | --dest-root)
+      --boot-backend | --factory-version | --log-level | --workload-user | --source | --prefix | --node | --dest-root | \
+      --deb)
       if [[ $has_inline_value -eq 0 ]]; then
         [[ $# -ge 2 ]] || usage_error "$option needs a value"
         value="$2"
@@ -89,6 +94,7 @@ while [[ $# -gt 0 ]]; do
         --prefix) prefix="$value" ;;
         --node) node_bin="$value" ;;
         --dest-root) dest_root="$value" ;;
+        --deb) deb="$value" ;;
         *)
           name="${option#--}"
           name="${name//-/_}"
@@ -139,6 +145,57 @@ target() { printf '%s%s' "$dest_root" "$1"; }
 readonly unit_file=/etc/systemd/system/droplet.service
 readonly env_file=/etc/default/droplet
 
+environment_file_content() {
+  echo "# Settings of the droplet service (see droplet --help); written by install-agent.sh"
+  for name in "${setting_names[@]}"; do
+    if [[ -n "${settings[$name]:-}" ]]; then
+      printf 'DROPLET_%s=%s\n' "$name" "${settings[$name]}"
+    fi
+  done
+}
+
+# --- from the Debian package ---------------------------------------------------------------------
+install_from_deb() {
+  [[ -z "$dest_root" && $start_now -eq 1 && "$prefix" == /opt/outpost/agent && "$node_bin" == /usr/bin/node ]] ||
+    usage_error "--deb installs the package as it is: no --dest-root, --no-start, --prefix or --node"
+  [[ -f "$deb" ]] || die "$deb not found"
+  local package
+  package="$(dpkg-deb --field "$deb" Package 2>/dev/null)" || die "$deb is not a Debian package"
+  [[ "$package" == droplet ]] || die "$deb is the package $package, not droplet"
+  local deb_path
+  deb_path="$(realpath "$deb")"
+  local installer=(dpkg --force-confold -i "$deb_path")
+  # apt-get also installs the dependencies (nodejs); the settings written first are kept (--force-confold)
+  command -v apt-get >/dev/null && installer=(apt-get install -y -o Dpkg::Options::=--force-confold "$deb_path")
+  if [[ $dry_run -eq 1 ]]; then
+    echo "install-agent: dry run; nothing is changed"
+    echo "package:     $deb_path ($(dpkg-deb --field "$deb" Version))"
+    [[ ${#settings[@]} -eq 0 ]] || echo "settings:    $env_file"
+    echo "install:     ${installer[*]}"
+    if [[ ${#settings[@]} -gt 0 ]]; then
+      echo "--- $env_file"
+      environment_file_content | sed -E 's/^(DROPLET_PROVISIONING_TOKEN=).*/\1<hidden>/'
+    fi
+    exit 0
+  fi
+  [[ "$(id -u)" -eq 0 ]] || die "run as root (it installs a system service)"
+  if [[ ${#settings[@]} -gt 0 ]]; then
+    install -d -m 0755 /etc/default
+    (umask 077 && environment_file_content >"$env_file.tmp")
+    mv "$env_file.tmp" "$env_file"
+    echo "install-agent: settings written to $env_file"
+  fi
+  DEBIAN_FRONTEND=noninteractive "${installer[@]}"
+  # an upgrade with new settings: the agent reads them at start
+  if [[ ${#settings[@]} -gt 0 ]] && command -v systemctl >/dev/null && systemctl is-active --quiet droplet.service; then
+    systemctl restart droplet.service
+  fi
+  echo "install-agent: droplet installed from $deb_path (journalctl -u droplet -f)"
+  exit 0
+}
+[[ -z "$deb" ]] || install_from_deb
+
+
 # --- check the machine and the source -------------------------------------------------------------
 node_major() { "$1" -e 'process.stdout.write(process.versions.node.split(".")[0])' 2>/dev/null; }
 
@@ -172,15 +229,6 @@ fi
 # Usage: runtime_packages list|copy <target node_modules> (see lib/agent-runtime-packages.mjs)
 runtime_packages() {
   node "$script_dir/lib/agent-runtime-packages.mjs" "$source_dir" "$1" ${2:+"$2"} | sed -e 's/^copied /install-agent: copied /'
-}
-
-environment_file_content() {
-  echo "# Settings of the droplet service (see droplet --help); written by install-agent.sh"
-  for name in "${setting_names[@]}"; do
-    if [[ -n "${settings[$name]:-}" ]]; then
-      printf 'DROPLET_%s=%s\n' "$name" "${settings[$name]}"
-    fi
-  done
 }
 
 unit_content() {
@@ -224,6 +272,9 @@ cp -r "$source_dir/agent/dist" "$staging/dist"
 runtime_packages copy "$staging/node_modules"
 # the agent reads its version from package.json; check it loads before replacing a working install
 [[ -n "$dest_root" ]] || node "$staging/dist/main.js" --version >/dev/null || die "the staged agent does not start"
+# droplet.service is Type=notify: an agent whose notification addon does not load would never be ready
+[[ -n "$dest_root" ]] || "$node_bin" -e 'require(process.argv[1])' "$staging/node_modules/unix-dgram" ||
+  die "the unix-dgram addon does not load with $node_bin: run 'npm rebuild unix-dgram' in $source_dir with that node"
 
 if [[ -d "$install_root" ]]; then
   rm -rf "${install_root}.old"

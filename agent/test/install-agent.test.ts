@@ -1,4 +1,7 @@
 import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -95,6 +98,47 @@ describe('scripts/install-agent.sh', () => {
     expect(code).toBe(0);
     expect(stdout).toContain('agent:       /mnt/rootfs/opt/outpost/agent');
     expect(stdout).toContain('service:     enable droplet in /mnt/rootfs (not started)');
+  });
+
+  it('with --deb plans the settings file and installing the package, and checks it is the droplet package', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'install-agent-deb-'));
+    try {
+      const root = join(dir, 'root');
+      await mkdir(join(root, 'DEBIAN'), { recursive: true });
+      const control = (name: string): string =>
+        `Package: ${name}\nVersion: 1.2.3\nArchitecture: all\nMaintainer: test <t@example.com>\nDescription: test\n`;
+      await writeFile(join(root, 'DEBIAN/control'), control('droplet'));
+      await run('dpkg-deb', ['--root-owner-group', '--build', root, join(dir, 'droplet.deb')]);
+      await writeFile(join(root, 'DEBIAN/control'), control('other'));
+      await run('dpkg-deb', ['--root-owner-group', '--build', root, join(dir, 'other.deb')]);
+
+      const planned = await installAgent(
+        '--dry-run',
+        '--deb',
+        join(dir, 'droplet.deb'),
+        '--server',
+        'https://op.example',
+      );
+      expect(planned.code).toBe(0);
+      expect(planned.stdout).toContain(`package:     ${join(dir, 'droplet.deb')} (1.2.3)`);
+      expect(planned.stdout).toMatch(
+        /^install: {5}(apt-get install -y -o Dpkg::Options::=--force-confold|dpkg --force-confold -i) /m,
+      );
+      expect(planned.stdout).toContain('--- /etc/default/droplet\n');
+      expect(planned.stdout).toContain('DROPLET_SERVER=https://op.example');
+
+      const other = await installAgent('--dry-run', '--deb', join(dir, 'other.deb'));
+      expect(other.code).toBe(1);
+      expect(other.stderr).toContain('is the package other, not droplet');
+      const missing = await installAgent('--dry-run', '--deb', join(dir, 'none.deb'));
+      expect(missing.code).toBe(1);
+      expect(missing.stderr).toContain('none.deb not found');
+      const notStarted = await installAgent('--dry-run', '--deb', join(dir, 'droplet.deb'), '--no-start');
+      expect(notStarted.code).toBe(2);
+      expect(notStarted.stderr).toContain('--deb installs the package as it is');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it.each([
