@@ -48,8 +48,9 @@ export interface SystemFactsOptions {
 
 /**
  * Reads the usage metrics and the quick device facts from /proc, /sys, /etc/os-release and node:os, in the
- * agent's own process, with no child processes: a library reading them every minute would cost an idle agent
- * ~18 MiB and several processes a minute. The full inventory comes from systeminformation in a collector
+ * agent's own process, with no child processes: systeminformation's currentLoad, mem, fsSize and cpuTemperature
+ * would add ~7 MiB to the agent and start about ten processes per sample (df, sensors, shell loops; measured on
+ * Debian 12, systeminformation 5.33). The full inventory comes from systeminformation in a collector
  * process that exits once it has answered (inventory/), so the library never stays resident. A fact that cannot
  * be read is left out. The CPU load is measured between two samples, so one source is kept for the life of the
  * agent.
