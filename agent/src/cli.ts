@@ -90,7 +90,7 @@ async function main(): Promise<void> {
   // the event loop, which is what the watchdog checks from now on
   const systemd = systemdNotifier({ env: process.env, pid: process.pid, logger });
   forgetNotifySettings(process.env);
-  installFreezeHook(process.env, (message) => logger.warn(message));
+  installFreezeHook(process.env);
   systemd.ready(`droplet ${agentVersion} starting`);
   shutdown.signal.addEventListener('abort', () => systemd.stopping());
 

@@ -30,7 +30,10 @@ async function closedPort(): Promise<number> {
 }
 
 /** The real droplet command (through tsx) as systemd starts it under Type=notify with WatchdogSec=. */
-async function dropletUnderSystemd(listener: NotifyListener, env: NodeJS.ProcessEnv = {}): Promise<ChildProcess> {
+async function dropletUnderSystemd(
+  listener: NotifyListener,
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ child: ChildProcess; stderr: () => string }> {
   const childEnv: NodeJS.ProcessEnv = {
     ...process.env,
     TSX_TSCONFIG_PATH: `${repoRoot}tsconfig.check.json`,
@@ -61,10 +64,12 @@ async function dropletUnderSystemd(listener: NotifyListener, env: NodeJS.Process
       '--log-level',
       'warn',
     ],
-    { cwd: repoRoot, env: childEnv, stdio: 'ignore' },
+    { cwd: repoRoot, env: childEnv, stdio: ['ignore', 'ignore', 'pipe'] },
   );
   cleanups.push(() => child.kill('SIGKILL'));
-  return child;
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return { child, stderr: () => stderr };
 }
 
 const watchdogPets = (listener: NotifyListener): number[] =>
@@ -74,17 +79,21 @@ describe('droplet under a Type=notify unit with a watchdog (real child process, 
   it('says READY=1 first, then pets the watchdog twice per period, and none once its event loop is frozen', async () => {
     const listener = listenForNotifications(await tempDir());
     cleanups.push(() => listener.close());
-    const child = await dropletUnderSystemd(listener, { OUTPOST_TEST_FREEZE_ON_SIGUSR2: '1' });
+    const { child, stderr } = await dropletUnderSystemd(listener, { OUTPOST_TEST_FREEZE_ON_SIGUSR2: '1' });
 
     await eventually(() => expect(watchdogPets(listener).length).toBeGreaterThanOrEqual(4), 20_000);
     expect(listener.received[0]?.fields).toMatchObject({ READY: '1' });
     expect(listener.received[0]?.fields.STATUS).toMatch(/^droplet \S+ starting$/);
     const pets = watchdogPets(listener);
     const gaps = pets.slice(1).map((at, i) => at - (pets[i] ?? at));
-    for (const gap of gaps) expect(gap).toBeLessThan(WATCHDOG_PERIOD_MS);
+    // twice per period: the typical gap is half of it (a loaded machine may delay one now and then)
+    const medianGap = [...gaps].sort((a, b) => a - b)[Math.floor(gaps.length / 2)] ?? Infinity;
+    expect(medianGap).toBeGreaterThanOrEqual(WATCHDOG_PERIOD_MS / 2 - 20);
+    expect(medianGap).toBeLessThan(WATCHDOG_PERIOD_MS);
 
     child.kill('SIGUSR2');
-    await sleep(300); // the signal is handled and the last pet in flight arrives
+    await eventually(() => expect(stderr()).toContain('freezing the event loop'), 20_000);
+    await sleep(200); // the pets sent before it are read from the socket
     const petsWhenFrozen = watchdogPets(listener).length;
     await sleep(WATCHDOG_PERIOD_MS * 4);
     expect(watchdogPets(listener).length).toBe(petsWhenFrozen);
@@ -94,7 +103,7 @@ describe('droplet under a Type=notify unit with a watchdog (real child process, 
   it('says STOPPING=1 on SIGTERM and stops petting', async () => {
     const listener = listenForNotifications(await tempDir());
     cleanups.push(() => listener.close());
-    const child = await dropletUnderSystemd(listener);
+    const { child } = await dropletUnderSystemd(listener);
     await eventually(() => expect(watchdogPets(listener).length).toBeGreaterThanOrEqual(1), 20_000);
 
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
