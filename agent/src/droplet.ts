@@ -29,6 +29,7 @@ import { HealthMonitor } from './health/health-monitor.js';
 import { probesFor } from './health/probes/run-probe.js';
 import { systemctlPower } from './power/systemctl-power.js';
 import { registerPowerCommands } from './power/power-commands.js';
+import { UpdateLocks, locksDir } from './locks/update-locks.js';
 import { startWorkloads } from './workloads/start-workloads.js';
 import type { WorkloadOptions, Workloads } from './workloads/start-workloads.js';
 import { AGENT_ITSELF } from './workloads/workload-user.js';
@@ -159,6 +160,7 @@ export async function startDroplet(options: DropletOptions): Promise<Droplet> {
   await proxy.start().catch((err: unknown) => logger.error({ err }, 'cannot start the proxy configuration'));
   const connectThroughProxy = connectVia(proxy.chooser);
   const power = options.power ?? systemctlPower();
+  const updateLocks = new UpdateLocks(locksDir(paths.deviceRoot));
   const hooks = agentHooks({
     deviceRoot: paths.deviceRoot,
     bootId: options.bootId,
@@ -206,6 +208,7 @@ export async function startDroplet(options: DropletOptions): Promise<Droplet> {
           ...(options.os.freeSpace === undefined ? {} : { freeSpace: options.os.freeSpace }),
           ...(options.os.atBoundary === undefined ? {} : { atBoundary: options.os.atBoundary }),
           ...optionalDesired(lastDesired),
+          updateLocks,
         });
   // the last checks, before the first plan: a trial boot must not commit before their verdicts
   health.apply(lastDesired?.healthChecks);
@@ -252,7 +255,7 @@ export async function startDroplet(options: DropletOptions): Promise<Droplet> {
     workloadUser,
     deviceEnv: () => proxy.environment(),
   });
-  registerPowerCommands(link, { power, runShutdownHooks, logger });
+  registerPowerCommands(link, { power, runShutdownHooks, logger, updateLocks });
   await removePartFilesLeftBehind(paths.dataDir, logger);
   const channels = startChannelServices({
     link,

@@ -29,6 +29,24 @@ export interface PlannerInput {
   neverCommit: boolean;
   commitTimeoutMs: number;
   now: number;
+  /** maintenance windows and update locks; absent: an upgrade may switch and reboot at any time */
+  gate?: UpgradeGate;
+}
+
+/** What holds back an upgrade's slot switch and reboot (spec.updatePolicy, update locks). */
+export interface UpgradeGate {
+  /** a maintenance window is open (always true without windows) */
+  windowOpen: boolean;
+  /** when the open window closes */
+  windowClosesAtMs?: number;
+  /** when the next window opens */
+  nextWindowStartMs?: number;
+  /** how many maintenance windows there are */
+  windows: number;
+  /** spec.updatePolicy.downloadInWindowOnly: the download waits for a window too */
+  downloadInWindowOnly: boolean;
+  /** the update locks held now */
+  heldLocks: readonly { name: string; expiresAtMs: number }[];
 }
 
 export type OsReadyReason =
@@ -40,7 +58,9 @@ export type OsReadyReason =
   | 'Verifying'
   | 'RolledBack'
   | 'Failed'
-  | 'Unsupported';
+  | 'Unsupported'
+  | 'WaitingForWindow'
+  | 'WaitingForLocks';
 
 export interface OsReady {
   status: 'True' | 'False';
@@ -198,6 +218,8 @@ function planAfterSwitch(input: PlannerInput, operation: OsOperation): Plan {
       operation.image?.sha256,
     );
   }
+  const held = heldBack(input, `${operation.version} is ready in slot ${operation.slot}`);
+  if (held !== undefined) return held;
   if (boot.trySlot === operation.slot) {
     return {
       step: { kind: 'reboot', reason: `switching to ${operation.version} in slot ${operation.slot}` },
@@ -236,13 +258,19 @@ function planConvergence(input: PlannerInput, desired: DesiredOs): Plan {
       desired.image !== undefined && operation.image !== undefined && desired.image.sha256 !== operation.image.sha256;
     if (operation.version !== wanted || republished) return drop(changedTo(wanted), false);
     if (operation.phase === 'downloading') {
+      const notYet = downloadHeldBack(input, wanted);
+      if (notYet !== undefined) return notYet;
       return { step: { kind: 'download' }, condition: downloading(wanted, operation) };
     }
+    const held = heldBack(input, `${wanted} is ready in slot ${operation.slot}`);
+    if (held !== undefined) return held;
     return { step: { kind: 'switch' }, condition: installing(switchMessage(operation)) };
   }
   const spare = otherSlot(boot.runningSlot);
   const retained = progress.slots[spare];
   if (retained?.good === true && retained.version === wanted) {
+    const held = heldBack(input, `${wanted} is retained in slot ${spare}`);
+    if (held !== undefined) return held;
     return {
       step: { kind: 'start-switch', version: wanted, slot: spare },
       condition: installing(`switching to ${wanted}, retained in slot ${spare}`),
@@ -279,11 +307,58 @@ function planConvergence(input: PlannerInput, desired: DesiredOs): Plan {
       );
     }
   }
+  const notYet = downloadHeldBack(input, wanted);
+  if (notYet !== undefined) return notYet;
   return {
     step: { kind: 'start-download', image, slot: spare },
     condition: { status: 'False', reason: 'Downloading', message: `downloading ${wanted}: 0%` },
   };
 }
+
+/**
+ * Idle while no maintenance window is open or an update lock is held: an upgrade switches slots and reboots only
+ * inside a window and with no lock held. Wakes when the window opens or the first lock expires.
+ */
+function heldBack(input: PlannerInput, ready: string): Plan | undefined {
+  const gate = input.gate;
+  if (gate === undefined) return undefined;
+  const wakes = gate.heldLocks.map((lock) => lock.expiresAtMs);
+  const locks =
+    gate.heldLocks.length === 0
+      ? ''
+      : `update lock${gate.heldLocks.length === 1 ? '' : 's'} ${gate.heldLocks
+          .map((lock) => `${lock.name} (until ${new Date(lock.expiresAtMs).toISOString()})`)
+          .join(', ')} held`;
+  if (!gate.windowOpen) {
+    if (gate.nextWindowStartMs !== undefined) wakes.push(gate.nextWindowStartMs);
+    const next =
+      gate.nextWindowStartMs === undefined
+        ? 'no maintenance window opens within five years'
+        : `waiting for the maintenance window at ${new Date(gate.nextWindowStartMs).toISOString()}`;
+    return waiting('WaitingForWindow', `${ready}; ${next}${locks === '' ? '' : `; ${locks}`}`, wakes);
+  }
+  if (locks !== '') return waiting('WaitingForLocks', `${ready}; waiting while ${locks}`, wakes);
+  return undefined;
+}
+
+/** Idle while spec.updatePolicy.downloadInWindowOnly keeps the download of `version` for a window. */
+function downloadHeldBack(input: PlannerInput, version: string): Plan | undefined {
+  const gate = input.gate;
+  if (gate === undefined || !gate.downloadInWindowOnly || gate.windowOpen) return undefined;
+  const start = gate.nextWindowStartMs;
+  const next =
+    start === undefined
+      ? 'no maintenance window opens within five years'
+      : `the maintenance window at ${new Date(start).toISOString()}`;
+  return waiting('WaitingForWindow', `${version} is downloaded only in a maintenance window; waiting for ${next}`, [
+    ...(start === undefined ? [] : [start]),
+  ]);
+}
+
+const waiting = (reason: OsReadyReason, message: string, wakes: readonly number[]): Plan => ({
+  step: wakes.length === 0 ? { kind: 'idle' } : { kind: 'idle', wakeAtMs: Math.min(...wakes) },
+  condition: { status: 'False', reason, message },
+});
 
 /** `x` from `x` or `deviceTypes/x`. */
 const typeId = (deviceType: string): string => deviceType.replace(/^deviceTypes\//, '');
@@ -321,7 +396,13 @@ const rolledBack = (operation: OsOperation, running: string | undefined): OsRead
 });
 
 /** Reasons of the steps before the trial boot, when a failing health check is worth knowing about. */
-const BEFORE_TRIAL: ReadonlySet<OsReadyReason> = new Set(['Pending', 'Downloading', 'Installing']);
+const BEFORE_TRIAL: ReadonlySet<OsReadyReason> = new Set([
+  'Pending',
+  'Downloading',
+  'Installing',
+  'WaitingForWindow',
+  'WaitingForLocks',
+]);
 
 /**
  * The condition, before the trial boot of `version`, with a note naming the health checks that already fail:

@@ -1,13 +1,18 @@
-import type { DesiredDevice, ReportedStatus } from '@outpost/shared';
+import { MAX_REPORTED_LOCKS, updatePolicySchema } from '@outpost/shared';
+import type { DesiredDevice, MaintenanceStatus, ReportedStatus } from '@outpost/shared';
 import { withHttpScheme } from '../config/register-device.js';
 import type { ConnectVia } from '../config-apply/proxy/proxy-route.js';
 import { commitBlockers } from '../health/commit-gate.js';
 import type { CommitBlocker } from '../health/commit-gate.js';
 import { createBackoff } from '../link/backoff.js';
 import type { Backoff, BackoffPolicy } from '../link/backoff.js';
+import { heldAt } from '../locks/lock-lease.js';
+import type { UpdateLock } from '../locks/lock-lease.js';
 import type { Logger } from '../logging/logger.js';
 import type { ConditionUpdate } from '../metrics/conditions.js';
 import type { Power, ShutdownHooks } from '../power/power.js';
+import { windowRules, windowState } from '../schedule/maintenance-windows.js';
+import type { WindowRule } from '../schedule/maintenance-windows.js';
 import type { BootBackend, BootState } from './boot/boot-backend.js';
 import { isTrialBoot } from './boot/boot-backend.js';
 import { ArtifactError } from './download/artifact-error.js';
@@ -15,7 +20,7 @@ import { downloadImage } from './download/image-download.js';
 import type { FreeSpace } from './download/free-space.js';
 import type { ImageFetch, ImageFetcher } from './download/image-fetcher.js';
 import { downloadMessage, planNextStep, rolledBackMessage, withFailingChecksNote } from './os-planner.js';
-import type { DesiredOs, OsReady, PlannerInput, Step } from './os-planner.js';
+import type { DesiredOs, OsReady, PlannerInput, Step, UpgradeGate } from './os-planner.js';
 import type { OsOperation, OsProgress, OsProgressStore } from './os-progress.js';
 import { committedVersion, osUpdateStatus } from './os-status.js';
 import type { StepBoundary } from './step-boundaries.js';
@@ -77,6 +82,8 @@ export interface OsUpdaterOptions {
   download?: { checkpointIntervalMs?: number; idleTimeoutMs?: number; backoff?: BackoffPolicy };
   /** delays after a step failed unexpectedly; default 1 s doubling to 5 min */
   errorBackoff?: BackoffPolicy;
+  /** the update locks on the device (absent: none can be held) */
+  updateLocks?: { list(): Promise<UpdateLock[]> };
   now?: () => number;
 }
 
@@ -93,6 +100,9 @@ interface Snapshot {
  */
 export class OsUpdater {
   private desired: DesiredOs | undefined;
+  /** spec.updatePolicy's windows and downloadInWindowOnly */
+  private windows: WindowRule[] = [];
+  private downloadInWindowOnly = false;
   private running = false;
   /** a reboot was requested: nothing more to do in this boot */
   private halted = false;
@@ -108,7 +118,10 @@ export class OsUpdater {
 
   constructor(private readonly options: OsUpdaterOptions) {
     this.errorBackoff = createBackoff(options.errorBackoff ?? { baseMs: 1_000, capMs: 5 * 60_000 });
-    if (options.initialDesired !== undefined) this.desired = desiredOsOf(options.initialDesired);
+    if (options.initialDesired !== undefined) {
+      this.desired = desiredOsOf(options.initialDesired);
+      this.setUpdatePolicy(options.initialDesired);
+    }
   }
 
   /** Reports the current version and slots once, before the link starts (so the first status is right). */
@@ -147,6 +160,7 @@ export class OsUpdater {
   setDesired(device: DesiredDevice): void {
     const desired = desiredOsOf(device);
     this.desired = desired;
+    this.setUpdatePolicy(device);
     const download = this.activeDownload;
     if (
       download !== undefined &&
@@ -156,6 +170,17 @@ export class OsUpdater {
       download.controller.abort(new Error(`spec.osVersion changed to ${desired.version ?? '(none)'}`));
     }
     this.wake();
+  }
+
+  /** spec.updatePolicy; one the control plane should have refused counts as none (the upgrade is not held back). */
+  private setUpdatePolicy(device: DesiredDevice): void {
+    const parsed = updatePolicySchema.safeParse(device.spec['updatePolicy'] ?? {});
+    if (!parsed.success) this.options.logger.warn('spec.updatePolicy is malformed: ignored');
+    const policy = parsed.success ? parsed.data : {};
+    const { rules, rejected } = windowRules(policy.maintenanceWindows);
+    if (rejected.length > 0) this.options.logger.warn({ rejected }, 'maintenance windows ignored');
+    this.windows = rules;
+    this.downloadInWindowOnly = policy.downloadInWindowOnly === true;
   }
 
   private async run(): Promise<void> {
@@ -170,7 +195,9 @@ export class OsUpdater {
         const plan = planNextStep(snapshot.input);
         if (plan.condition !== undefined) this.setCondition(plan.condition);
         if (plan.step.kind === 'idle') {
-          await this.sleepUntil(plan.step.wakeAtMs ?? this.now() + (this.options.idleRecheckMs ?? 30_000));
+          // never past the recheck: a released update lock or a changed boot state is seen within it
+          const recheckAtMs = this.now() + (this.options.idleRecheckMs ?? 30_000);
+          await this.sleepUntil(Math.min(plan.step.wakeAtMs ?? recheckAtMs, recheckAtMs));
           continue;
         }
         await this.execute(plan.step, snapshot);
@@ -195,11 +222,22 @@ export class OsUpdater {
 
   private async snapshot(): Promise<Snapshot> {
     const { backend, store } = this.options;
-    const [boot, runningVersion, progress] = await Promise.all([
+    const [boot, runningVersion, progress, locks] = await Promise.all([
       backend.readState(),
       backend.runningVersion(),
       store.read(),
+      this.options.updateLocks?.list() ?? [],
     ]);
+    const now = this.now();
+    const window = windowState(this.windows, now);
+    const gate: UpgradeGate = {
+      windows: window.windows,
+      windowOpen: window.open,
+      ...(window.closesAtMs === undefined ? {} : { windowClosesAtMs: window.closesAtMs }),
+      ...(window.nextStartMs === undefined ? {} : { nextWindowStartMs: window.nextStartMs }),
+      downloadInWindowOnly: this.downloadInWindowOnly,
+      heldLocks: heldAt(locks, now),
+    };
     const input: PlannerInput = {
       desired: this.desired,
       deviceType: this.options.deviceType,
@@ -210,7 +248,8 @@ export class OsUpdater {
       commitBlockers: this.commitBlockers(),
       neverCommit: this.options.neverCommit ?? false,
       commitTimeoutMs: this.options.commitTimeoutMs,
-      now: this.now(),
+      now,
+      gate,
     };
     return { input, boot };
   }
@@ -224,6 +263,7 @@ export class OsUpdater {
     const version = committedVersion(boot, input.progress, input.runningVersion);
     reporter.report({
       osUpdate: osUpdateStatus(backend.name, boot, input.progress, input.runningVersion, input.commitBlockers),
+      ...(input.gate === undefined ? {} : { maintenance: maintenanceStatus(input.gate) }),
       ...(version === undefined ? {} : { deviceInfo: { osVersion: version } }),
     });
     if (version !== undefined && version !== this.reportedVersion) {
@@ -555,5 +595,19 @@ function withoutOperation(progress: OsProgress, operation: OsOperation): OsProgr
       ...rest.slots,
       [operation.slot]: complete ? { version: operation.version, good: false } : { good: false },
     },
+  };
+}
+
+/** status.maintenance from the gate the planner saw. */
+function maintenanceStatus(gate: UpgradeGate): MaintenanceStatus {
+  const iso = (ms: number): string => new Date(ms).toISOString();
+  return {
+    windows: gate.windows,
+    windowOpen: gate.windowOpen,
+    ...(gate.windowClosesAtMs === undefined ? {} : { windowClosesAt: iso(gate.windowClosesAtMs) }),
+    ...(gate.nextWindowStartMs === undefined ? {} : { nextWindowStart: iso(gate.nextWindowStartMs) }),
+    heldLocks: gate.heldLocks
+      .slice(0, MAX_REPORTED_LOCKS)
+      .map((lock) => ({ name: lock.name, expiresAt: iso(lock.expiresAtMs) })),
   };
 }

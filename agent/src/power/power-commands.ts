@@ -1,5 +1,8 @@
-import { POWER_COMMANDS, failedPrecondition } from '@outpost/shared';
+import { POWER_COMMANDS, failedPrecondition, invalidArgument } from '@outpost/shared';
+import { z } from 'zod';
 import type { AgentLink } from '../link/agent-link.js';
+import { describeLocks, heldAt } from '../locks/lock-lease.js';
+import type { UpdateLock } from '../locks/lock-lease.js';
 import type { Logger } from '../logging/logger.js';
 import type { Power, ShutdownHooks } from './power.js';
 
@@ -9,7 +12,15 @@ export interface PowerCommandOptions {
   logger: Logger;
   /** how long the answer gets to leave before the device goes down */
   answerDelayMs?: number;
+  /** the update locks a reboot respects unless forced (absent: none) */
+  updateLocks?: { list(): Promise<UpdateLock[]> };
+  now?: () => number;
 }
+
+/** `power.reboot`'s arguments: `force` or `ignoreLocks` reboot although update locks are held. */
+const rebootArgsSchema = z
+  .strictObject({ force: z.boolean().optional(), ignoreLocks: z.boolean().optional() })
+  .optional();
 
 /**
  * `power.reboot` and `power.shutdown` (spec 000 "Remote power actions"): the agent answers at once, then runs the
@@ -32,7 +43,9 @@ export function registerPowerCommands(link: AgentLink, options: PowerCommandOpti
       logger.error({ err, action }, 'the power action failed');
     }
   };
-  const handler = (action: 'reboot' | 'poweroff') => () => {
+  const handler = (action: 'reboot' | 'poweroff') => async (args: unknown) => {
+    if (underWay !== undefined) throw failedPrecondition(`the device is already going to ${underWay}`);
+    if (action === 'reboot') await refuseWhileLocked(args, options);
     if (underWay !== undefined) throw failedPrecondition(`the device is already going to ${underWay}`);
     underWay = action;
     setTimeout(() => void act(action), options.answerDelayMs ?? 200);
@@ -44,4 +57,15 @@ export function registerPowerCommands(link: AgentLink, options: PowerCommandOpti
     offReboot();
     offShutdown();
   };
+}
+
+/** A reboot without force or ignoreLocks is refused while an update lock is held. */
+async function refuseWhileLocked(args: unknown, options: PowerCommandOptions): Promise<void> {
+  const parsed = rebootArgsSchema.safeParse(args ?? undefined);
+  if (!parsed.success) throw invalidArgument('reboot takes only the booleans force and ignoreLocks');
+  if (parsed.data?.force === true || parsed.data?.ignoreLocks === true || options.updateLocks === undefined) return;
+  const held = heldAt(await options.updateLocks.list(), options.now?.() ?? Date.now());
+  if (held.length > 0) {
+    throw failedPrecondition(`update locks are held: ${describeLocks(held)}; reboot with --ignore-locks or --force`);
+  }
 }

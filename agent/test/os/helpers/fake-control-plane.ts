@@ -47,12 +47,12 @@ export class FakeControlPlane {
     return this.artifacts.url;
   }
 
-  /** Writes spec.osVersion (and the image the server resolved for it) and pushes the spec. */
-  setOsVersion(osVersion: string | undefined, osImage?: OsImage): void {
+  /** Writes spec.osVersion (and the image the server resolved for it, and other spec members) and pushes the spec. */
+  setOsVersion(osVersion: string | undefined, osImage?: OsImage, otherSpec: Record<string, unknown> = {}): void {
     this.generation += 1;
     this.device = {
       name: DEVICE_NAME,
-      spec: osVersion === undefined ? {} : { osVersion },
+      spec: osVersion === undefined ? otherSpec : { ...otherSpec, osVersion },
       metadata: { generation: this.generation },
       ...(osImage === undefined ? {} : { osImage }),
     };
