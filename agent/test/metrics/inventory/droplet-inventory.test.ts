@@ -75,6 +75,9 @@ describe('a real droplet reports its inventory', () => {
           'edge-1',
           '--boot-backend',
           'none',
+          // the configuration parts write under this root, never the host's /etc
+          '--system-root',
+          await tempDir(),
         ],
         { cwd: repoRoot, env, stdio: ['ignore', 'ignore', 'ignore'] },
       );
