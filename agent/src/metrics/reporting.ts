@@ -60,6 +60,7 @@ export function startReporting(options: ReportingOptions): Reporting {
   let inventoryReported = false;
   let lastFingerprint: string | undefined;
   let reading: Promise<void> | undefined;
+  let stopped = false;
 
   const reportQuickFacts = async (): Promise<void> => {
     try {
@@ -72,6 +73,7 @@ export function startReporting(options: ReportingOptions): Reporting {
   const readInventory = async (): Promise<void> => {
     // taken as the reading starts: a change while it runs is seen at the next interval
     const fingerprintNow = fingerprint().catch(() => undefined);
+    if (stopped) return;
     try {
       if (facts.inventory === undefined) return await reportQuickFacts();
       try {
@@ -92,7 +94,7 @@ export function startReporting(options: ReportingOptions): Reporting {
     }));
 
   const checkForChanges = async (): Promise<void> => {
-    if (reading !== undefined) return;
+    if (reading !== undefined || stopped) return;
     const current = await fingerprint().catch(() => undefined);
     if (current !== lastFingerprint) {
       logger.info('the device changed (mounts, disks or interfaces): reading the inventory again');
@@ -136,6 +138,8 @@ export function startReporting(options: ReportingOptions): Reporting {
     checkForChanges,
     sendMetrics,
     stop() {
+      // a reading already started still reports; none starts from now on
+      stopped = true;
       unsubscribe();
       clearInterval(metricsTimer);
       void inventoryTask.destroy();
