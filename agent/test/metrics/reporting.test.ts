@@ -226,6 +226,15 @@ describe('startReporting with an inventory', () => {
     reporting.stop();
   });
 
+  it('starts no inventory reading once stopped', async () => {
+    vi.useFakeTimers();
+    const machine = new InventoriedMachine();
+    const { reporting } = start(machine, async () => 'same');
+    reporting.stop(); // before the reading that follows the quick facts
+    await vi.advanceTimersByTimeAsync(10 * 60_000);
+    expect(machine.inventoryReads).toBe(0);
+  });
+
   it('reports the quick facts while no inventory could be read yet', async () => {
     vi.useFakeTimers();
     const machine = new InventoriedMachine();
