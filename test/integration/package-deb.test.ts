@@ -61,11 +61,13 @@ async function scratchRoot(): Promise<string> {
 }
 
 /** `dpkg -i` into the scratch root; no standard input, so a configuration prompt would fail it. */
-async function dpkgInstall(root: string, deb: string): Promise<string> {
+async function dpkgInstall(root: string, deb: string, ...options: string[]): Promise<string> {
   const { stdout, stderr } = await run('dpkg', [
     `--root=${root}`,
     '--force-script-chrootless',
     '--force-not-root',
+    `--log=${join(root, 'dpkg.log')}`,
+    ...options,
     '-i',
     deb,
   ]);
@@ -160,15 +162,7 @@ describe('npm run package:deb (scripts/package-deb.sh)', () => {
     await mkdir(join(root, 'etc/default'), { recursive: true });
     // settings written before the package (an image build, configuration management): a conffile dpkg keeps
     await writeFile(join(root, 'etc/default/droplet'), 'DROPLET_DEVICE_ROOT=/data/outpost\n');
-    const output = await run('dpkg', [
-      `--root=${root}`,
-      '--force-script-chrootless',
-      '--force-not-root',
-      '--force-confold',
-      '-i',
-      debs['0.1.0'] ?? '',
-    ]);
-    expect(output.stdout).toContain('Setting up droplet (0.1.0)');
+    expect(await dpkgInstall(root, debs['0.1.0'] ?? '', '--force-confold')).toContain('Setting up droplet (0.1.0)');
     expect(await readFile(join(root, 'etc/default/droplet'), 'utf8')).toBe('DROPLET_DEVICE_ROOT=/data/outpost\n');
     expect((await stat(join(root, 'data/outpost/config'))).isDirectory()).toBe(true);
   }, 60_000);
