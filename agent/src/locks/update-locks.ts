@@ -1,3 +1,4 @@
+import { mkdirSync, watch } from 'node:fs';
 import { readdir, readFile, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isNotFound, writeFileAtomic } from '@outpost/shared';
@@ -43,6 +44,17 @@ export class UpdateLocks {
       if (isNotFound(err)) return false;
       throw err;
     }
+  }
+
+  /**
+   * Calls `onChange` whenever a lock file is written or removed (the folder is created if missing), so a lock
+   * taken or released is seen at once. Returns the function that stops watching.
+   */
+  watch(onChange: () => void): () => void {
+    mkdirSync(this.dir, { recursive: true });
+    const watcher = watch(this.dir, { persistent: false }, () => onChange());
+    watcher.on('error', () => watcher.close());
+    return () => watcher.close();
   }
 
   /** Every lock file with a lock name, expired or not (other names, and files that vanish meanwhile, are skipped). */

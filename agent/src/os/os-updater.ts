@@ -83,7 +83,7 @@ export interface OsUpdaterOptions {
   /** delays after a step failed unexpectedly; default 1 s doubling to 5 min */
   errorBackoff?: BackoffPolicy;
   /** the update locks on the device (absent: none can be held) */
-  updateLocks?: { list(): Promise<UpdateLock[]> };
+  updateLocks?: { list(): Promise<UpdateLock[]>; watch?(onChange: () => void): () => void };
   now?: () => number;
 }
 
@@ -140,6 +140,12 @@ export class OsUpdater {
       this.options.link.onConnected(() => this.wake()),
       this.options.link.onDisconnected(() => this.wake()),
     );
+    try {
+      const unwatch = this.options.updateLocks?.watch?.(() => this.wake());
+      if (unwatch !== undefined) this.unsubscribe.push(unwatch);
+    } catch (err) {
+      this.options.logger.warn({ err }, 'cannot watch the update locks: they are read at each recheck');
+    }
     this.loop = this.run();
   }
 

@@ -1,5 +1,6 @@
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
+import { maintenanceStatusSchema } from '@outpost/shared';
 import type { ContextFactory } from './context.js';
 import { UsageError } from './usage-error.js';
 
@@ -49,28 +50,71 @@ const POWER_ACTIONS: readonly PowerAction[] = [
   },
 ];
 
-/** `outpost devices reboot|shutdown <device_name> [--force]` (spec 000 "Command-line operations"). */
+/**
+ * What the device last reported of its maintenance window and update locks, as notes for the prompt: a closed
+ * window (a reboot asked for is not held back by it, but workloads may not expect one), held locks (the device
+ * refuses a reboot without --ignore-locks or --force).
+ */
+export function maintenanceNotes(device: unknown): string[] {
+  const status = isObject(device) && isObject(device['status']) ? device['status'] : undefined;
+  const parsed = maintenanceStatusSchema.safeParse(status?.['maintenance']);
+  if (!parsed.success) return [];
+  const maintenance = parsed.data;
+  const notes: string[] = [];
+  if (maintenance.windows > 0 && !maintenance.windowOpen) {
+    const next = maintenance.nextWindowStart === undefined ? '' : ` (the next opens at ${maintenance.nextWindowStart})`;
+    notes.push(`note: its maintenance window is closed${next}.`);
+  }
+  if (maintenance.heldLocks.length > 0) {
+    const locks = maintenance.heldLocks.map((lock) => `${lock.name} (until ${lock.expiresAt})`).join(', ');
+    notes.push(`note: update locks are held: ${locks}; the device refuses a reboot without --ignore-locks.`);
+  }
+  return notes;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** `outpost devices reboot|shutdown <device_name> [--force] [--ignore-locks]` (spec 000 "Command-line operations"). */
 export function registerPowerCommands(group: Command, ctxFactory: ContextFactory): void {
   for (const { verb, does, effect, question } of POWER_ACTIONS) {
-    group
+    const command = group
       .command(`${verb} <device_name>`)
       .description(`${does} a device through its own connection; asks for "yes" unless --force`)
-      .option('--force', 'do not ask for confirmation')
-      .action(async (deviceName: string, opts: { force?: boolean }, command: Command) => {
-        const ctx = ctxFactory(command);
-        if (opts.force !== true) {
-          const confirmed = await confirmOnTerminal(
-            `warning: this will ${does} ${deviceName}: ${effect}.`,
-            question,
-            '--force',
-          );
-          if (!confirmed) throw new Error(`aborted: ${deviceName} was not sent anything`);
-        }
-        const answer = await ctx.client.request<Record<string, unknown>>('POST', `/v1/${deviceName}:${verb}`, {
-          body: {},
-        });
-        if (ctx.format === 'table') ctx.print(`${verb} of ${deviceName} requested`);
-        else ctx.output(answer);
+      .option(
+        '--force',
+        verb === 'reboot'
+          ? 'do not ask for confirmation, and reboot although update locks are held'
+          : 'do not ask for confirmation',
+      );
+    if (verb === 'reboot') command.option('--ignore-locks', 'reboot although update locks are held on the device');
+    command.action(async (deviceName: string, opts: { force?: boolean; ignoreLocks?: boolean }, cmd: Command) => {
+      const ctx = ctxFactory(cmd);
+      if (opts.force !== true) {
+        // only where there is a terminal to ask on: without one, confirmOnTerminal refuses at once
+        const notes =
+          verb === 'reboot' && process.stdin.isTTY
+            ? maintenanceNotes(await ctx.client.request<unknown>('GET', `/v1/${deviceName}`))
+            : [];
+        const confirmed = await confirmOnTerminal(
+          [`warning: this will ${does} ${deviceName}: ${effect}.`, ...notes].join('\n'),
+          question,
+          '--force',
+        );
+        if (!confirmed) throw new Error(`aborted: ${deviceName} was not sent anything`);
+      }
+      const body =
+        verb !== 'reboot'
+          ? {}
+          : {
+              ...(opts.force === true ? { force: true } : {}),
+              ...(opts.ignoreLocks === true ? { ignoreLocks: true } : {}),
+            };
+      const answer = await ctx.client.request<Record<string, unknown>>('POST', `/v1/${deviceName}:${verb}`, {
+        body,
       });
+      if (ctx.format === 'table') ctx.print(`${verb} of ${deviceName} requested`);
+      else ctx.output(answer);
+    });
   }
 }

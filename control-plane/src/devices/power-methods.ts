@@ -25,12 +25,10 @@ export function powerMethods(devices: ResourceHandle, sendCommand: SendCommand):
     httpMethod: 'POST',
     permission: permissionOf(deviceDefinition, verb),
     handle: async ({ target, body }) => {
-      if (body !== undefined && (typeof body !== 'object' || body === null || Object.keys(body).length > 0)) {
-        throw invalidArgument(`:${verb} takes an empty body`);
-      }
+      const args = verb === 'reboot' ? rebootArgs(body) : emptyBody(verb, body);
       if (devices.find(target) === undefined) throw notFound(`device "${target}" not found`);
       try {
-        await sendCommand(target, POWER_COMMANDS[verb], undefined, 30_000);
+        await sendCommand(target, POWER_COMMANDS[verb], args, 30_000);
       } catch (err) {
         if (err instanceof ApiError && err.status === 'UNAVAILABLE')
           throw unavailable(`cannot ${verb}: ${err.message}`);
@@ -40,4 +38,34 @@ export function powerMethods(devices: ResourceHandle, sendCommand: SendCommand):
     },
   });
   return [method('reboot'), method('shutdown')];
+}
+
+const isPlainObject = (body: unknown): body is Record<string, unknown> =>
+  typeof body === 'object' && body !== null && !Array.isArray(body);
+
+function emptyBody(verb: string, body: unknown): undefined {
+  if (body !== undefined && (!isPlainObject(body) || Object.keys(body).length > 0)) {
+    throw invalidArgument(`:${verb} takes an empty body`);
+  }
+  return undefined;
+}
+
+/**
+ * `:reboot`'s body: `{}` or `{force?: boolean, ignoreLocks?: boolean}`; either reboots although update locks are
+ * held on the device (maintenance windows never hold back a reboot asked for).
+ */
+function rebootArgs(body: unknown): { force?: boolean; ignoreLocks?: boolean } | undefined {
+  if (body === undefined) return undefined;
+  if (!isPlainObject(body)) throw invalidArgument(':reboot takes an object body');
+  const unknownKeys = Object.keys(body).filter((key) => key !== 'force' && key !== 'ignoreLocks');
+  if (unknownKeys.length > 0)
+    throw invalidArgument(`:reboot takes only force and ignoreLocks, not ${unknownKeys.join(', ')}`);
+  const args: { force?: boolean; ignoreLocks?: boolean } = {};
+  for (const key of ['force', 'ignoreLocks'] as const) {
+    const value = body[key];
+    if (value === undefined) continue;
+    if (typeof value !== 'boolean') throw invalidArgument(`:reboot's ${key} must be a boolean`);
+    if (value) args[key] = true;
+  }
+  return Object.keys(args).length === 0 ? undefined : args;
 }
