@@ -18,8 +18,6 @@ export interface SystemdNotifierOptions {
   env: NodeJS.ProcessEnv;
   pid: number;
   logger: Logger;
-  /** how datagrams are sent (default: the unix-dgram addon) */
-  send?: SendDatagram;
 }
 
 const INACTIVE: SystemdNotifier = { ready: () => undefined, status: () => undefined, stopping: () => undefined };
@@ -35,7 +33,7 @@ export function systemdNotifier(options: SystemdNotifierOptions): SystemdNotifie
   const { socketPath, watchdogPeriodMs } = found.settings;
   let send: SendDatagram;
   try {
-    send = options.send ?? unixDatagramSender();
+    send = unixDatagramSender();
   } catch (err) {
     logger.error({ err }, 'cannot load the unix-dgram addon: systemd is not told the agent is ready');
     return INACTIVE;
