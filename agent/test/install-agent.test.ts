@@ -75,7 +75,8 @@ describe('scripts/install-agent.sh', () => {
     expect(packages).toEqual(expect.arrayContaining(['@outpost/shared', 'zod', 'ws', 'pino', 'commander']));
     expect(packages).not.toContain('vitest');
     expect(packages).not.toContain('typescript');
-    expect(packages).not.toContain('systeminformation');
+    // the inventory collector's library (bundled into dist/inventory-collector.js; tsc's output imports it)
+    expect(packages).toContain('systeminformation');
     // only a test uses gRPC, and the agent compares no versions: neither ships to devices
     for (const unused of ['@grpc/grpc-js', '@grpc/proto-loader', 'protobufjs', 'semver']) {
       expect(packages).not.toContain(unused);
