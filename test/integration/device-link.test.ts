@@ -75,12 +75,18 @@ describe('a real droplet agent', () => {
     const device = await waitForDevice(
       server.admin,
       name,
-      (d) => online(d) && d.status?.deviceInfo?.architecture !== undefined && d.status?.metrics !== undefined,
+      // the inventory's file systems come only from the collector process (dist/inventory-collector.js)
+      (d) =>
+        online(d) &&
+        d.status?.deviceInfo?.hardwareInformation?.fileSystems !== undefined &&
+        d.status?.metrics !== undefined,
     );
     const info = device.status!.deviceInfo!;
     expect(info.operatingSystem).toBe('Linux');
     expect(info.kernelVersion).toBeTruthy();
     expect(info.hardwareInformation?.memory?.totalBytes).toBeGreaterThan(0);
+    expect(info.hardwareInformation?.memory?.modules?.length).toBeGreaterThan(0);
+    expect(info.hardwareInformation?.fileSystems?.map((fs) => fs.mount)).toContain('/');
     expect(info.usage?.memoryTotalBytes).toBeGreaterThan(0);
     expect(device.status?.connectionStatusChangeTime).toBeTruthy();
   });
