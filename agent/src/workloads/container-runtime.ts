@@ -66,15 +66,13 @@ export function containerRuntime(engine: ContainerEngine): WorkloadRuntime {
         },
         (err: unknown) => ({ error: err instanceof Error ? err.message : String(err) }),
       );
-      return {
-        containerId: name,
-        exited,
-        async stop(graceMs: number) {
-          const seconds = String(Math.max(1, Math.ceil(graceMs / 1000)));
-          await execa(engine, ['stop', '--time', seconds, name], { reject: false, timeout: graceMs + 30_000 });
-          await exited;
-        },
+      const stop = async (graceMs: number): Promise<void> => {
+        const seconds = String(Math.max(1, Math.ceil(graceMs / 1000)));
+        await execa(engine, ['stop', '--time', seconds, name], { reject: false, timeout: graceMs + 30_000 });
+        await exited;
       };
+      // the container runs in the foreground of the agent's `run`: it does not outlive the agent
+      return { containerId: name, exited, stop, release: stop };
     },
   };
 }

@@ -30,6 +30,9 @@ export const podDirName = (pod: string): string => {
   return [parts[1], parts[3], parts[5]].filter((p) => p !== undefined).join('.') || pod.replaceAll('/', '_');
 };
 
+/** Under {device_root}/data/workloads: the agent's records of the services it started (not a pod's folder). */
+export const SERVICE_RECORDS_DIR = '.services';
+
 /** One pod on this device: a supervisor per service. */
 export class PodRunner {
   readonly name: string;
@@ -51,6 +54,7 @@ export class PodRunner {
             service,
             workDir: this.dir,
             logFile: join(this.dir, `${service.name}.log`),
+            recordFile: join(options.workloadsDir, SERVICE_RECORDS_DIR, podDirName(pod.name), `${service.name}.json`),
             env: this.envOf(service),
             ...(options.runAs === undefined ? {} : { runAs: options.runAs }),
           },
@@ -85,6 +89,11 @@ export class PodRunner {
   /** Stops every service for good. */
   async dispose(): Promise<void> {
     await Promise.all([...this.services.values()].map((s) => s.dispose()));
+  }
+
+  /** Lets go of every service as the agent stops (processes run on, for the next agent to adopt). */
+  async release(): Promise<void> {
+    await Promise.all([...this.services.values()].map((s) => s.release()));
   }
 
   status(now = new Date()): PodStatus {

@@ -1,57 +1,137 @@
-import type { RunningService, ServiceExit, ServiceLaunch, WorkloadRuntime } from './runtime.js';
+import { createHash } from 'node:crypto';
+import type { ChildProcess } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { mkdir } from 'node:fs/promises';
+import { readBootId } from '../runtime-facts.js';
+import { launchDetached, readExit, watchWrapper } from './detached-service.js';
+import { stillRunning } from './proc-stat.js';
+import type { RunningService, ServiceLaunch, WorkloadRuntime } from './runtime.js';
+import { readServiceRecord, removeServiceRecord, writeServiceRecord } from './service-record.js';
+
+export interface ProcessRuntimeOptions {
+  /** how often an adopted service (not the agent's child) is looked for in /proc */
+  pollMs?: number;
+  /** the kernel's boot id; default /proc/sys/kernel/random/boot_id */
+  bootId?: () => Promise<string>;
+}
 
 /**
- * Services as plain processes through execa. Each runs in its own process group (so stopping it also stops
- * whatever it started), as the launch's user, with stdout and stderr appended to its log file (opened by the agent).
+ * Services as plain processes that outlive the agent: each runs under a small shell wrapper that leads its own
+ * session and process group (so stopping it also stops whatever it started, and the agent's own signals never
+ * reach it), as the launch's user, with stdout and stderr appended to its log file. The agent records each one
+ * (pids and start times) so that the next agent adopts it instead of starting it again.
  */
-export function processRuntime(): WorkloadRuntime {
+export function processRuntime(options: ProcessRuntimeOptions = {}): WorkloadRuntime {
+  const pollMs = options.pollMs ?? 1_000;
+  const bootId = options.bootId ?? readBootId;
   return {
     kind: 'process',
     async start(launch: ServiceLaunch): Promise<RunningService> {
       const [file, ...rest] = launch.service.command ?? [];
       if (file === undefined) throw new Error(`service ${launch.service.name} has no command`);
-      const log = { file: launch.logFile, append: true } as const;
-      // loaded on first use: a device without process services never pays for execa's memory
-      const { execa } = await import('execa');
-      const subprocess = execa(file, [...rest, ...(launch.service.args ?? [])], {
+      await stopLeftover(launch, await bootId());
+      const files = runFiles(launch);
+      const detached = await launchDetached({
+        file,
+        args: [...rest, ...(launch.service.args ?? [])],
         cwd: launch.service.workingDir ?? launch.workDir,
         env: Object.fromEntries(launch.env.map((e) => [e.name, e.value])),
-        extendEnv: false,
-        stdin: 'ignore',
-        stdout: log,
-        stderr: log,
-        detached: true,
-        reject: false,
-        forceKillAfterDelay: false,
+        logFile: launch.logFile,
+        ...files,
         ...(launch.runAs === undefined ? {} : { uid: launch.runAs.uid, gid: launch.runAs.gid }),
       });
-      const pid = subprocess.pid;
-      const exited: Promise<ServiceExit> = subprocess.then(
-        (result) => {
-          if (result.failed && result.exitCode === undefined && result.signal === undefined) {
-            return { error: result.originalMessage || result.shortMessage };
-          }
-          return {
-            ...(result.exitCode === undefined ? {} : { exitCode: result.exitCode }),
-            ...(result.signal === undefined ? {} : { signal: result.signal }),
-          };
-        },
-        (err: unknown) => ({ error: err instanceof Error ? err.message : String(err) }),
-      );
-      let ended = false;
-      void exited.then(() => (ended = true));
-      return {
-        ...(pid === undefined ? {} : { pid }),
-        exited,
-        async stop(graceMs: number) {
-          if (ended || pid === undefined) return void (await exited);
-          signalGroup(pid, 'SIGTERM');
-          const forced = setTimeout(() => signalGroup(pid, 'SIGKILL'), graceMs);
-          await exited;
-          clearTimeout(forced);
-          signalGroup(pid, 'SIGKILL'); // whatever of the group outlived its leader
-        },
-      };
+      const startedAt = new Date().toISOString();
+      if (detached.wrapperStartTime !== undefined) {
+        await mkdir(dirname(launch.recordFile), { recursive: true, mode: 0o700 });
+        await writeServiceRecord(launch.recordFile, {
+          bootId: await bootId(),
+          wrapperPid: detached.wrapperPid,
+          wrapperStartTime: detached.wrapperStartTime,
+          servicePid: detached.servicePid,
+          startedAt,
+          launchDigest: launchDigest(launch),
+        });
+      }
+      return supervised(launch, detached, pollMs, { startTime: startedAt });
+    },
+
+    async adopt(launch: ServiceLaunch): Promise<RunningService | undefined> {
+      const record = await readServiceRecord(launch.recordFile);
+      if (record === undefined) return undefined;
+      if (record.bootId !== (await bootId()) || record.launchDigest !== launchDigest(launch)) {
+        await stopLeftover(launch, await bootId());
+        return undefined;
+      }
+      return supervised(launch, { ...record, child: undefined }, pollMs, {
+        startTime: record.startedAt,
+        adopted: true,
+      });
+    },
+  };
+}
+
+/** Where the wrapper of a service writes its pid and exit status: the pod's folder, which its user may write. */
+function runFiles(launch: ServiceLaunch): { pidFile: string; exitFile: string } {
+  const base = join(launch.workDir, `.outpost-${launch.service.name}`);
+  return { pidFile: `${base}.pid`, exitFile: `${base}.exit` };
+}
+
+/** What makes a launch the same one again: command, arguments, environment, folder and user. */
+export function launchDigest(launch: ServiceLaunch): string {
+  const { service } = launch;
+  const what = [service.command, service.args, service.workingDir, launch.workDir, launch.env, launch.runAs];
+  return createHash('sha256').update(JSON.stringify(what)).digest('hex');
+}
+
+/** A service an earlier agent started that is not to be adopted (its pod changed) is stopped, if it still runs. */
+async function stopLeftover(launch: ServiceLaunch, currentBoot: string): Promise<void> {
+  const record = await readServiceRecord(launch.recordFile);
+  if (record === undefined) return;
+  if (record.bootId === currentBoot && (await stillRunning(record.wrapperPid, record.wrapperStartTime))) {
+    signalGroup(record.wrapperPid, 'SIGKILL');
+  }
+  await removeServiceRecord(launch.recordFile);
+}
+
+function supervised(
+  launch: ServiceLaunch,
+  proc: {
+    wrapperPid: number;
+    wrapperStartTime: string | undefined;
+    servicePid: number;
+    child: ChildProcess | undefined;
+  },
+  pollMs: number,
+  started: { startTime: string; adopted?: true },
+): RunningService {
+  const { exitFile } = runFiles(launch);
+  const watch = watchWrapper({
+    wrapperPid: proc.wrapperPid,
+    wrapperStartTime: proc.wrapperStartTime,
+    ...(proc.child === undefined ? {} : { child: proc.child }),
+    pollMs,
+  });
+  let ended = false;
+  const exited = watch.ended.then(async () => {
+    ended = true;
+    await removeServiceRecord(launch.recordFile);
+    return readExit(exitFile);
+  });
+  const group = proc.wrapperPid;
+  return {
+    pid: proc.servicePid,
+    ...started,
+    exited,
+    async stop(graceMs: number) {
+      if (ended) return void (await exited);
+      signalGroup(group, 'SIGTERM');
+      const forced = setTimeout(() => signalGroup(group, 'SIGKILL'), graceMs);
+      await exited;
+      clearTimeout(forced);
+      signalGroup(group, 'SIGKILL'); // whatever of the group outlived its leader
+    },
+    async release() {
+      watch.release();
     },
   };
 }

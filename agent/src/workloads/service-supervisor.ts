@@ -92,11 +92,24 @@ export class ServiceSupervisor {
     });
   }
 
-  /** Stops it for good (the pod was removed or changed, or the agent stops); reports nothing more. */
+  /** Stops it for good (the pod was removed or changed); reports nothing more. */
   dispose(): Promise<void> {
     return this.serial(async () => {
       this.wanted = false;
       await this.halt();
+    });
+  }
+
+  /** The agent stops: lets go of the service without stopping it (a process runs on, the next agent adopts it). */
+  release(): Promise<void> {
+    return this.serial(async () => {
+      this.wanted = false;
+      clearTimeout(this.restartTimer);
+      this.restartTimer = undefined;
+      const running = this.running;
+      this.running = undefined;
+      this.launches += 1; // its exit is the next agent's to handle
+      if (running !== undefined) await running.release(this.options.tuning.stopGraceMs);
     });
   }
 
@@ -121,23 +134,28 @@ export class ServiceSupervisor {
       return;
     }
     const launchNumber = ++this.launches;
+    const mayAdopt = launchNumber === 1;
     let running: RunningService;
     try {
-      await rotateLogIfLarge(launch.logFile);
-      running = await runtime.start(launch);
+      const adopted = mayAdopt ? await runtime.adopt?.(launch) : undefined;
+      if (adopted === undefined) await rotateLogIfLarge(launch.logFile);
+      running = adopted ?? (await runtime.start(launch));
     } catch (err) {
       this.ended(launchNumber, { error: err instanceof Error ? err.message : String(err) }, runtime.kind);
       return;
     }
     this.running = running;
-    this.startedAt = Date.now();
-    logger.info({ pod: launch.pod, service: launch.service.name, pid: running.pid }, 'service started');
+    this.startedAt = running.adopted && running.startTime !== undefined ? Date.parse(running.startTime) : Date.now();
+    logger.info(
+      { pod: launch.pod, service: launch.service.name, pid: running.pid },
+      running.adopted ? 'service adopted (started by an earlier agent)' : 'service started',
+    );
     this.state = {
       name: launch.service.name,
       state: 'RUNNING',
       runtime: runtime.kind,
       reason: REASONS.started,
-      startTime: this.now().toISOString(),
+      startTime: running.startTime ?? this.now().toISOString(),
       restartCount: this.state.restartCount ?? 0,
       ...(running.pid === undefined ? {} : { pid: running.pid }),
       ...(running.containerId === undefined ? {} : { containerId: running.containerId }),

@@ -20,7 +20,7 @@ export interface WorkloadOptions {
 
 export interface Workloads {
   manager: WorkloadManager;
-  /** stops reporting and every pod */
+  /** stops reporting and lets go of every pod: process services run on, for the next agent to adopt */
   stop(): Promise<void>;
 }
 
@@ -51,7 +51,7 @@ export function startWorkloads(
     async stop() {
       stopCommands();
       stopReports();
-      await manager.stop();
+      await manager.release();
     },
   };
 }

@@ -89,11 +89,23 @@ export class WorkloadManager {
     return () => this.listeners.delete(listener);
   }
 
-  /** Stops every pod (the agent stops, the device powers off or reboots). */
+  /** Stops every pod. */
   stop(): Promise<void> {
     return this.serial(async () => {
       this.stopped = true;
       await Promise.all([...this.runners.values()].map((r) => r.dispose()));
+      this.runners.clear();
+    });
+  }
+
+  /**
+   * The agent stops (a restart, an update): lets go of every pod without stopping its process services, which the
+   * next agent adopts with their pids; container services are stopped.
+   */
+  release(): Promise<void> {
+    return this.serial(async () => {
+      this.stopped = true;
+      await Promise.all([...this.runners.values()].map((r) => r.release()));
       this.runners.clear();
     });
   }

@@ -44,6 +44,7 @@ describe('container runtime arguments', () => {
           service: { name: 'api', image: 'nginx:1', command: ['/bin/sh', '-c'], args: ['echo hi'], workingDir: '/srv' },
           workDir: '/outpost/data/workloads/p.r.web',
           logFile: '/dev/null',
+          recordFile: '/outpost/data/workloads/.services/p.r.web/api.json',
           env: [{ name: 'A', value: 'b c' }],
         },
         name,

@@ -105,6 +105,7 @@ describe('whom COMMAND checks and pod services run as (--workload-user)', () => 
       service: { name: 'web', image: 'nginx' },
       workDir: '/outpost/data/workloads/p.r.c',
       logFile: '/outpost/data/workloads/p.r.c/web.log',
+      recordFile: '/outpost/data/workloads/.services/p.r.c/web.json',
       env: [],
     };
     const runAs = { name: 'w', uid: 990, gid: 991, home: '/home/w' };
