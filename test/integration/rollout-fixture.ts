@@ -9,8 +9,11 @@ import type { TestServer } from '../../control-plane/test/helpers/test-server.js
 import { startSimFleet } from '../../scripts/sim-fleet/index.js';
 import type { SimDeviceSpec, SimFleet } from '../../scripts/sim-fleet/index.js';
 import { provisionSimDevices, publishSimulatedVersion } from '../../scripts/sim-fleet/server-setup.js';
-import { OUTPOST_CLI, runCli, startProcess } from './helpers/processes.js';
+import { spawn } from 'node:child_process';
+import { OUTPOST_CLI, startProcess } from './helpers/processes.js';
 import type { RunningProcess } from './helpers/processes.js';
+
+const CLI_TIMEOUT_MS = 90_000;
 
 export interface FleetDevice {
   id: string;
@@ -68,7 +71,7 @@ export async function startRolloutBench(project: string, devices: readonly Fleet
     fleet,
     parent,
     name,
-    cli: (args) => runCli(args, env),
+    cli: (args) => runBoundedCli(args, env),
     startCli: (args) => startProcess(OUTPOST_CLI, args, env),
     device: (id) => server.admin.get<Device>(name(id)),
     dispose: async () => {
@@ -101,4 +104,28 @@ export async function until(test: () => Promise<boolean>, what: string, timeoutM
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/** The built CLI to completion, killed after CLI_TIMEOUT_MS: a rollout that hangs fails its test with its output. */
+async function runBoundedCli(
+  args: readonly string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [OUTPOST_CLI, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const timer = setTimeout(() => child.kill('SIGKILL'), CLI_TIMEOUT_MS);
+  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+    child.on('exit', (c, s) => resolve([c, s])),
+  );
+  clearTimeout(timer);
+  if (signal === 'SIGKILL') {
+    throw new Error(`outpost ${args.join(' ')} did not end in time; it printed:\n${stdout}\n${stderr}`);
+  }
+  return { code, stdout, stderr };
 }

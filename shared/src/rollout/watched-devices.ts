@@ -6,6 +6,7 @@ export interface DeviceWatchResponse {
   isCurrent?: boolean;
   resumeToken?: string;
   isHardReset?: boolean;
+  isSoftReset?: boolean;
 }
 
 /**
@@ -33,7 +34,10 @@ export class WatchedDevices {
       if (typeof removed === 'string') this.devices.delete(removed);
     }
     if (response.resumeToken) this.resumeToken = response.resumeToken;
-    this.current = response.isCurrent === true;
+    // a message with no changes that ends no set (the size message after a snapshot) leaves the state as it is
+    const partOfASet =
+      (response.deviceChanges?.length ?? 0) > 0 || response.isHardReset === true || response.isSoftReset === true;
+    if (partOfASet || response.isCurrent === true) this.current = response.isCurrent === true;
     if (this.current && this.resending) {
       for (const name of [...this.devices.keys()]) if (!this.resending.has(name)) this.devices.delete(name);
       this.resending = undefined;

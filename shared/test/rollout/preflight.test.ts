@@ -48,6 +48,14 @@ describe('WatchedDevices', () => {
     watched.apply({ deviceChanges: [{ current: { device: b } }], isCurrent: true, resumeToken: 't1' });
     expect([...watched.devices.keys()].length).toBe(2);
     expect(watched).toMatchObject({ current: true, resumeToken: 't1' });
+    // the size message that follows a snapshot is no news: the devices stay current
+    watched.apply({ deviceChanges: [], isCurrent: false, snapshotSize: 2 } as Parameters<WatchedDevices['apply']>[0]);
+    expect(watched.current).toBe(true);
+    // a soft reset: a replay follows, current again at its end
+    watched.apply({ isSoftReset: true });
+    expect(watched.current).toBe(false);
+    watched.apply({ deviceChanges: [], isCurrent: true, resumeToken: 't1' });
+    expect(watched.current).toBe(true);
     watched.apply({ deviceChanges: [{ removed: { name: a.name } }], isCurrent: true, resumeToken: 't2' });
     expect([...watched.devices.keys()]).toEqual([b.name]);
     // after a hard reset only what the new snapshot sends remains
