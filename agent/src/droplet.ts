@@ -30,6 +30,8 @@ import { probesFor } from './health/probes/run-probe.js';
 import { systemctlPower } from './power/systemctl-power.js';
 import { registerPowerCommands } from './power/power-commands.js';
 import { UpdateLocks, locksDir } from './locks/update-locks.js';
+import { CronJobs } from './schedule/cron-jobs.js';
+import { HOUSEKEEPING_SCHEDULE, pruneDeviceData } from './schedule/housekeeping.js';
 import { startWorkloads } from './workloads/start-workloads.js';
 import type { WorkloadOptions, Workloads } from './workloads/start-workloads.js';
 import { AGENT_ITSELF } from './workloads/workload-user.js';
@@ -161,6 +163,12 @@ export async function startDroplet(options: DropletOptions): Promise<Droplet> {
   const connectThroughProxy = connectVia(proxy.chooser);
   const power = options.power ?? systemctlPower();
   const updateLocks = new UpdateLocks(locksDir(paths.deviceRoot));
+  const cronJobs = new CronJobs(logger);
+  const prune = async (): Promise<void> => {
+    await pruneDeviceData(paths.dataDir, logger);
+  };
+  cronJobs.set({ name: 'housekeeping', schedule: HOUSEKEEPING_SCHEDULE, run: prune });
+  void prune().catch((err: unknown) => logger.warn({ err }, 'cannot prune old logs and temporary files'));
   const hooks = agentHooks({
     deviceRoot: paths.deviceRoot,
     bootId: options.bootId,
@@ -209,6 +217,7 @@ export async function startDroplet(options: DropletOptions): Promise<Droplet> {
           ...(options.os.atBoundary === undefined ? {} : { atBoundary: options.os.atBoundary }),
           ...optionalDesired(lastDesired),
           updateLocks,
+          cronJobs,
         });
   // the last checks, before the first plan: a trial boot must not commit before their verdicts
   health.apply(lastDesired?.healthChecks);
@@ -326,6 +335,7 @@ export async function startDroplet(options: DropletOptions): Promise<Droplet> {
     osUpdater,
     workloads,
     async stop() {
+      cronJobs.stop();
       network.stop();
       proxy.stop();
       await channels.stop();

@@ -11,6 +11,7 @@ import type { UpdateLock } from '../locks/lock-lease.js';
 import type { Logger } from '../logging/logger.js';
 import type { ConditionUpdate } from '../metrics/conditions.js';
 import type { Power, ShutdownHooks } from '../power/power.js';
+import type { CronJobs } from '../schedule/cron-jobs.js';
 import { windowRules, windowState } from '../schedule/maintenance-windows.js';
 import type { WindowRule } from '../schedule/maintenance-windows.js';
 import type { BootBackend, BootState } from './boot/boot-backend.js';
@@ -84,8 +85,13 @@ export interface OsUpdaterOptions {
   errorBackoff?: BackoffPolicy;
   /** the update locks on the device (absent: none can be held) */
   updateLocks?: { list(): Promise<UpdateLock[]>; watch?(onChange: () => void): () => void };
+  /** node-cron jobs: each maintenance window's opening wakes the updater at once (else the idle recheck sees it) */
+  cronJobs?: CronJobs;
   now?: () => number;
 }
+
+/** The names of the node-cron jobs of maintenance window openings. */
+const WINDOW_JOB_PREFIX = 'maintenance-window-';
 
 /** What the executor knows at the start of a step. */
 interface Snapshot {
@@ -136,6 +142,7 @@ export class OsUpdater {
   start(): void {
     if (this.running) return;
     this.running = true;
+    this.scheduleWindowOpenings();
     this.unsubscribe.push(
       this.options.link.onConnected(() => this.wake()),
       this.options.link.onDisconnected(() => this.wake()),
@@ -152,6 +159,7 @@ export class OsUpdater {
   async stop(): Promise<void> {
     this.running = false;
     for (const unsubscribe of this.unsubscribe.splice(0)) unsubscribe();
+    for (const name of this.options.cronJobs?.names(WINDOW_JOB_PREFIX) ?? []) this.options.cronJobs?.remove(name);
     this.activeDownload?.controller.abort(new Error('the agent is stopping'));
     this.wake();
     await this.loop;
@@ -187,6 +195,22 @@ export class OsUpdater {
     if (rejected.length > 0) this.options.logger.warn({ rejected }, 'maintenance windows ignored');
     this.windows = rules;
     this.downloadInWindowOnly = policy.downloadInWindowOnly === true;
+    this.scheduleWindowOpenings();
+  }
+
+  /** A node-cron job per window, waking the updater when it opens (started with the updater). */
+  private scheduleWindowOpenings(): void {
+    const jobs = this.options.cronJobs;
+    if (jobs === undefined || !this.running) return;
+    for (const name of jobs.names(WINDOW_JOB_PREFIX)) jobs.remove(name);
+    this.windows.forEach((rule, index) => {
+      jobs.set({
+        name: `${WINDOW_JOB_PREFIX}${index}`,
+        schedule: rule.source.schedule,
+        timeZone: rule.timeZone,
+        run: () => this.wake(),
+      });
+    });
   }
 
   private async run(): Promise<void> {
