@@ -41,32 +41,53 @@ export interface DetachedLaunch {
 }
 
 export interface DetachedProcess {
-  child: ChildProcess;
+  /** the wrapper, when the agent is its parent (absent: a transient systemd unit started it) */
+  child?: ChildProcess;
   wrapperPid: number;
   /** undefined when the wrapper had already ended when it was looked at */
   wrapperStartTime: string | undefined;
   servicePid: number;
 }
 
-/** Starts a service under the wrapper, detached from the agent (own session, stdio on its log file). */
-export async function launchDetached(launch: DetachedLaunch): Promise<DetachedProcess> {
+/** Starts the wrapper's command line (argv) in its own session with stdio on the log file; answers its pid. */
+export type WrapperStarter = (launch: DetachedLaunch, argv: string[]) => Promise<{ pid: number; child?: ChildProcess }>;
+
+/** Starts a service under the wrapper, detached from the agent (by default as the agent's child in its own session). */
+export async function launchDetached(
+  launch: DetachedLaunch,
+  startWrapper: WrapperStarter = spawnInOwnSession,
+): Promise<DetachedProcess> {
   await findExecutable(launch.file, launch.env.PATH, launch.cwd);
   await Promise.all([rm(launch.pidFile, { force: true }), rm(launch.exitFile, { force: true })]);
+  const argv = ['/bin/sh', '-c', WRAPPER, 'outpost-service', launch.pidFile, launch.exitFile, launch.file];
+  const { pid: wrapperPid, child } = await startWrapper(launch, [...argv, ...launch.args]);
+  const wrapperStartTime = (await readProcStat(wrapperPid))?.startTime;
+  const servicePid = await waitForPidFile(launch.pidFile, async () =>
+    child !== undefined
+      ? child.exitCode !== null || child.signalCode !== null
+      : wrapperStartTime === undefined || !(await stillRunning(wrapperPid, wrapperStartTime)),
+  );
+  await waitForExec(servicePid, wrapperPid);
+  return { ...(child === undefined ? {} : { child }), wrapperPid, wrapperStartTime, servicePid };
+}
+
+/** The wrapper as the agent's child, leading a session of its own, stdio on the log file (not the agent's pipes). */
+export async function spawnInOwnSession(
+  launch: DetachedLaunch,
+  argv: string[],
+): Promise<{ pid: number; child: ChildProcess }> {
+  const [file = '/bin/sh', ...args] = argv;
   const log = await open(launch.logFile, 'a');
   let child: ChildProcess;
   try {
-    child = spawn(
-      '/bin/sh',
-      ['-c', WRAPPER, 'outpost-service', launch.pidFile, launch.exitFile, launch.file, ...launch.args],
-      {
-        cwd: launch.cwd,
-        env: launch.env,
-        detached: true,
-        stdio: ['ignore', log.fd, log.fd],
-        ...(launch.uid === undefined ? {} : { uid: launch.uid }),
-        ...(launch.gid === undefined ? {} : { gid: launch.gid }),
-      },
-    );
+    child = spawn(file, args, {
+      cwd: launch.cwd,
+      env: launch.env,
+      detached: true,
+      stdio: ['ignore', log.fd, log.fd],
+      ...(launch.uid === undefined ? {} : { uid: launch.uid }),
+      ...(launch.gid === undefined ? {} : { gid: launch.gid }),
+    });
     await new Promise<void>((resolvePromise, reject) => {
       child.once('spawn', resolvePromise);
       child.once('error', reject);
@@ -75,12 +96,8 @@ export async function launchDetached(launch: DetachedLaunch): Promise<DetachedPr
     await log.close();
   }
   child.unref(); // the agent may exit while its services run on
-  const wrapperPid = child.pid;
-  if (wrapperPid === undefined) throw new Error(`${launch.file} could not be started`);
-  const wrapperStartTime = (await readProcStat(wrapperPid))?.startTime;
-  const servicePid = await waitForPidFile(launch.pidFile, child);
-  await waitForExec(servicePid, wrapperPid);
-  return { child, wrapperPid, wrapperStartTime, servicePid };
+  if (child.pid === undefined) throw new Error(`${launch.file} could not be started`);
+  return { pid: child.pid, child };
 }
 
 /**
@@ -99,12 +116,12 @@ async function waitForExec(servicePid: number, wrapperPid: number): Promise<void
 }
 
 /** The service pid the wrapper wrote; it writes it at once, and before it ends. */
-async function waitForPidFile(path: string, child: ChildProcess): Promise<number> {
+async function waitForPidFile(path: string, wrapperEnded: () => Promise<boolean>): Promise<number> {
   const deadline = Date.now() + PID_FILE_WAIT_MS;
   for (;;) {
     const pid = await readPid(path);
     if (pid !== undefined) return pid;
-    if (child.exitCode !== null || child.signalCode !== null || Date.now() > deadline) {
+    if ((await wrapperEnded()) || Date.now() > deadline) {
       throw new Error('the service wrapper ended or stalled before it started the service');
     }
     await sleep(10);

@@ -3,14 +3,17 @@ import type { ChildProcess } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { mkdir } from 'node:fs/promises';
 import { readBootId } from '../runtime-facts.js';
-import { launchDetached, readExit, watchWrapper } from './detached-service.js';
+import { launchDetached, readExit, spawnInOwnSession, watchWrapper } from './detached-service.js';
 import { stillRunning } from './proc-stat.js';
 import type { RunningService, ServiceLaunch, WorkloadRuntime } from './runtime.js';
+import { systemdManagesServices, transientUnitName, transientUnitStarter } from './transient-unit.js';
 import { readServiceRecord, removeServiceRecord, writeServiceRecord } from './service-record.js';
 
 export interface ProcessRuntimeOptions {
-  /** how often an adopted service (not the agent's child) is looked for in /proc */
+  /** how often a service that is not the agent's child (adopted, or in a transient unit) is looked for in /proc */
   pollMs?: number;
+  /** run services as transient systemd units; default: where systemd is PID 1 and the agent is root */
+  transientUnits?: () => Promise<boolean>;
   /** the kernel's boot id; default /proc/sys/kernel/random/boot_id */
   bootId?: () => Promise<string>;
 }
@@ -24,6 +27,8 @@ export interface ProcessRuntimeOptions {
 export function processRuntime(options: ProcessRuntimeOptions = {}): WorkloadRuntime {
   const pollMs = options.pollMs ?? 1_000;
   const bootId = options.bootId ?? readBootId;
+  let inUnits: Promise<boolean> | undefined;
+  const transientUnits = (): Promise<boolean> => (inUnits ??= (options.transientUnits ?? systemdManagesServices)());
   return {
     kind: 'process',
     async start(launch: ServiceLaunch): Promise<RunningService> {
@@ -31,15 +36,20 @@ export function processRuntime(options: ProcessRuntimeOptions = {}): WorkloadRun
       if (file === undefined) throw new Error(`service ${launch.service.name} has no command`);
       await stopLeftover(launch, await bootId());
       const files = runFiles(launch);
-      const detached = await launchDetached({
-        file,
-        args: [...rest, ...(launch.service.args ?? [])],
-        cwd: launch.service.workingDir ?? launch.workDir,
-        env: Object.fromEntries(launch.env.map((e) => [e.name, e.value])),
-        logFile: launch.logFile,
-        ...files,
-        ...(launch.runAs === undefined ? {} : { uid: launch.runAs.uid, gid: launch.runAs.gid }),
-      });
+      const detached = await launchDetached(
+        {
+          file,
+          args: [...rest, ...(launch.service.args ?? [])],
+          cwd: launch.service.workingDir ?? launch.workDir,
+          env: Object.fromEntries(launch.env.map((e) => [e.name, e.value])),
+          logFile: launch.logFile,
+          ...files,
+          ...(launch.runAs === undefined ? {} : { uid: launch.runAs.uid, gid: launch.runAs.gid }),
+        },
+        (await transientUnits())
+          ? transientUnitStarter(transientUnitName(launch.pod, launch.service.name))
+          : spawnInOwnSession,
+      );
       const startedAt = new Date().toISOString();
       if (detached.wrapperStartTime !== undefined) {
         await mkdir(dirname(launch.recordFile), { recursive: true, mode: 0o700 });
@@ -99,7 +109,7 @@ function supervised(
     wrapperPid: number;
     wrapperStartTime: string | undefined;
     servicePid: number;
-    child: ChildProcess | undefined;
+    child?: ChildProcess | undefined;
   },
   pollMs: number,
   started: { startTime: string; adopted?: true },
