@@ -90,8 +90,14 @@ async function drive(
   signal: AbortSignal,
 ): Promise<RolloutOutcome> {
   const { version } = options;
+  // a record is replaced, never changed, when news of it comes: its wave is worked out once per record
+  const waves = new WeakMap<RolloutDevice, string | undefined>();
+  const waveOfRecord = (device: RolloutDevice): string | undefined => {
+    if (!waves.has(device)) waves.set(device, waveOf(device, options.waves));
+    return waves.get(device);
+  };
   const devicesOf = (wave: string): RolloutDevice[] =>
-    [...feed.watched.devices.values()].filter((device) => waveOf(device, options.waves) === wave);
+    [...feed.watched.devices.values()].filter((device) => waveOfRecord(device) === wave);
 
   await feed.untilCurrent();
   if (signal.aborted) return { kind: 'interrupted' };
@@ -139,8 +145,13 @@ async function drive(
 
     let shown = '';
     let shownAt = 0;
+    let judgedAt = 0;
     for (;;) {
+      // news of thousands of devices comes in many small responses: judge what they add up to, a few times a second
+      const settleUntil = judgedAt + JUDGE_INTERVAL_MS;
+      while (Date.now() < settleUntil && !signal.aborted) await feed.next(settleUntil);
       if (feed.watched.current) {
+        judgedAt = Date.now();
         const devices = devicesOf(wave);
         const tally = tallyDevices(devices, version);
         // a refused device stays on its old version: it is counted among the failures, not as unwritten
@@ -179,6 +190,9 @@ async function drive(
   options.onEvent({ event: 'completed', version, waves: finished });
   return { kind: 'completed' };
 }
+
+/** The least time between two judgements of a wave. */
+const JUDGE_INTERVAL_MS = 100;
 
 /** Writes the version to the devices, BATCH_WRITE_SIZE at a time, two calls at once; answers the refusals. */
 async function writeAll(
