@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { DesiredDevice } from '@outpost/shared';
 import { desiredDeviceSchema, readJsonFile, writeJsonFileAtomic } from '@outpost/shared';
 import type { DeviceIdentity } from './config/load-or-provision.js';
-import { deviceTokens } from './identity/device-tokens.js';
+import { deviceTokens, linkCredentials } from './identity/device-tokens.js';
 import type { AgentPaths } from './config/paths.js';
 import type { TransportSecurity } from './config/transport-security.js';
 import { AgentLink } from './link/agent-link.js';
@@ -142,8 +142,13 @@ export async function startDroplet(options: DropletOptions): Promise<Droplet> {
     server: config.server,
     ...(options.security === undefined ? {} : { security: options.security }),
     proxy: (target) => proxy.chooser(target),
-    // a fresh signed challenge, or the credential file re-read, at every attempt (see deviceTokens)
-    credential: deviceToken,
+    // the key pair (it signs the server's challenge on the link), or the credential file re-read, at every attempt
+    credential: linkCredentials({
+      deviceName: config.deviceName,
+      identityDir: paths.identityDir,
+      credentialFile: paths.credentialFile,
+      ...(identity.credential === undefined ? {} : { fallbackCredential: identity.credential }),
+    }),
     hello: () => ({ agentVersion: options.agentVersion, bootId: options.bootId }),
     logger,
   });

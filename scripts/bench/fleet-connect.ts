@@ -17,10 +17,10 @@
  *                 signed by a throwaway CA made with openssl in the run's temporary folder (lib/throwaway-ca.ts);
  *                 the links trust only that CA, as the agent's --ca-file
  *   --key-pair    each device gets an ed25519 key pair whose public half is registered through the devices
- *                 service's `:issueCredential` method with `publicKey`; every connection attempt first asks
- *                 `POST {device}:challenge` and connects with the signed proof, as the agent does. The simulator
- *                 shares no connection or TLS session between devices (each is a machine of its own), so each
- *                 connect costs the server two handshakes with --tls
+ *                 service's `:issueCredential` method with `publicKey`; every connection announces the device
+ *                 (`odk1.<device>`) and answers the challenge the server sends on the link with its signature, as
+ *                 the agent does. The simulator shares no TLS session between devices (each is a machine of
+ *                 its own), so each connect costs the server one full handshake with --tls
  *   --compare     the connect phase of plain and then of --tls --key-pair at each fleet size (no status phases),
  *                 then connect_cpu_ratio (CPU per connect of tls+key-pair over plain's, goal <= 2) and
  *                 connect_rate_ratio (the same for connect_per_s)

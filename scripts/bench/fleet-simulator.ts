@@ -1,8 +1,8 @@
 /**
  * The device side of the fleet-connect benchmark: one process holding N agent links, each the real `AgentLink`
  * of the droplet agent (agent/src/link/agent-link.ts) with a tiny hello and either a fixed bearer credential or
- * a key pair, with which every connection attempt first signs a fresh server challenge (the agent's own
- * signedChallengeToken, agent/src/identity/device-token.ts). With `ca`, the server is https/wss and the links
+ * a key pair, with which every connection signs the fresh challenge the server sends on it (the agent's own
+ * linkCredentials, agent/src/identity/device-tokens.ts). With `ca`, the server is https/wss and the links
  * trust only that CA (the agent's --ca-file).
  *
  * Driven by its parent (scripts/bench/fleet-connect.ts) through JSON lines: commands on stdin, events on
@@ -25,8 +25,8 @@ import https from 'node:https';
 import { createInterface } from 'node:readline';
 import { pino } from 'pino';
 import type { AgentMessage } from '@outpost/shared';
-import { signedChallengeToken } from '../../agent/src/identity/device-token.js';
 import { AgentLink } from '../../agent/src/link/agent-link.js';
+import type { LinkCredential } from '../../agent/src/link/agent-link.js';
 import { openFileDescriptors } from './lib/process-stats.js';
 import { inMemoryDeviceKey, parseSimulatedIdentities } from './lib/simulated-identities.js';
 import type { SimulatedIdentity } from './lib/simulated-identities.js';
@@ -71,9 +71,9 @@ const logger = pino(
   },
 );
 
-// Each simulated device stands for a machine of its own: the challenge requests the agent sends through the default
-// agents (agent/src/identity/post-json.ts) must neither share a kept-alive connection nor resume another
-// device's TLS session, or the server would be spared the handshakes a real fleet costs it.
+// Each simulated device stands for a machine of its own: nothing sent through the default agents may share a
+// kept-alive connection or resume another device's TLS session, or the server would be spared handshakes a real
+// fleet costs it.
 http.globalAgent = new http.Agent({ keepAlive: false });
 https.globalAgent = new https.Agent({ keepAlive: false, maxCachedSessions: 0 });
 
@@ -114,11 +114,14 @@ async function handle(command: SimulatorCommand): Promise<void> {
   }
 }
 
-/** What the link authenticates each connection attempt with, as the agent's deviceTokens does. */
-function credentialOf(identity: SimulatedIdentity, server: string, ca: string | undefined): () => Promise<string> {
+/**
+ * What the link authenticates each connection attempt with, as the agent's linkCredentials does: the bearer
+ * credential, or the key, which signs the challenge the server sends on the link.
+ */
+function credentialOf(identity: SimulatedIdentity): () => Promise<LinkCredential> {
   if (typeof identity === 'string') return () => Promise.resolve(identity);
   const key = inMemoryDeviceKey(identity);
-  return () => signedChallengeToken({ server, deviceName: identity.device, key, ...(ca === undefined ? {} : { ca }) });
+  return () => Promise.resolve({ deviceName: identity.device, key });
 }
 
 async function connectAll(
@@ -141,7 +144,7 @@ async function connectAll(
     const link = new AgentLink({
       server,
       ...(ca === undefined ? {} : { security: { ca } }),
-      credential: credentialOf(identity, server, ca),
+      credential: credentialOf(identity),
       hello: () => ({ agentVersion: 'fleet-simulator', bootId: `boot-${i}` }),
       logger,
     });

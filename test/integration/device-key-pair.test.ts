@@ -187,3 +187,114 @@ describe('a device provisioned with a bearer credential', () => {
     expect(again.output()).toMatch(/credential is missing/);
   });
 });
+
+/** How a raw link announcing `odk1.<device>` ended: welcomed, refused before the upgrade, or closed with a code. */
+type LinkOutcome = { welcomed: string } | { httpStatus: number } | { closeCode: number };
+
+/**
+ * Opens the agent link as a device with a key (Authorization: Bearer odk1.<device>) and answers the challenge the
+ * server sends on it with `answer` (a frame, or nothing); resolves with how the link ended up.
+ */
+function keyLink(
+  device: string,
+  answer: (challenge: string, ws: WebSocket) => Promise<string | Buffer | undefined>,
+  keepOpen?: (ws: WebSocket) => void,
+): Promise<LinkOutcome> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(server.url.replace(/^http/, 'ws') + AGENT_CONNECT_PATH, {
+      headers: { authorization: `Bearer odk1.${device}` },
+    });
+    let challenged = false;
+    ws.on('unexpected-response', (_req, res) => {
+      resolve({ httpStatus: res.statusCode ?? 0 });
+      ws.terminate();
+    });
+    ws.on('message', (data: Buffer) => {
+      const message = JSON.parse(data.toString('utf8')) as { type: string; challenge?: string; deviceName?: string };
+      if (!challenged) {
+        challenged = true;
+        expect(message.type).toBe('challenge');
+        void answer(message.challenge!, ws).then((frame) => frame !== undefined && ws.send(frame), reject);
+        return;
+      }
+      if (message.type === 'welcome') {
+        resolve({ welcomed: message.deviceName! });
+        if (keepOpen) keepOpen(ws);
+        else ws.terminate();
+      }
+    });
+    ws.on('close', (code) => resolve({ closeCode: code }));
+    ws.on('error', (err) => reject(err));
+  });
+}
+
+const proofFrame = (signature: Buffer): string =>
+  JSON.stringify({ type: 'proof', signature: signature.toString('base64url') });
+
+const signedWith =
+  (root: string, device: string) =>
+  async (challenge: string): Promise<string> => {
+    const key = (await readFileDeviceKey(join(root, 'config', 'identity')))!;
+    return proofFrame(await key.sign(deviceProofMessage(device, challenge)));
+  };
+
+describe('the challenge on the link (odk1)', () => {
+  it('welcomes the signature of the challenge sent on the link; other answers close it with 4401', async () => {
+    const name = `${parent}/devices/inband`;
+    const root = newRoot();
+    expect((await runCli(['devices', 'provision', name, '--device-root', root], cliEnv())).code).toBe(0);
+    expect(await keyLink(name, signedWith(root, name))).toEqual({ welcomed: name });
+
+    // a proof replayed from another link: the first link's challenge, signed, answered on a second one
+    const key = (await readFileDeviceKey(join(root, 'config', 'identity')))!;
+    const first = await new Promise<{ challenge: string; signature: Buffer }>((resolve, reject) => {
+      keyLink(name, async (challenge, ws) => {
+        resolve({ challenge, signature: await key.sign(deviceProofMessage(name, challenge)) });
+        ws.terminate(); // it never answers
+        return undefined;
+      }).catch(reject);
+    });
+    expect(await keyLink(name, () => Promise.resolve(proofFrame(first.signature)))).toEqual({ closeCode: 4401 });
+    // nor is it an odp1 token: the challenge of a link was never handed out by :challenge
+    expect(await upgradeStatus(formatDeviceProof({ device: name, ...first }))).toBe(401);
+
+    // signed by another device's key
+    const stranger = newRoot();
+    expect(
+      (await runCli(['devices', 'provision', `${parent}/devices/inband-stranger`, '--device-root', stranger], cliEnv()))
+        .code,
+    ).toBe(0);
+    expect(await keyLink(name, signedWith(stranger, name))).toEqual({ closeCode: 4401 });
+    // a garbled signature, a message other than the proof, a binary frame, an oversized frame
+    expect(await keyLink(name, () => Promise.resolve(proofFrame(Buffer.alloc(64, 7))))).toEqual({ closeCode: 4401 });
+    const hello = JSON.stringify({ type: 'hello', agentVersion: '1', bootId: 'b', capabilities: [] });
+    expect(await keyLink(name, () => Promise.resolve(hello))).toEqual({ closeCode: 4401 });
+    expect(await keyLink(name, () => Promise.resolve(Buffer.from([1, 2, 3])))).toEqual({ closeCode: 4401 });
+    expect(
+      await keyLink(name, () => Promise.resolve(JSON.stringify({ type: 'proof', signature: 'A'.repeat(5000) }))),
+    ).toEqual({ closeCode: 4401 });
+  });
+
+  it('refuses the upgrade (401) for a device without a key pair and for an unknown device', async () => {
+    const name = `${parent}/devices/inband-credential`;
+    const root = newRoot();
+    expect((await runCli(['devices', 'provision', name, '--device-root', root], cliEnv())).code).toBe(0);
+    expect((await runCli(['devices', 'issue-credential', name], cliEnv())).code).toBe(0); // now a bearer device
+    expect(await keyLink(name, signedWith(root, name))).toEqual({ httpStatus: 401 });
+    expect(await keyLink(`${parent}/devices/nobody`, signedWith(root, name))).toEqual({ httpStatus: 401 });
+  });
+
+  it('closes a link opened with the key when the key is revoked', async () => {
+    const name = `${parent}/devices/inband-revoked`;
+    const root = newRoot();
+    expect((await runCli(['devices', 'provision', name, '--device-root', root], cliEnv())).code).toBe(0);
+    let closed: Promise<number> | undefined;
+    const outcome = await keyLink(name, signedWith(root, name), (ws) => {
+      closed = new Promise((resolve) => ws.on('close', (code) => resolve(code)));
+    });
+    expect(outcome).toEqual({ welcomed: name });
+    const revoked = await runCli(['devices', 'revoke-credential', name], cliEnv());
+    expect(revoked.code, revoked.stderr).toBe(0);
+    expect(await closed).toBe(4003);
+  });
+});

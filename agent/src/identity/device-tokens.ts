@@ -1,6 +1,7 @@
 import { readFileDeviceKey } from '@outpost/shared';
 import { readCredential } from '../config/credential.js';
 import type { ConnectVia } from '../config-apply/proxy/proxy-route.js';
+import type { LinkCredential } from '../link/agent-link.js';
 import { signedChallengeToken } from './device-token.js';
 
 export interface DeviceTokensOptions {
@@ -23,17 +24,31 @@ export interface DeviceTokensOptions {
  * re-key, an enrolment or a rotated credential is picked up without a restart.
  */
 export function deviceTokens(options: DeviceTokensOptions): () => Promise<string> {
+  const credential = linkCredentials(options);
+  return async () => {
+    const current = await credential();
+    if (typeof current === 'string') return current;
+    return signedChallengeToken({
+      server: options.server,
+      deviceName: current.deviceName,
+      key: current.key,
+      ...(options.ca === undefined ? {} : { ca: options.ca }),
+      ...(options.connect === undefined ? {} : { connect: options.connect }),
+    });
+  };
+}
+
+/**
+ * What the agent link authenticates each attempt with: the key pair when the device has one (it answers the
+ * server's challenge on the link itself, so no challenge request is made), else the bearer credential. Both
+ * files are read at every call, as for deviceTokens.
+ */
+export function linkCredentials(
+  options: Pick<DeviceTokensOptions, 'deviceName' | 'identityDir' | 'credentialFile' | 'fallbackCredential'>,
+): () => Promise<LinkCredential> {
   return async () => {
     const key = await readFileDeviceKey(options.identityDir);
-    if (key !== undefined) {
-      return signedChallengeToken({
-        server: options.server,
-        deviceName: options.deviceName,
-        key,
-        ...(options.ca === undefined ? {} : { ca: options.ca }),
-        ...(options.connect === undefined ? {} : { connect: options.connect }),
-      });
-    }
+    if (key !== undefined) return { deviceName: options.deviceName, key };
     const credential = (await readCredential(options.credentialFile)) ?? options.fallbackCredential;
     if (credential === undefined) {
       throw new Error(`the device has neither a key pair in ${options.identityDir} nor ${options.credentialFile}`);

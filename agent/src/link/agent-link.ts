@@ -1,7 +1,16 @@
 import { WebSocket } from 'ws';
 import type { ClientOptions, RawData } from 'ws';
-import { AGENT_CONNECT_PATH, DEAD_LINK_HEARTBEATS, encodeMessage } from '@outpost/shared';
-import type { AgentMessage, HelloMessage, WelcomeMessage } from '@outpost/shared';
+import {
+  AGENT_CONNECT_PATH,
+  DEAD_LINK_HEARTBEATS,
+  LINK_PROOF_REFUSED_CLOSE_CODE,
+  deviceProofMessage,
+  encodeMessage,
+  formatDeviceKeyClaim,
+  linkChallengeMessageSchema,
+  parseLinkProofFrame,
+} from '@outpost/shared';
+import type { AgentMessage, DeviceKey, HelloMessage, LinkProofMessage, WelcomeMessage } from '@outpost/shared';
 import type { Logger } from '../logging/logger.js';
 import { isUntrustedCertificate, transportTo } from '../config/transport-security.js';
 import { proxiedConnection } from '../config-apply/proxy/proxy-route.js';
@@ -12,13 +21,24 @@ import type { Backoff, BackoffPolicy } from './backoff.js';
 import { ServerMessageRouter } from './server-message-router.js';
 import type { CommandHandler, SpecConsumer } from './server-message-router.js';
 
+/**
+ * What a connection attempt authenticates with: a bearer token (a credential, or an `odp1` proof), or the
+ * device's key, which signs the challenge the server sends on the new link (one connection, no extra request).
+ */
+export type LinkCredential = string | DeviceKeyIdentity;
+
+export interface DeviceKeyIdentity {
+  deviceName: string;
+  key: DeviceKey;
+}
+
 export interface AgentLinkOptions {
   /** the control plane's base URL (http, https, ws or wss) */
   server: string;
   /** --insecure and --ca-file; plain ws:// to a server not on loopback is refused without --insecure */
   security?: TransportSecurity;
-  /** read before every connection attempt, so a rotated credential is picked up */
-  credential: () => Promise<string>;
+  /** read before every connection attempt, so a rotated credential or a new key is picked up */
+  credential: () => Promise<LinkCredential>;
   /** the HTTP CONNECT proxy to reach the server through (spec.proxyConfig), asked before every attempt */
   proxy?: ProxyChooser;
   /** the identity part of `hello` (capabilities are added by the link) */
@@ -163,7 +183,7 @@ export class AgentLink {
 
   private async connect(): Promise<void> {
     if (!this.running) return;
-    let credential: string;
+    let credential: LinkCredential;
     this.attempting = true;
     try {
       credential = await this.options.credential();
@@ -190,7 +210,9 @@ export class AgentLink {
       ...(createConnection === undefined
         ? {}
         : { createConnection: createConnection as unknown as ClientOptions['createConnection'] }),
-      headers: { authorization: `Bearer ${credential}` },
+      headers: {
+        authorization: `Bearer ${typeof credential === 'string' ? credential : formatDeviceKeyClaim(credential.deviceName)}`,
+      },
       handshakeTimeout: this.options.handshakeTimeoutMs ?? 15_000,
       maxPayload: MAX_SOCKET_PAYLOAD,
       // A zero masking key leaves frames unmasked on both ends (no XOR over every byte of a transfer). Masking
@@ -202,6 +224,8 @@ export class AgentLink {
     let openedAt: number | undefined;
     let lastError: string | undefined;
     let untrusted = false;
+    // with a key, the server's first message is its challenge, and nothing else counts until it is answered
+    let proving = typeof credential === 'string' ? undefined : credential;
 
     socket.on('unexpected-response', (_request, response) => {
       refusedWith = response.statusCode;
@@ -211,11 +235,16 @@ export class AgentLink {
     socket.on('open', () => {
       openedAt = Date.now();
       this.armWatchdog(socket, this.options.initialHeartbeatSeconds ?? 30);
-      const capabilities = [...BASE_CAPABILITIES, ...this.router.commandNames];
-      sendOn(socket, { type: 'hello', ...this.options.hello(), capabilities });
+      if (proving === undefined) this.sayHello(socket);
     });
     socket.on('message', (data, isBinary) => {
       this.armWatchdog(socket, this.welcome?.heartbeatSeconds ?? this.options.initialHeartbeatSeconds ?? 30);
+      if (proving !== undefined) {
+        const identity = proving;
+        proving = undefined;
+        void this.answerChallenge(socket, identity, isBinary ? undefined : textOf(data));
+        return;
+      }
       if (isBinary) {
         const frame = bytesOf(data);
         if (this.binaryListeners.size === 0) this.options.logger.debug('ignored a binary frame (no channel is open)');
@@ -234,6 +263,37 @@ export class AgentLink {
     socket.on('close', (code, reason) => {
       this.closed(socket, { code, reason: reason.toString(), refusedWith, openedAt, lastError, untrusted });
     });
+  }
+
+  private sayHello(socket: WebSocket): void {
+    const capabilities = [...BASE_CAPABILITIES, ...this.router.commandNames];
+    sendOn(socket, { type: 'hello', ...this.options.hello(), capabilities });
+  }
+
+  /** Signs the server's challenge with the device key and says hello right behind the proof (no round trip). */
+  private async answerChallenge(
+    socket: WebSocket,
+    identity: DeviceKeyIdentity,
+    text: string | undefined,
+  ): Promise<void> {
+    const challenge = text === undefined ? undefined : parseLinkProofFrame(text, linkChallengeMessageSchema);
+    if (challenge === undefined) {
+      this.options.logger.warn("the control plane's first message is not a challenge for the device key");
+      socket.terminate();
+      return;
+    }
+    let signature: Buffer;
+    try {
+      signature = await identity.key.sign(deviceProofMessage(identity.deviceName, challenge.challenge));
+    } catch (err) {
+      this.options.logger.error({ err }, 'cannot sign with the device key');
+      socket.terminate();
+      return;
+    }
+    if (socket !== this.socket || socket.readyState !== WebSocket.OPEN) return;
+    const proof: LinkProofMessage = { type: 'proof', signature: signature.toString('base64url') };
+    socket.send(JSON.stringify(proof));
+    this.sayHello(socket);
   }
 
   private welcomed(socket: WebSocket, welcome: WelcomeMessage): void {
@@ -286,10 +346,10 @@ export class AgentLink {
     if (!this.running) return;
 
     const { logger } = this.options;
-    if (how.refusedWith === 401 || how.refusedWith === 403) {
+    if (how.refusedWith === 401 || how.refusedWith === 403 || how.code === LINK_PROOF_REFUSED_CLOSE_CODE) {
       const delayMs = Math.round((this.options.unauthorizedRetryMs ?? 60_000) * (0.5 + this.random() / 2));
       logger.error(
-        { httpStatus: how.refusedWith, retryInMs: delayMs },
+        { httpStatus: how.refusedWith, reason: how.reason || undefined, retryInMs: delayMs },
         'the control plane refused the device credential; retrying slowly (the credential may be rotated)',
       );
       this.scheduleReconnect(delayMs);

@@ -119,6 +119,15 @@ export class DeviceCredentials {
     return key !== undefined && verifyDeviceProof(proof, key) ? proof.device : undefined;
   }
 
+  /**
+   * Whether `signature` signs `challenge` (one the link made for this connection, see DEVICE_KEY_CLAIM_PREFIX)
+   * for the device with its current key. The challenge is the caller's, so this uses up nothing.
+   */
+  verifiesLinkProof(device: string, challenge: string, signature: Buffer): boolean {
+    const key = this.keyOf.get(device)?.public_key_pem;
+    return key !== undefined && verifyDeviceProof({ device, challenge, signature }, key);
+  }
+
   private revoked(device: string): void {
     for (const listener of this.revocationListeners) listener(device);
   }

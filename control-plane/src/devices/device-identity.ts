@@ -23,7 +23,7 @@ export class DeviceChallenges {
     let open = this.byDevice.get(device);
     if (!open) this.byDevice.set(device, (open = new Map()));
     while (open.size >= MAX_CHALLENGES_PER_DEVICE) open.delete(open.keys().next().value!);
-    const challenge = randomBytes(32).toString('base64url');
+    const challenge = newChallenge();
     const expiresAt = now + CHALLENGE_TTL_MS;
     open.set(challenge, expiresAt);
     return { challenge, expireTime: new Date(expiresAt).toISOString() };
@@ -46,6 +46,9 @@ export class DeviceChallenges {
     }
   }
 }
+
+/** 32 random bytes, base64url: what a device signs to prove it holds its key. */
+export const newChallenge = (): string => randomBytes(32).toString('base64url');
 
 /** The device's ed25519 public key from SPKI PEM, normalised; INVALID_ARGUMENT for anything else. */
 export function parseDevicePublicKey(pem: unknown): string {

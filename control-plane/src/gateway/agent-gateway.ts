@@ -7,7 +7,11 @@ import {
   AGENT_CONNECT_PATH,
   ApiError,
   MAX_TEXT_FRAME_BYTES,
+  LINK_PROOF_REFUSED_CLOSE_CODE,
+  linkProofMessageSchema,
   parseAgentMessage,
+  parseDeviceKeyClaim,
+  parseLinkProofFrame,
   refusalOf,
   unauthenticated,
 } from '@outpost/shared';
@@ -15,12 +19,14 @@ import type {
   AgentMessage,
   AppliedHealthCheck,
   DesiredPod,
+  LinkChallengeMessage,
   OsImage,
   PodStatusMessage,
   ServerMessage,
 } from '@outpost/shared';
 import type { Logger } from '../server/logger.js';
 import type { DeviceCredentials } from '../devices/device-credentials.js';
+import { newChallenge } from '../devices/device-identity.js';
 import type { ResourceEngine } from '../resources/resource-engine.js';
 import type { ResourceHandle } from '../resources/resource-handle.js';
 import type { Doc } from '../resources/resource-table.js';
@@ -58,7 +64,8 @@ export interface SpecDependency {
 
 /**
  * `GET /v1/agent:connect`: every device's one outbound WebSocket. Authenticates the device (its bearer credential,
- * or its key's signature of a challenge from `POST /v1/{device}:challenge`), keeps
+ * its key's signature of a challenge it sends on the link (DEVICE_KEY_CLAIM_PREFIX), or of one from
+ * `POST /v1/{device}:challenge`), keeps
  * only its newest connection, tracks Online/Offline with server pings, pushes the device's spec whenever it
  * changes (following the store's change feed) and writes what the agent reports, batched.
  */
@@ -129,14 +136,16 @@ export class AgentGateway {
         refuseUpgrade(socket, new ApiError('NOT_FOUND', `no WebSocket endpoint at ${path}`));
         return;
       }
-      let deviceName: string;
+      let caller: { deviceName: string; challenge: boolean };
       try {
-        deviceName = this.authenticate(req.headers.authorization);
+        caller = this.authenticate(req.headers.authorization);
       } catch (err) {
         refuseUpgrade(socket, err instanceof ApiError ? err : unauthenticated('cannot authenticate'));
         return;
       }
-      this.wss.handleUpgrade(req, socket, head, (ws) => this.open(deviceName, ws));
+      this.wss.handleUpgrade(req, socket, head, (ws) =>
+        caller.challenge ? this.challenge(caller.deviceName, ws) : this.open(caller.deviceName, ws),
+      );
     });
   }
 
@@ -195,19 +204,66 @@ export class AgentGateway {
     this.options.logger.child({ device: deviceName }).info({ code }, `agent disconnected: ${reason}`);
   }
 
-  private authenticate(header: string | undefined): string {
+  /** The device, and whether it is yet to prove it holds its key on the link (it sent only its name, odk1.…). */
+  private authenticate(header: string | undefined): { deviceName: string; challenge: boolean } {
     const token = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1];
     if (!token) {
       throw unauthenticated(
-        'missing device credential: send "Authorization: Bearer <credential or signed challenge (odp1.…)>"',
+        'missing device credential: send "Authorization: Bearer <credential, odk1.<device> or signed challenge (odp1.…)>"',
       );
+    }
+    const claimed = parseDeviceKeyClaim(token);
+    if (claimed !== undefined) {
+      if (!this.options.credentials.hasPublicKey(claimed) || !this.options.devices.exists(claimed)) {
+        throw unauthenticated('no device with a registered key pair by that name');
+      }
+      return { deviceName: claimed, challenge: true };
     }
     // a credential, or a one-time proof of the device's key (used up here, so a replay is refused)
     const deviceName = this.options.credentials.deviceOf(token);
     if (!deviceName || !this.options.devices.exists(deviceName)) {
       throw unauthenticated('invalid or revoked device credential, or a challenge not signed by the device key');
     }
-    return deviceName;
+    return { deviceName, challenge: false };
+  }
+
+  /**
+   * Sends a fresh challenge on the new link and opens the device's session once the link's first message signs
+   * it with the device's key; anything else, or silence, closes the link (LINK_PROOF_REFUSED_CLOSE_CODE).
+   */
+  private challenge(deviceName: string, ws: WebSocket): void {
+    const challenge = newChallenge();
+    const refuse = (reason: string): void => {
+      cleanUp();
+      this.options.logger.child({ device: deviceName }).warn(`agent link refused: ${reason}`);
+      ws.close(LINK_PROOF_REFUSED_CLOSE_CODE, reason);
+    };
+    const timer = setTimeout(() => refuse('no proof of the device key in time'), PROOF_TIMEOUT_MS);
+    const onMessage = (data: RawData, isBinary: boolean): void => {
+      cleanUp();
+      const proof = isBinary ? undefined : parseLinkProofFrame(rawText(data), linkProofMessageSchema);
+      if (proof === undefined) {
+        refuse('the first message must be the proof of the device key');
+        return;
+      }
+      if (
+        !this.options.credentials.verifiesLinkProof(deviceName, challenge, Buffer.from(proof.signature, 'base64url'))
+      ) {
+        refuse('the challenge is not signed by the device key');
+        return;
+      }
+      this.open(deviceName, ws);
+    };
+    const cleanUp = (): void => {
+      clearTimeout(timer);
+      ws.off('message', onMessage);
+      ws.off('close', cleanUp);
+    };
+    ws.on('message', onMessage);
+    ws.on('close', cleanUp);
+    ws.on('error', () => {}); // the close that follows cleans up; a link not yet open is not worth a log line
+    const message: LinkChallengeMessage = { type: 'challenge', challenge };
+    ws.send(JSON.stringify(message));
   }
 
   private open(deviceName: string, ws: WebSocket): void {
@@ -361,6 +417,8 @@ export class AgentGateway {
 
 /** The WebSocket close code of a link whose credential was revoked or rotated. */
 export const CREDENTIAL_REVOKED_CLOSE_CODE = 4003;
+/** How long a link challenged for its key has to answer. */
+const PROOF_TIMEOUT_MS = 15_000;
 
 /**
  * What the agent acts on: its spec, labels, and the device type its OS image is resolved for (other status

@@ -58,3 +58,49 @@ export function parseDeviceProof(token: string): DeviceProof | undefined {
   if (device === '' || !BASE64URL.test(challenge) || !BASE64URL.test(signature)) return undefined;
   return { device, challenge, signature: Buffer.from(signature, 'base64url') };
 }
+
+/**
+ * The agent link's cheaper form of the proof (one connection, no challenge request): the upgrade carries only
+ * `Authorization: Bearer odk1.<device name>`; the server answers the upgrade, sends a `challenge` message, and
+ * accepts nothing but the `proof` message signing it (deviceProofMessage) before its welcome. The challenge
+ * belongs to that one connection, so a proof can be neither replayed on another nor used as an `odp1` token.
+ */
+export const DEVICE_KEY_CLAIM_PREFIX = 'odk1';
+
+export const formatDeviceKeyClaim = (device: string): string => `${DEVICE_KEY_CLAIM_PREFIX}.${device}`;
+
+/** The device a bearer token claims to be, to be challenged on the link, or undefined when it is no such claim. */
+export function parseDeviceKeyClaim(token: string): string | undefined {
+  if (!token.startsWith(`${DEVICE_KEY_CLAIM_PREFIX}.`)) return undefined;
+  const device = token.slice(DEVICE_KEY_CLAIM_PREFIX.length + 1);
+  return device === '' ? undefined : device;
+}
+
+/** The WebSocket close code of a link whose proof was missing, late or wrong (the agent retries slowly, as on 401). */
+export const LINK_PROOF_REFUSED_CLOSE_CODE = 4401;
+
+/** The largest challenge or proof message either side reads before the device is authenticated. */
+export const MAX_LINK_PROOF_FRAME_BYTES = 1024;
+
+export const linkChallengeMessageSchema = z
+  .object({ type: z.literal('challenge'), challenge: z.string().regex(/^[A-Za-z0-9_-]{16,128}$/) })
+  .strict();
+export type LinkChallengeMessage = z.infer<typeof linkChallengeMessageSchema>;
+
+export const linkProofMessageSchema = z
+  .object({ type: z.literal('proof'), signature: z.string().regex(/^[A-Za-z0-9_-]{1,256}$/) })
+  .strict();
+export type LinkProofMessage = z.infer<typeof linkProofMessageSchema>;
+
+/** A challenge or proof frame checked against `schema`, or undefined (too long, not JSON, not that message). */
+export function parseLinkProofFrame<T>(text: string, schema: z.ZodType<T>): T | undefined {
+  if (Buffer.byteLength(text, 'utf8') > MAX_LINK_PROOF_FRAME_BYTES) return undefined;
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const parsed = schema.safeParse(json);
+  return parsed.success ? parsed.data : undefined;
+}
