@@ -72,6 +72,11 @@ export class PodRunner {
     return [...this.services.keys()];
   }
 
+  /** the agent's record file of each service (see SERVICE_RECORDS_DIR) */
+  recordFiles(): string[] {
+    return [...this.services.values()].map((s) => s.recordFile);
+  }
+
   /** the log file of each service */
   logFiles(): { service: string; path: string }[] {
     return this.serviceNames.map((service) => ({ service, path: join(this.dir, `${service}.log`) }));

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { dirname, join } from 'node:path';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readdir } from 'node:fs/promises';
 import { readBootId } from '../runtime-facts.js';
 import { launchDetached, readExit, spawnInOwnSession, watchWrapper } from './detached-service.js';
 import { stillRunning } from './proc-stat.js';
@@ -77,6 +77,10 @@ export function processRuntime(options: ProcessRuntimeOptions = {}): WorkloadRun
         adopted: true,
       });
     },
+
+    async endUnclaimed(recordsDir: string, claimed: ReadonlySet<string>, graceMs: number): Promise<string[]> {
+      return endUnclaimed(recordsDir, claimed, await bootId(), graceMs);
+    },
   };
 }
 
@@ -94,14 +98,49 @@ export function launchDigest(launch: ServiceLaunch): string {
 }
 
 /** A service an earlier agent started that is not to be adopted (its pod changed) is stopped, if it still runs. */
-async function stopLeftover(launch: ServiceLaunch, currentBoot: string): Promise<void> {
-  const record = await readServiceRecord(launch.recordFile);
+const stopLeftover = (launch: ServiceLaunch, currentBoot: string, graceMs = 0): Promise<void> =>
+  endRecorded(launch.recordFile, currentBoot, graceMs);
+
+/**
+ * Ends the recorded service if it is still the process recorded (same boot, same pid and start time): SIGTERM to its
+ * group, SIGKILL after `graceMs`; then forgets the record.
+ */
+async function endRecorded(recordFile: string, currentBoot: string, graceMs: number): Promise<void> {
+  const record = await readServiceRecord(recordFile);
   if (record === undefined) return;
-  if (record.bootId === currentBoot && (await stillRunning(record.wrapperPid, record.wrapperStartTime))) {
-    signalGroup(record.wrapperPid, 'SIGKILL');
+  const { wrapperPid, wrapperStartTime } = record;
+  if (record.bootId === currentBoot && (await stillRunning(wrapperPid, wrapperStartTime))) {
+    signalGroup(wrapperPid, graceMs > 0 ? 'SIGTERM' : 'SIGKILL');
+    const deadline = Date.now() + graceMs;
+    while (Date.now() < deadline && (await stillRunning(wrapperPid, wrapperStartTime))) await sleep(50);
+    signalGroup(wrapperPid, 'SIGKILL');
   }
-  await removeServiceRecord(launch.recordFile);
+  await removeServiceRecord(recordFile);
 }
+
+/**
+ * Ends the services recorded under `recordsDir` (`<pod folder>/<service>.json`) that no pod claims: their pod was
+ * removed while no agent ran, or the agent no longer knows it.
+ */
+async function endUnclaimed(
+  recordsDir: string,
+  claimed: ReadonlySet<string>,
+  currentBoot: string,
+  graceMs: number,
+): Promise<string[]> {
+  const ended: string[] = [];
+  for (const pod of await readdir(recordsDir).catch(() => [])) {
+    for (const entry of await readdir(join(recordsDir, pod)).catch(() => [])) {
+      const recordFile = join(recordsDir, pod, entry);
+      if (!entry.endsWith('.json') || claimed.has(recordFile)) continue;
+      await endRecorded(recordFile, currentBoot, graceMs);
+      ended.push(recordFile);
+    }
+  }
+  return ended;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 function supervised(
   launch: ServiceLaunch,

@@ -50,6 +50,8 @@ export interface WorkloadRuntime {
   start(launch: ServiceLaunch): Promise<RunningService>;
   /** The service an earlier agent left running (or that ended meanwhile), if this runtime can take it over. */
   adopt?(launch: ServiceLaunch): Promise<RunningService | undefined>;
+  /** Ends what earlier agents left running under `recordsDir` that no pod claims; answers the records it ended. */
+  endUnclaimed?(recordsDir: string, claimed: ReadonlySet<string>, graceMs: number): Promise<string[]>;
 }
 
 /** The runtimes of one device: processes always, a container runtime when one answers. */

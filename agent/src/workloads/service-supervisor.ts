@@ -54,6 +54,10 @@ export class ServiceSupervisor {
     this.state = { name: options.launch.service.name, state: 'WAITING', reason: REASONS.pending, restartCount: 0 };
   }
 
+  get recordFile(): string {
+    return this.options.launch.recordFile;
+  }
+
   get status(): ServiceStatus {
     return this.state;
   }

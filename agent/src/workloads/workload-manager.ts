@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { desiredPodSchema, notFound } from '@outpost/shared';
 import type { DesiredPod, EnvVar, PodControlArgs, PodStatus } from '@outpost/shared';
 import type { Logger } from '../logging/logger.js';
-import { PodRunner } from './pod-runner.js';
+import { PodRunner, SERVICE_RECORDS_DIR } from './pod-runner.js';
 import type { RuntimeSet } from './runtime.js';
 import { DEFAULT_SUPERVISOR_TUNING } from './service-supervisor.js';
 import { AGENT_ITSELF } from './workload-user.js';
@@ -42,6 +42,7 @@ export class WorkloadManager {
   private readonly baseEnv: EnvVar[];
   private queue: Promise<unknown> = Promise.resolve();
   private stopped = false;
+  private leftoversEnded = false;
 
   constructor(private readonly options: WorkloadManagerOptions) {
     this.tuning = { ...DEFAULT_SUPERVISOR_TUNING, ...options.tuning };
@@ -152,6 +153,23 @@ export class WorkloadManager {
       this.runners.set(name, runner);
       this.options.logger.info({ pod: name, generation: pod.generation }, 'starting pod');
       await runner.act('START');
+    }
+    if (!this.leftoversEnded) {
+      this.leftoversEnded = true;
+      await this.endUnclaimedServices();
+    }
+  }
+
+  /** Once the first pods are running (or adopted): ends what earlier agents ran for pods no longer known. */
+  private async endUnclaimedServices(): Promise<void> {
+    const claimed = new Set([...this.runners.values()].flatMap((r) => r.recordFiles()));
+    const recordsDir = join(this.options.dataDir, 'workloads', SERVICE_RECORDS_DIR);
+    const ended = await this.options.runtimes.process.endUnclaimed?.(recordsDir, claimed, this.tuning.stopGraceMs);
+    if (ended !== undefined && ended.length > 0) {
+      this.options.logger.info(
+        { records: ended },
+        'ended services left by an earlier agent for pods it no longer runs',
+      );
     }
   }
 

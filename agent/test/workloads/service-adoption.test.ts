@@ -161,6 +161,24 @@ describe('process services outlive the agent', () => {
   });
 });
 
+describe('services of pods removed while no agent ran', () => {
+  it('are ended by the next agent once its pods run, and the others are kept', async () => {
+    const dataDir = await tempDir();
+    const other = { ...pod({}, 1, ['sleep', '60']), name: 'projects/p/regions/r/pods/other' };
+    const first = agent(dataDir);
+    await first.setDesired([pod(), other]);
+    const gone = app(first).pid;
+    const kept = first.reports([other.name])[0]?.status.serviceStatuses?.[0]?.pid;
+    await first.release();
+
+    const second = agent(dataDir);
+    await second.setDesired([other]);
+    expect(running(gone)).toBe(false);
+    expect(second.reports([other.name])[0]?.status.serviceStatuses?.[0]).toMatchObject({ pid: kept });
+    expect(running(kept)).toBe(true);
+  });
+});
+
 describe('/proc/<pid>/stat', () => {
   it('is read from the last parenthesis, whatever the command name holds', () => {
     const fields = Array.from({ length: 40 }, (_, i) => String(i + 4));
