@@ -129,3 +129,43 @@ describe('parseDevicePublicKey', () => {
     expect(() => parseDevicePublicKey(42)).toThrow(/SPKI PEM/);
   });
 });
+
+describe('a proof on the agent link (a challenge the link made)', () => {
+  const linkSignature = (device: string, challenge: string, privateKey: KeyObject): Buffer =>
+    sign(null, deviceProofMessage(device, challenge), privateKey);
+
+  it('verifies the signature of the device key, for that device and challenge only, and uses up nothing', () => {
+    const key = newKey();
+    credentials.setPublicKey(DEVICE, parseDevicePublicKey(key.publicPem));
+    const challenge = 'B'.repeat(43);
+    const signature = linkSignature(DEVICE, challenge, key.privateKey);
+    expect(credentials.verifiesLinkProof(DEVICE, challenge, signature)).toBe(true);
+    expect(credentials.verifiesLinkProof(DEVICE, challenge, signature)).toBe(true); // the caller's challenge to retire
+    expect(credentials.verifiesLinkProof(DEVICE, 'C'.repeat(43), signature)).toBe(false);
+    expect(credentials.verifiesLinkProof(OTHER, challenge, signature)).toBe(false);
+    expect(
+      credentials.verifiesLinkProof(DEVICE, challenge, linkSignature(DEVICE, challenge, newKey().privateKey)),
+    ).toBe(false);
+    expect(credentials.verifiesLinkProof(DEVICE, challenge, signature.subarray(0, 63))).toBe(false);
+    // the link's challenge was never handed out by :challenge, so it makes no odp1 token either
+    expect(credentials.deviceOf(formatDeviceProof({ device: DEVICE, challenge, signature }))).toBeUndefined();
+    credentials.revoke(DEVICE);
+    expect(credentials.verifiesLinkProof(DEVICE, challenge, signature)).toBe(false);
+  });
+
+  it('verifies alike however the stored PEM is wrapped (the raw-key import and the decoder agree)', () => {
+    for (let i = 0; i < 20; i++) {
+      const key = newKey();
+      const challenge = `challenge-number-${i}`;
+      const signature = linkSignature(DEVICE, challenge, key.privateKey);
+      // as stored, and with CRLF line ends as a device on another system might send it
+      for (const pem of [parseDevicePublicKey(key.publicPem), key.publicPem.replace(/\n/g, '\r\n')]) {
+        credentials.setPublicKey(DEVICE, pem);
+        expect(credentials.verifiesLinkProof(DEVICE, challenge, signature)).toBe(true);
+        expect(credentials.verifiesLinkProof(DEVICE, challenge, linkSignature(OTHER, challenge, key.privateKey))).toBe(
+          false,
+        );
+      }
+    }
+  });
+});
