@@ -4,27 +4,30 @@
  * `wave:canary` (10), `wave:early` (500) and `wave:main` (the rest), with a simulated download of 1 s and reboot
  * of 2 s.
  *
- * Three processes, so the control plane's CPU and memory are its own:
- *   - this one: seeds the devices (labels and credentials) into a fresh SQLite file with the real engine, publishes
- *     the versions, drives the rollout and measures;
+ * Separate processes, so the control plane's CPU and memory are its own:
+ *   - this one: seeds the devices (a `site` label, one of 5, and credentials) into a fresh SQLite file with the
+ *     real engine, publishes the versions, runs the CLI and measures;
  *   - the control plane: `node control-plane/dist/server/main.js --heartbeat-seconds 30 --log-level warn`;
- *   - the fleet: this script in the role `fleet` (startSimFleet over every device).
- * Both children start through `bash -c 'ulimit -n <hard limit>; exec ...'` (one socket per device).
+ *   - the fleet: this script in the role `fleet` (startSimFleet over every device);
+ *   - the built CLI, twice: once every device is online on 1.0.0, `outpost devices label-waves --canary 10
+ *     --early 5% --spread-by site,deviceType` (setup, not measured but for its seconds), then the measured
+ *     `outpost devices rollout --version 1.1.0 --yes -o json`, whose NDJSON events give the waves' times.
+ * The control plane and fleet start through `bash -c 'ulimit -n <hard limit>; exec ...'` (one socket per device).
  *
- * The rollout is driven by a stand-in until `outpost devices rollout` exists: per wave in order, spec.osVersion is
- * written to each device of the wave (updateMask=spec.osVersion, 64 requests at a time), then the wave is polled
- * until every device of it reports 1.1.0.
- *
- * Figures (one JSON line each on stdout, with "n"; progress on stderr), from the first write of the rollout until
- * every device reports 1.1.0 (every device is online and converged on 1.0.0 before it starts):
+ * Figures (one JSON line each on stdout, with "n"; progress on stderr), from starting the rollout command until
+ * it exits with every wave through (its `completed` event; every device is then checked to report 1.1.0):
  *   rollout_seconds                wall time (goal < 60)
- *   wave_<name>_seconds            each wave's share of it
+ *   wave_<name>_seconds            each wave's share of it (waveStarted to promoted)
+ *   wave_<name>_write_seconds      of which writing spec.osVersion (waveStarted to written)
  *   control_plane_cpu_seconds      user + system CPU time of the control plane meanwhile
  *   control_plane_peak_rss_mib     the control plane's peak resident memory (VmHWM, since its start; goal < 500)
  *   control_plane_peak_rss_before_rollout_mib  the same when the rollout starts (every device connected)
  *   device_writes_per_s            device writes (the store's change log) per second meanwhile
  *   device_writes                  how many
+ *   cli_cpu_seconds, cli_peak_rss_mib  the rollout command's own CPU time and peak memory
+ *   label_waves_seconds            how long label-waves took (setup)
  *   fleet_rss_mib                  the fleet process's resident memory with every device upgraded
+ *   load_average_1m                the machine's load when the rollout ended (the figures depend on it)
  *
  * Run from the repository root:  npm run build && npx tsx scripts/bench/rollout.ts
  *   [--devices 10000] [--canary 10] [--early 500] [--download-ms 1000] [--reboot-ms 2000]
@@ -34,14 +37,16 @@ import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { loadavg } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
-import type { OutpostClient } from '@outpost/shared';
+import type { OutpostClient, RolloutEvent } from '@outpost/shared';
 import type { SimDeviceSpec } from '../sim-fleet/index.js';
+import { runMeasuredCli } from './lib/measured-cli.js';
 import { REPO_ROOT, requireBuiltPackages } from './lib/preflight.js';
 import { createReporter } from './lib/report.js';
 import { withTempDir } from './lib/temp-dir.js';
@@ -56,8 +61,7 @@ const SEED_BATCH = 1_000;
 const HEARTBEAT_SECONDS = 30;
 const TIME_LIMIT_MS = 15 * 60_000;
 const CONNECT_TIMEOUT_MS = 180_000;
-const ROLLOUT_TIMEOUT_MS = 300_000;
-const WRITES_AT_ONCE = 64;
+const SITES = 5;
 const CONTROL_PLANE_MAIN = join(REPO_ROOT, 'control-plane', 'dist', 'server', 'main.js');
 const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 
@@ -158,7 +162,7 @@ async function runBench(options: Options, dir: string, report: Reporter): Promis
   const n = options.devices;
   const seedStarted = performance.now();
   const specs = await seedDevices(dir, options);
-  report.progress(`seeded ${n} devices with wave labels and credentials in ${seconds(seedStarted)} s`);
+  report.progress(`seeded ${n} devices with site labels and credentials in ${seconds(seedStarted)} s`);
 
   const controlPlane = await startControlPlane(dir, report);
   let fleet: FleetProcess | undefined;
@@ -192,6 +196,8 @@ async function runBench(options: Options, dir: string, report: Reporter): Promis
       report,
     );
     report.progress(`all ${n} devices online on ${FROM} after ${seconds(connectStarted)} s`);
+    const cli = { server: controlPlane.url, apiKey: controlPlane.apiKey };
+    const labelSeconds = await labelWaves(options, dir, cli, count, report);
 
     const db = new Database(join(dir, 'outpost.db'), { readonly: true, fileMustExist: true });
     const head = db.prepare<[], { seq: number }>("SELECT seq FROM sqlite_sequence WHERE name = 'change_log'");
@@ -200,14 +206,19 @@ async function runBench(options: Options, dir: string, report: Reporter): Promis
       const peakBefore = peakRssOf(controlPlane.pid);
       const writesBefore = writes();
       const cpuBefore = cpuSecondsOf(controlPlane.pid);
-      const started = performance.now();
-      const waveSeconds = await standInRollout(client, count, [controlPlane, fleet], report);
-      const elapsed = (performance.now() - started) / 1000;
+      const rollout = await runRollout(dir, cli, report);
       const cpu = cpuSecondsOf(controlPlane.pid) - cpuBefore;
       const deviceWrites = writes() - writesBefore;
-      report.progress(`every device reports ${TO} after ${elapsed.toFixed(1)} s`);
+      const load = loadavg()[0]!;
+      const converged = await count(`status.deviceInfo.osVersion = "${TO}"`);
+      if (converged !== n) throw new Error(`the rollout completed but only ${converged}/${n} devices report ${TO}`);
+      const elapsed = rollout.seconds;
+      report.progress(`every device reports ${TO} after ${elapsed.toFixed(1)} s (load average ${load.toFixed(2)})`);
       report.figure('rollout_seconds', elapsed, { goal: '<60', unit: 's' });
-      for (const [wave, s] of Object.entries(waveSeconds)) report.figure(`wave_${wave}_seconds`, s, { unit: 's' });
+      for (const wave of rollout.waves) {
+        report.figure(`wave_${wave.wave}_seconds`, wave.seconds, { unit: 's' });
+        report.figure(`wave_${wave.wave}_write_seconds`, wave.writeSeconds, { unit: 's' });
+      }
       report.figure('control_plane_cpu_seconds', cpu, { unit: 's' });
       report.figure('control_plane_peak_rss_mib', peakRssOf(controlPlane.pid) / 1024 / 1024, {
         goal: '<500',
@@ -216,7 +227,11 @@ async function runBench(options: Options, dir: string, report: Reporter): Promis
       report.figure('control_plane_peak_rss_before_rollout_mib', peakBefore / 1024 / 1024, { unit: 'MiB' });
       report.figure('device_writes_per_s', deviceWrites / elapsed, { unit: 'writes/s', samples: deviceWrites });
       report.figure('device_writes', deviceWrites);
+      report.figure('cli_cpu_seconds', rollout.cpuSeconds, { unit: 's' });
+      report.figure('cli_peak_rss_mib', rollout.maxRssBytes / 1024 / 1024, { unit: 'MiB' });
+      report.figure('label_waves_seconds', labelSeconds, { unit: 's' });
       report.figure('fleet_rss_mib', (await fleet.rss()) / 1024 / 1024, { unit: 'MiB' });
+      report.figure('load_average_1m', load);
     } finally {
       db.close();
     }
@@ -226,56 +241,125 @@ async function runBench(options: Options, dir: string, report: Reporter): Promis
   }
 }
 
-// ---- the rollout (stand-in) ---------------------------------------------------------------------------
+// ---- the rollout: the built CLI ------------------------------------------------------------------------
 
 type Count = (filter: string) => Promise<number>;
+type CliTarget = { server: string; apiKey: string };
+
+/** `outpost devices label-waves`: the canary from online devices, the early wave spread across sites; checked. */
+async function labelWaves(
+  options: Options,
+  dir: string,
+  cli: CliTarget,
+  count: Count,
+  report: Reporter,
+): Promise<number> {
+  const started = performance.now();
+  // the early wave is a percentage of every device, rounded up: this one gives options.early devices
+  const earlyPercent = (options.early * 100) / options.devices;
+  const run = await runMeasuredCli(
+    [
+      'devices',
+      'label-waves',
+      ...['--parent', PARENT, '--canary', String(options.canary), '--early', `${earlyPercent}%`],
+      ...['--spread-by', 'site,deviceType', '-o', 'json'],
+    ],
+    { ...cli, usageFile: join(dir, 'label-waves-usage.json') },
+  );
+  if (run.code !== 0) throw new Error(`label-waves exited ${run.code}: ${run.stderr.trim().slice(0, 2000)}`);
+  const elapsed = (performance.now() - started) / 1000;
+  const expected = {
+    canary: options.canary,
+    early: options.early,
+    main: options.devices - options.canary - options.early,
+  };
+  for (const wave of WAVES) {
+    const labelled = await count(inWave(wave));
+    if (labelled !== expected[wave])
+      throw new Error(`label-waves put ${labelled} devices in wave ${wave}, not ${expected[wave]}`);
+  }
+  report.progress(
+    `label-waves: ${expected.canary} / ${expected.early} / ${expected.main} devices in ${elapsed.toFixed(1)} s`,
+  );
+  return elapsed;
+}
+
+interface RolloutRun {
+  /** from starting the command to its `completed` event */
+  seconds: number;
+  waves: { wave: string; seconds: number; writeSeconds: number }[];
+  cpuSeconds: number;
+  maxRssBytes: number;
+}
+
+/** Runs `outpost devices rollout ... --yes -o json` and times its waves from its NDJSON events. */
+async function runRollout(dir: string, cli: CliTarget, report: Reporter): Promise<RolloutRun> {
+  const started = performance.now();
+  const at = (): number => (performance.now() - started) / 1000;
+  const waveTimes = new Map<string, { started?: number; written?: number; promoted?: number }>();
+  const timesOf = (wave: string): { started?: number; written?: number; promoted?: number } => {
+    if (!waveTimes.has(wave)) waveTimes.set(wave, {});
+    return waveTimes.get(wave)!;
+  };
+  let completedAt: number | undefined;
+  let lastProgress = 0;
+  const run = await runMeasuredCli(
+    ['devices', 'rollout', '--parent', PARENT, '--version', TO, '--waves', WAVES.join(','), '--yes', '-o', 'json'],
+    {
+      ...cli,
+      usageFile: join(dir, 'rollout-usage.json'),
+      onLine: (line) => {
+        const event = JSON.parse(line) as RolloutEvent;
+        switch (event.event) {
+          case 'preflight':
+            report.progress(`preflight: ${event.waves.map((w) => `${w.wave} ${w.toWrite} to write`).join(', ')}`);
+            return;
+          case 'waveStarted':
+            timesOf(event.wave).started = at();
+            return;
+          case 'written':
+            timesOf(event.wave).written = at();
+            report.progress(
+              `wave ${event.wave}: wrote ${event.written} devices (${event.refused.length} refused) at ${at().toFixed(1)} s`,
+            );
+            return;
+          case 'progress':
+            if (at() - lastProgress >= 5) {
+              lastProgress = at();
+              report.progress(`wave ${event.wave}: ${JSON.stringify(event.counts)}`);
+            }
+            return;
+          case 'promoted':
+            timesOf(event.wave).promoted = at();
+            report.progress(`wave ${event.wave}: through at ${at().toFixed(1)} s ${JSON.stringify(event.counts)}`);
+            return;
+          case 'halted':
+            report.progress(`wave ${event.wave} halted: ${event.reason}`);
+            return;
+          case 'completed':
+            completedAt = at();
+            return;
+          default:
+            report.progress(`rollout: ${line.slice(0, 300)}`);
+        }
+      },
+    },
+  );
+  if (run.code !== 0 || completedAt === undefined) {
+    throw new Error(`the rollout exited ${run.code} without completing: ${run.stderr.trim().slice(0, 2000)}`);
+  }
+  const waves = WAVES.map((wave) => {
+    const t = timesOf(wave);
+    if (t.started === undefined || t.written === undefined || t.promoted === undefined) {
+      throw new Error(`wave ${wave} was not started, written and promoted: ${JSON.stringify(t)}`);
+    }
+    return { wave, seconds: t.promoted - t.started, writeSeconds: t.written - t.started };
+  });
+  return { seconds: completedAt, waves, cpuSeconds: run.cpuSeconds, maxRssBytes: run.maxRssBytes };
+}
 
 function inWave(wave: string): string {
   return `metadata.labels CONTAINS "wave:${wave}"`;
-}
-
-/**
- * A minimal stand-in for `outpost devices rollout` until it exists: each wave in order is written, then polled until
- * every device of it reports the version. Returns each wave's seconds.
- */
-async function standInRollout(
-  client: OutpostClient,
-  count: Count,
-  processes: Watched[],
-  report: Reporter,
-): Promise<Record<string, number>> {
-  const waveSeconds: Record<string, number> = {};
-  for (const wave of WAVES) {
-    const started = performance.now();
-    const names: string[] = [];
-    for await (const device of client.listAll<{ name: string }>(PARENT, 'devices', {
-      filter: inWave(wave),
-      fieldMask: 'name',
-      pageSize: 1000,
-    })) {
-      names.push(device.name);
-    }
-    let next = 0;
-    const writer = async (): Promise<void> => {
-      while (next < names.length) {
-        const name = names[next++]!;
-        await client.update({ name, spec: { osVersion: TO } }, { updateMask: 'spec.osVersion' });
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(WRITES_AT_ONCE, names.length) }, writer));
-    report.progress(`wave ${wave}: wrote ${names.length} devices in ${seconds(started)} s`);
-    await waitFor(
-      () => count(`${inWave(wave)} AND status.deviceInfo.osVersion = "${TO}"`),
-      names.length,
-      ROLLOUT_TIMEOUT_MS,
-      `wave ${wave} reporting ${TO}`,
-      processes,
-      report,
-    );
-    waveSeconds[wave] = (performance.now() - started) / 1000;
-    report.progress(`wave ${wave}: ${names.length} devices on ${TO} after ${waveSeconds[wave].toFixed(1)} s`);
-  }
-  return waveSeconds;
 }
 
 function counter(client: OutpostClient): Count {
@@ -310,14 +394,12 @@ async function waitFor(
 
 // ---- seeding ------------------------------------------------------------------------------------------
 
-/** Creates the devices with their wave label and a credential each, with the real engine; returns their specs. */
+/** Creates the devices with a site label and a credential each, with the real engine; returns their specs. */
 async function seedDevices(dir: string, options: Options): Promise<SimDeviceSpec[]> {
   const { openDatabase } = await import('../../control-plane/src/db/open-database.js');
   const { ResourceEngine } = await import('../../control-plane/src/resources/resource-engine.js');
   const { createDeviceService } = await import('../../control-plane/src/devices/device-service.js');
   const db = openDatabase(join(dir, 'outpost.db'));
-  const waveOf = (i: number): string =>
-    i < options.canary ? 'canary' : i < options.canary + options.early ? 'early' : 'main';
   try {
     const engine = new ResourceEngine(db);
     const { devices, credentials } = createDeviceService(engine, db);
@@ -327,7 +409,7 @@ async function seedDevices(dir: string, options: Options): Promise<SimDeviceSpec
         for (let i = first; i < Math.min(first + SEED_BATCH, options.devices); i++) {
           const name = `${PARENT}/devices/d-${String(i).padStart(6, '0')}`;
           devices.create(
-            { parent: PARENT, resource: { name, metadata: { labels: { [`wave:${waveOf(i)}`]: '' } } } },
+            { parent: PARENT, resource: { name, metadata: { labels: { site: `site-${i % SITES}` } } } },
             { system: true },
           );
           specs.push({ name, credential: credentials.issue(name), deviceType: DEVICE_TYPE, factoryVersion: FROM });
