@@ -138,6 +138,8 @@ export async function startServer(
     },
     onStreamError: (err) => logger.error({ err }, 'watch stream failed'),
   });
+  // a revoked key's open watch streams end at once (a lapsed grant's within a second: the router re-checks)
+  keys.onRevoke((keyName) => resources.endStreamsOf(keyName, unauthenticated(`${keyName} was revoked`)));
   const requireApiKey = authenticateRequest(keys, {
     limiter: new FailedAuthLimiter(),
     trustedProxies: new TrustedProxies(config.trustedProxies),

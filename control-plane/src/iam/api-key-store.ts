@@ -49,6 +49,7 @@ const GrantsSchema = z.array(StoredGrantSchema);
 /** API keys in SQLite, each stored as the sha256 of its secret. */
 export class ApiKeyStore {
   private readonly now: () => Date;
+  private readonly revokeListeners = new Set<(keyName: string) => void>();
 
   constructor(
     private readonly db: Database,
@@ -90,6 +91,13 @@ export class ApiKeyStore {
   revoke(id: string): void {
     const { changes } = this.db.prepare('DELETE FROM iam_api_keys WHERE id = ?').run(id);
     if (changes === 0) throw notFound(`apiKeys/${id} not found`);
+    for (const listener of this.revokeListeners) listener(`apiKeys/${id}`);
+  }
+
+  /** Calls `listener` with a key's name ('apiKeys/<id>') once it is revoked; the function returned stops it. */
+  onRevoke(listener: (keyName: string) => void): () => void {
+    this.revokeListeners.add(listener);
+    return () => this.revokeListeners.delete(listener);
   }
 
   /** The principal whose secret this is, or null for unknown and revoked secrets. */

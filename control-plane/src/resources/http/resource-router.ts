@@ -8,6 +8,7 @@ import { parseView } from '../views.js';
 import { watchOne } from '../watch/single-watch.js';
 import { watchStateful } from '../watch/stateful-watch.js';
 import { watchStateless } from '../watch/stateless-watch.js';
+import { endable, OpenStreams } from '../watch/open-streams.js';
 import { ResponseMemo } from '../watch/response-memo.js';
 import type { StreamAdmission } from '../watch/stream-admission.js';
 import { isSerialized } from '../watch/watch-types.js';
@@ -34,12 +35,16 @@ export interface ResourceRouterOptions {
   /** limits the open streams per API key and in all; `ownerOf` names the key of a request's principal */
   streamAdmission?: { admission: StreamAdmission; ownerOf(principal: unknown): string };
   onStreamError?: (err: unknown) => void;
+  /** how often open streams re-check their authorization (default 1 s) */
+  reauthorizeStreamsEveryMs?: number;
 }
 
 export interface ResourceRouter {
   router: Router;
   /** ends every open watch stream (for shutdown) */
   closeStreams(): void;
+  /** ends the open streams of one API key (revoked) with an error line */
+  endStreamsOf(owner: string, error: ApiError): void;
   /** how many watch streams are open */
   openStreams(): number;
   /** true for custom methods that authenticate by their own means (no API key) */
@@ -49,7 +54,7 @@ export interface ResourceRouter {
 /** REST for every registered resource, in the grpc-gateway mapping of design.md "REST mapping". */
 export function createResourceRouter(options: ResourceRouterOptions): ResourceRouter {
   const { engine, authorize } = options;
-  const streams = new Set<AbortController>();
+  const streams = new OpenStreams(options.reauthorizeStreamsEveryMs);
   const memos = new Map<string, ResponseMemo>();
   const memoOf = (plural: string): ResponseMemo => {
     let memo = memos.get(plural);
@@ -70,10 +75,9 @@ export function createResourceRouter(options: ResourceRouterOptions): ResourceRo
       if (custom) {
         const targetName =
           target.scope === 'resource' ? target.name : target.scope === 'collection' ? target.parent : '';
-        if (!custom.public) {
-          const scope = custom.authorizeOn?.({ target: targetName, query, body: req.body as unknown }) ?? targetName;
-          check(custom.permission, scope || '*');
-        }
+        const scope = (): string =>
+          (custom.authorizeOn?.({ target: targetName, query, body: req.body as unknown }) ?? targetName) || '*';
+        if (!custom.public) check(custom.permission, scope());
         const controller = new AbortController();
         const call = () =>
           custom.handle({
@@ -86,7 +90,10 @@ export function createResourceRouter(options: ResourceRouterOptions): ResourceRo
             signal: controller.signal,
           });
         const result = await (custom.batchable && !custom.stream ? engine.batch(call) : call());
-        if (custom.stream) return await stream(res, result as AsyncIterable<unknown>, controller);
+        if (custom.stream) {
+          const recheck = () => (custom.public ? undefined : check(custom.permission, scope()));
+          return await stream(res, result as AsyncIterable<unknown>, controller, recheck);
+        }
         res.json(result ?? {});
         return;
       }
@@ -99,19 +106,23 @@ export function createResourceRouter(options: ResourceRouterOptions): ResourceRo
 
   const STREAMED = Symbol('streamed');
 
+  /** `recheck` repeats the authorization the stream was opened with (see OpenStreams). */
   async function stream<T>(
     res: Response,
     iterable: AsyncIterable<T>,
     controller: AbortController,
+    recheck: () => void,
     shape: (value: T) => unknown = (value) => value,
   ): Promise<void> {
     const admitted = options.streamAdmission;
-    const release = admitted?.admission.admit(admitted.ownerOf(res.locals['principal']));
-    streams.add(controller);
+    const owner = admitted?.ownerOf(res.locals['principal']) ?? 'anonymous';
+    const release = admitted?.admission.admit(owner);
+    const guarded = endable(iterable[Symbol.asyncIterator]());
+    const forget = streams.add({ owner, recheck, end: guarded.end, abort: () => controller.abort() });
     try {
-      await streamNdjson(res, iterable[Symbol.asyncIterator](), controller, options.onStreamError ?? (() => {}), shape);
+      await streamNdjson(res, guarded.iterator, controller, options.onStreamError ?? (() => {}), shape);
     } finally {
-      streams.delete(controller);
+      forget();
       release?.();
     }
   }
@@ -157,7 +168,7 @@ export function createResourceRouter(options: ResourceRouterOptions): ResourceRo
           controller.signal,
           options.watchOptions,
         );
-        await stream(res, iterable, controller);
+        await stream(res, iterable, controller, () => check(permission('watch'), name));
         return STREAMED;
       }
       if (target.verb !== undefined) throw notFound(`no endpoint ${method} ${name}:${target.verb}`);
@@ -244,7 +255,8 @@ export function createResourceRouter(options: ResourceRouterOptions): ResourceRo
         return { [key]: changes, ...rest };
       };
       const watchOptions = { ...options.watchOptions, memo: memoOf(handle.def.plural), wireKey: key };
-      await stream(res, watch(handle, request, controller.signal, watchOptions), controller, rename);
+      const recheck = (): void => check(permission('watch'), scopeName);
+      await stream(res, watch(handle, request, controller.signal, watchOptions), controller, recheck, rename);
       return STREAMED;
     }
     if (target.verb === 'batchUpdate' && method === 'POST') {
@@ -301,9 +313,8 @@ export function createResourceRouter(options: ResourceRouterOptions): ResourceRo
         return false;
       }
     },
-    closeStreams: () => {
-      for (const controller of streams) controller.abort();
-    },
+    closeStreams: () => streams.abortAll(),
+    endStreamsOf: (owner, error) => streams.endOwnedBy(owner, error),
     openStreams: () => streams.size,
   };
 }
