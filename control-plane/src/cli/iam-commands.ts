@@ -1,5 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { formatGrant, type Grant } from '../iam/grant.js';
+import { describeGrant, type Grant } from '../iam/grant.js';
 import type { ContextFactory } from './context.js';
 import type { Column } from './output.js';
 import { UsageError } from './usage-error.js';
@@ -89,7 +89,8 @@ const keyName = (id: string): string => {
   return name;
 };
 
+// ', ' between grants: a grant held through organizations has spaces of its own
 const tableRow = (key: ApiKeyView): Record<string, unknown> => ({
   ...key,
-  grants: (key.grants ?? []).map(formatGrant).join(' '),
+  grants: (key.grants ?? []).map(describeGrant).join(', '),
 });

@@ -52,3 +52,9 @@ export function isValidScope(scope: string): boolean {
 
 /** 'permission@scope', the form the command line uses. */
 export const formatGrant = (grant: Grant): string => `${grant.permission}@${grant.scope}`;
+
+/** 'permission@scope', followed by ' (through organizations/o)' for a grant held through organizations. */
+export const describeGrant = (grant: Grant): string =>
+  grant.grantedThrough?.length
+    ? `${formatGrant(grant)} (through ${grant.grantedThrough.join(' and ')})`
+    : formatGrant(grant);

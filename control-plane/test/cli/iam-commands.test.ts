@@ -9,6 +9,22 @@ const KEY = {
   createTime: '2025-01-01T00:00:00.000Z',
 };
 
+// keys minted by keys scoped to organizations: such grants hold only while the project lies under them
+const MINTED = {
+  ...KEY,
+  name: 'apiKeys/k3',
+  displayName: 'minted',
+  grants: [
+    { permission: '*', scope: 'projects/p', grantedThrough: ['organizations/o'] },
+    { permission: '*', scope: 'projects/r' },
+  ],
+};
+const MINTED_TWICE = {
+  ...KEY,
+  name: 'apiKeys/k4',
+  grants: [{ permission: '*', scope: 'projects/q', grantedThrough: ['organizations/o', 'organizations/u'] }],
+};
+
 describe('outpost iam', () => {
   let server: Awaited<ReturnType<typeof startRecordingServer>>;
   let env: Record<string, string>;
@@ -23,10 +39,16 @@ describe('outpost iam', () => {
         res.json({ apiKey: { ...KEY, ...(req.body as object) }, secret: 'opk_k1_s3cret' });
       } else if (req.method === 'GET' && req.path === '/v1/apiKeys') {
         res.json({
-          apiKeys: [KEY, { ...KEY, name: 'apiKeys/k2', displayName: 'ops', grants: [{ permission: '*', scope: '*' }] }],
+          apiKeys: [
+            KEY,
+            { ...KEY, name: 'apiKeys/k2', displayName: 'ops', grants: [{ permission: '*', scope: '*' }] },
+            MINTED,
+          ],
         });
       } else if (req.method === 'GET' && req.path === '/v1/apiKeys/k1') {
         res.json(KEY);
+      } else if (req.method === 'GET' && req.path === '/v1/apiKeys/k4') {
+        res.json(MINTED_TWICE);
       } else if (req.method === 'DELETE' && req.path === '/v1/apiKeys/k1') {
         res.json({});
       } else {
@@ -62,7 +84,7 @@ describe('outpost iam', () => {
       ],
     });
     expect(result.stdout).toMatch(/^name: +apiKeys\/k1$/m);
-    expect(result.stdout).toMatch(/^grants: +\*@projects\/p services\/\*\/permissions\/devices\.get@\*$/m);
+    expect(result.stdout).toMatch(/^grants: +\*@projects\/p, services\/\*\/permissions\/devices\.get@\*$/m);
     expect(result.stdout.match(/opk_k1_s3cret/g)).toHaveLength(1);
     expect(result.stderr).toContain('shown only once');
   });
@@ -76,14 +98,22 @@ describe('outpost iam', () => {
     const table = await runCli(['iam', 'list-keys'], { env });
     expect(table.stdout).toBe(
       [
-        'NAME         DISPLAY_NAME   GRANTS         CREATE_TIME',
-        'apiKeys/k1   ci             *@projects/p   2025-01-01T00:00:00.000Z',
-        'apiKeys/k2   ops            *@*            2025-01-01T00:00:00.000Z',
+        'NAME         DISPLAY_NAME   GRANTS                                                 CREATE_TIME',
+        'apiKeys/k1   ci             *@projects/p                                           2025-01-01T00:00:00.000Z',
+        'apiKeys/k2   ops            *@*                                                    2025-01-01T00:00:00.000Z',
+        'apiKeys/k3   minted         *@projects/p (through organizations/o), *@projects/r   2025-01-01T00:00:00.000Z',
         '',
       ].join('\n'),
     );
     const yaml = await runCli(['iam', 'list-keys', '--output', 'yaml'], { env });
     expect(yaml.stdout).toContain('apiKeys:\n  - name: apiKeys/k1\n');
+  });
+
+  it('shows every organization a grant came through', async () => {
+    const shown = await runCli(['iam', 'get-key', 'k4'], { env });
+    expect(shown.stdout).toMatch(/^grants: +\*@projects\/q \(through organizations\/o and organizations\/u\)$/m);
+    const json = await runCli(['iam', 'get-key', 'k4', '-o', 'json'], { env });
+    expect(JSON.parse(json.stdout)).toEqual(MINTED_TWICE);
   });
 
   it('gets and revokes a key by id or by name', async () => {
