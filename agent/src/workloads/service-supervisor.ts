@@ -77,7 +77,7 @@ export class ServiceSupervisor {
     });
   }
 
-  /** Stops it until the next start (a command, or the next boot: nothing of this is persisted). */
+  /** Stops it until the next start (a command, or the agent's next start or boot: a stop is not persisted). */
   stop(): Promise<void> {
     return this.serial(async () => {
       this.wanted = false;
