@@ -40,6 +40,7 @@ import { DEFAULT_ARTIFACT_LIMITS, DEFAULT_HTTP_TIMEOUTS, type ServerConfig } fro
 import { jsonBody } from './server/json-body.js';
 import { StalledBodyGuard } from './server/stalled-body-guard.js';
 import { createListener } from './server/tls-listener.js';
+import { answerMalformedRequests } from './server/malformed-request-answer.js';
 import type { Logger } from './server/logger.js';
 import type { RunningServer } from './server/run.js';
 import { unauthenticated } from '@outpost/shared';
@@ -227,6 +228,7 @@ export async function startServer(
     logger.child({ component: 'tls' }),
   );
   const { server } = listener;
+  answerMalformedRequests(server);
   server.headersTimeout = headersTimeoutMs;
   // a large upload may take longer than any fixed limit: bodies are cut when they stall (StalledBodyGuard)
   server.requestTimeout = 0;
