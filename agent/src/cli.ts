@@ -84,7 +84,8 @@ async function main(): Promise<void> {
   const facts = systemFacts();
   const shutdown = new AbortController();
   const stopSignals = ['SIGTERM', 'SIGINT'] as const;
-  for (const signal of stopSignals) process.once(signal, () => shutdown.abort());
+  // on, not once: a signal that arrives again while we stop (execa's signal-exit re-raises one) must not kill the agent
+  for (const signal of stopSignals) process.on(signal, () => shutdown.abort());
   process.on('unhandledRejection', (err) => logger.error({ err }, 'unhandled rejection'));
   // ready as soon as the agent runs: registering and the on-boot hook may take long, and wait without blocking
   // the event loop, which is what the watchdog checks from now on

@@ -47,7 +47,8 @@ async function plantSecrets(): Promise<void> {
 
   const proxy = `http://proxyuser:${PLANTED.proxyPassword}@proxy.example:3128`;
   await world.server.admin.update<Device>(
-    { name: DEVICE, spec: { proxyConfig: { httpProxy: proxy, httpsProxy: proxy } } },
+    // the link to the control plane on loopback bypasses the proxy (which leads nowhere); pods still get it
+    { name: DEVICE, spec: { proxyConfig: { httpProxy: proxy, httpsProxy: proxy, noProxy: '127.0.0.1,localhost' } } },
     { updateMask: 'spec.proxyConfig' },
   );
   const pod = 'projects/secrets/regions/eu/pods/leaky-app';
