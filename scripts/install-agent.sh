@@ -15,6 +15,8 @@ Usage: install-agent.sh [options]
 Agent settings (written to /etc/default/droplet; needed once, to register a new device):
   --device-root <dir>           persistent root of the device (default /outpost)
   --server <url>                the control plane, e.g. https://outpost.example.com
+  --ca-file <pem>               trust only these CA certificates for the server's TLS certificate (a private CA;
+                                an absolute path on the device, written as DROPLET_CA_FILE)
   --provisioning-token <token>  project provisioning token that registers the device
   --project <project>           project to register the device in
   --region <region>             region to register the device in
@@ -33,6 +35,10 @@ Installation:
   --source <dir>                the built Outpost checkout (default: this script's checkout)
   --prefix <dir>                where the agent goes (default /opt/outpost/agent)
   --node <path>                 the node binary the service runs (default /usr/bin/node)
+  --insecure                    run the agent with --insecure: plain http:// to a server that is not on loopback
+                                (the credential crosses the network in the clear); added to the unit's ExecStart,
+                                with --deb in the drop-in /etc/systemd/system/droplet.service.d/insecure.conf.
+                                Like --node, give it at every install: an install without it removes it
   --dest-root <dir>             install into a root filesystem under construction (image builds);
                                 implies --no-start
   --no-start                    enable the service but do not start it now
@@ -60,9 +66,10 @@ dest_root=''
 deb=''
 dry_run=0
 start_now=1
+insecure=0
 declare -A settings=()
 # the order settings are written in
-readonly setting_names=(DEVICE_ROOT SERVER PROVISIONING_TOKEN PROJECT REGION DEVICE_ID DEVICE_TYPE BOOT_BACKEND FACTORY_VERSION LOG_LEVEL WORKLOAD_USER)
+readonly setting_names=(DEVICE_ROOT SERVER CA_FILE PROVISIONING_TOKEN PROJECT REGION DEVICE_ID DEVICE_TYPE BOOT_BACKEND FACTORY_VERSION LOG_LEVEL WORKLOAD_USER)
 
 while [[ $# -gt 0 ]]; do
   option="$1"
@@ -80,7 +87,8 @@ while [[ $# -gt 0 ]]; do
       ;;
     --dry-run) dry_run=1 ;;
     --no-start) start_now=0 ;;
-    --device-root | --server | --provisioning-token | --project | --region | --device-id | --device-type | \
+    --insecure) insecure=1 ;;
+    --device-root | --server | --ca-file | --provisioning-token | --project | --region | --device-id | --device-type | \
       --boot-backend | --factory-version | --log-level | --workload-user | --source | --prefix | --node | --dest-root | \
       --deb)
       if [[ $has_inline_value -eq 0 ]]; then
@@ -125,6 +133,12 @@ fi
 if [[ -n "${settings[SERVER]:-}" && ! "${settings[SERVER]}" =~ ^https?:// ]]; then
   usage_error "--server must be an http(s) URL"
 fi
+if [[ -n "${settings[CA_FILE]:-}" && "${settings[CA_FILE]}" != /* ]]; then
+  usage_error "--ca-file must be an absolute path (the agent reads it on the device)"
+fi
+if [[ $insecure -eq 1 && "${settings[SERVER]:-}" == https://* ]]; then
+  usage_error "--insecure is for a plain http:// server; --server is https://"
+fi
 if [[ -n "${settings[PROVISIONING_TOKEN]:-}" ]]; then
   missing=()
   for required in SERVER PROJECT REGION DEVICE_ID; do
@@ -144,6 +158,19 @@ device_root="${settings[DEVICE_ROOT]:-/outpost}"
 target() { printf '%s%s' "$dest_root" "$1"; }
 readonly unit_file=/etc/systemd/system/droplet.service
 readonly env_file=/etc/default/droplet
+
+readonly insecure_dropin=/etc/systemd/system/droplet.service.d/insecure.conf
+
+# the package's unit started with --insecure: its ExecStart, replaced (an empty ExecStart= clears the list)
+insecure_dropin_content() {
+  local exec_start
+  exec_start="$(dpkg-deb --fsys-tarfile "$deb" | tar -xO ./lib/systemd/system/droplet.service 2>/dev/null |
+    grep -m 1 '^ExecStart=')" || die "$deb has no lib/systemd/system/droplet.service with an ExecStart"
+  echo "# written by install-agent.sh --insecure: plain http:// to a server that is not on loopback"
+  echo "[Service]"
+  echo "ExecStart="
+  echo "$exec_start --insecure"
+}
 
 environment_file_content() {
   echo "# Settings of the droplet service (see droplet --help); written by install-agent.sh"
@@ -176,6 +203,12 @@ install_from_deb() {
       echo "--- $env_file"
       environment_file_content | sed -E 's/^(DROPLET_PROVISIONING_TOKEN=).*/\1<hidden>/'
     fi
+    if [[ $insecure -eq 1 ]]; then
+      echo "--- $insecure_dropin"
+      insecure_dropin_content
+    elif [[ -f "$insecure_dropin" ]]; then
+      echo "--- $insecure_dropin: removed (no --insecure)"
+    fi
     exit 0
   fi
   [[ "$(id -u)" -eq 0 ]] || die "run as root (it installs a system service)"
@@ -185,6 +218,17 @@ install_from_deb() {
     mv "$env_file.tmp" "$env_file"
     echo "install-agent: settings written to $env_file"
   fi
+  # before the package's postinst reloads systemd and (re)starts the agent
+  if [[ $insecure -eq 1 ]]; then
+    local dropin_content
+    dropin_content="$(insecure_dropin_content)"
+    install -d -m 0755 "$(dirname "$insecure_dropin")"
+    printf '%s\n' "$dropin_content" >"$insecure_dropin"
+    echo "install-agent: the agent runs with --insecure ($insecure_dropin)"
+  elif [[ -f "$insecure_dropin" ]]; then
+    rm -f "$insecure_dropin"
+    echo "install-agent: removed $insecure_dropin (no --insecure)"
+  fi
   DEBIAN_FRONTEND=noninteractive "${installer[@]}"
   # an upgrade with new settings: the agent reads them at start
   if [[ ${#settings[@]} -gt 0 ]] && command -v systemctl >/dev/null && systemctl is-active --quiet droplet.service; then
@@ -193,6 +237,9 @@ install_from_deb() {
   echo "install-agent: droplet installed from $deb_path (journalctl -u droplet -f)"
   exit 0
 }
+if [[ -n "${settings[CA_FILE]:-}" && ! -f "$(target "${settings[CA_FILE]}")" ]]; then
+  echo "install-agent: warning: $(target "${settings[CA_FILE]}") does not exist: the agent will not start without it" >&2
+fi
 [[ -z "$deb" ]] || install_from_deb
 
 
@@ -232,7 +279,10 @@ runtime_packages() {
 }
 
 unit_content() {
-  sed -e "s#^ExecStart=/usr/bin/node /opt/outpost/agent/#ExecStart=${node_bin} ${prefix}/#" "$source_dir/agent/systemd/droplet.service"
+  local insecure_flag=''
+  [[ $insecure -eq 0 ]] || insecure_flag=' --insecure'
+  sed -e "s#^ExecStart=/usr/bin/node /opt/outpost/agent/#ExecStart=${node_bin} ${prefix}/#" \
+    -e "s#^\(ExecStart=.*\)\$#\1${insecure_flag}#" "$source_dir/agent/systemd/droplet.service"
 }
 
 # --- dry run: the plan ----------------------------------------------------------------------------
@@ -289,6 +339,11 @@ install -d -m 0755 "$(target /etc/systemd/system)" "$(target /etc/default)"
 unit_content >"$(target "$unit_file").tmp"
 chmod 0644 "$(target "$unit_file").tmp"
 mv "$(target "$unit_file").tmp" "$(target "$unit_file")"
+# an earlier --deb --insecure install's drop-in would replace this unit's ExecStart
+if [[ -f "$(target "$insecure_dropin")" ]]; then
+  rm -f "$(target "$insecure_dropin")"
+  echo "install-agent: removed $(target "$insecure_dropin") (this install writes the whole unit)"
+fi
 
 if [[ ${#settings[@]} -gt 0 || ! -f "$(target "$env_file")" ]]; then
   # holds the provisioning token: root only

@@ -94,6 +94,31 @@ describe('scripts/install-agent.sh', () => {
     expect(named.stdout).toContain('DROPLET_WORKLOAD_USER=app-runner');
   });
 
+  it('with --ca-file and --insecure plans DROPLET_CA_FILE and an agent started with --insecure', async () => {
+    const { code, stdout, stderr } = await installAgent(
+      '--dry-run',
+      '--server',
+      'http://10.0.0.5:8080',
+      '--ca-file=/etc/outpost/ca.pem',
+      '--insecure',
+    );
+    expect(code).toBe(0);
+    const settings = stdout.split('--- /etc/default/droplet\n')[1]?.split('\n---')[0] ?? '';
+    expect(settings.split('\n').filter((line) => line.startsWith('DROPLET_'))).toEqual([
+      'DROPLET_SERVER=http://10.0.0.5:8080',
+      'DROPLET_CA_FILE=/etc/outpost/ca.pem',
+    ]);
+    expect(stdout).toContain(
+      'ExecStart=/usr/bin/node /opt/outpost/agent/dist/main.js --device-root ${DROPLET_DEVICE_ROOT} --insecure\n',
+    );
+    // only the agent itself: restoring the network configuration makes no connection
+    expect(stdout).toContain('restore-config --device-root ${DROPLET_DEVICE_ROOT}\n');
+    expect(stderr).toContain('/etc/outpost/ca.pem does not exist');
+
+    const secure = await installAgent('--dry-run', '--ca-file', '/etc/outpost/ca.pem');
+    expect(secure.stdout).not.toContain('--insecure');
+  });
+
   it('with --dest-root plans an image install that is enabled, not started', async () => {
     const { code, stdout } = await installAgent('--dry-run', '--dest-root', '/mnt/rootfs');
     expect(code).toBe(0);
@@ -109,6 +134,12 @@ describe('scripts/install-agent.sh', () => {
       const control = (name: string): string =>
         `Package: ${name}\nVersion: 1.2.3\nArchitecture: all\nMaintainer: test <t@example.com>\nDescription: test\n`;
       await writeFile(join(root, 'DEBIAN/control'), control('droplet'));
+      await run('dpkg-deb', ['--root-owner-group', '--build', root, join(dir, 'unitless.deb')]);
+      await mkdir(join(root, 'lib/systemd/system'), { recursive: true });
+      await writeFile(
+        join(root, 'lib/systemd/system/droplet.service'),
+        '[Service]\nExecStartPre=-/usr/bin/node /opt/a/main.js restore-config\nExecStart=/usr/bin/node /opt/a/main.js --x\n',
+      );
       await run('dpkg-deb', ['--root-owner-group', '--build', root, join(dir, 'droplet.deb')]);
       await writeFile(join(root, 'DEBIAN/control'), control('other'));
       await run('dpkg-deb', ['--root-owner-group', '--build', root, join(dir, 'other.deb')]);
@@ -127,6 +158,33 @@ describe('scripts/install-agent.sh', () => {
       );
       expect(planned.stdout).toContain('--- /etc/default/droplet\n');
       expect(planned.stdout).toContain('DROPLET_SERVER=https://op.example');
+
+      expect(planned.stdout).not.toContain('insecure.conf');
+
+      const insecure = await installAgent(
+        '--dry-run',
+        '--deb',
+        join(dir, 'droplet.deb'),
+        '--server',
+        'http://op.example',
+        '--ca-file',
+        '/etc/op-ca.pem',
+        '--insecure',
+      );
+      expect(insecure.code).toBe(0);
+      expect(insecure.stdout).toContain('DROPLET_CA_FILE=/etc/op-ca.pem\n');
+      expect(insecure.stdout.split('--- /etc/systemd/system/droplet.service.d/insecure.conf\n')[1]).toBe(
+        [
+          '# written by install-agent.sh --insecure: plain http:// to a server that is not on loopback',
+          '[Service]',
+          'ExecStart=',
+          'ExecStart=/usr/bin/node /opt/a/main.js --x --insecure',
+          '',
+        ].join('\n'),
+      );
+      const unitless = await installAgent('--dry-run', '--deb', join(dir, 'unitless.deb'), '--insecure');
+      expect(unitless.code).toBe(1);
+      expect(unitless.stderr).toContain('has no lib/systemd/system/droplet.service with an ExecStart');
 
       const other = await installAgent('--dry-run', '--deb', join(dir, 'other.deb'));
       expect(other.code).toBe(1);
@@ -151,6 +209,9 @@ describe('scripts/install-agent.sh', () => {
     [['--server', 'http://a b'], /must not contain spaces/],
     [['--device-root', 'relative'], /--device-root must be an absolute path/],
     [['--workload-user', 'Root-1'], /--workload-user 'Root-1' is not a user name/],
+    [['--ca-file', 'ca.pem'], /--ca-file must be an absolute path/],
+    [['--ca-file', '/etc/my ca.pem'], /--ca-file must not contain spaces/],
+    [['--insecure', '--server', 'https://op.example'], /--insecure is for a plain http:\/\/ server/],
     [
       ['--provisioning-token', 't', '--server', 'http://x'],
       /--provisioning-token also needs --project --region --device-id/,
