@@ -260,9 +260,17 @@ describe(':reboot and :shutdown', () => {
       action: 'SHUTDOWN',
     });
     expect(asked).toEqual(['reboot', 'shutdown']);
-    await expect(server.admin.request('POST', `/v1/${name}:reboot`, { body: { force: true } })).rejects.toMatchObject({
+    // :reboot takes force and ignoreLocks (booleans) and nothing else; :shutdown an empty body
+    await expect(server.admin.request('POST', `/v1/${name}:reboot`, { body: { now: true } })).rejects.toMatchObject({
       status: 'INVALID_ARGUMENT',
     });
+    await expect(server.admin.request('POST', `/v1/${name}:reboot`, { body: { force: 'yes' } })).rejects.toMatchObject({
+      status: 'INVALID_ARGUMENT',
+    });
+    await expect(server.admin.request('POST', `/v1/${name}:shutdown`, { body: { force: true } })).rejects.toMatchObject(
+      { status: 'INVALID_ARGUMENT' },
+    );
+    expect(asked).toEqual(['reboot', 'shutdown']);
     await agent.close();
     await expect(server.admin.request('POST', `/v1/${name}:reboot`, { body: {} })).rejects.toMatchObject({
       status: 'UNAVAILABLE',
