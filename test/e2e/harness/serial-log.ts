@@ -20,12 +20,16 @@ export interface SerialFacts {
   trial?: number;
   /** GRUB gave up on this slot this boot (`AB: slot B was not committed after 1 tries, falling back to A`) */
   fellBackFrom?: Slot;
-  /** systemd started droplet.service */
+  /** systemd started droplet.service, or the agent says it started */
   dropletStarted: boolean;
 }
 
 export function serialFacts(log: string): SerialFacts {
-  const facts: SerialFacts = { dropletStarted: /Started .*droplet\.service/.test(log) };
+  // systemd prints `Started droplet.service` only after its ExecStartPre= (droplet restore-config) ends, and its
+  // status lines stop once the serial getty has the console: the agent's own start record counts as well
+  const dropletStarted =
+    /Started .*droplet\.service/.test(log) || agentLogRecords(log).some((record) => record.msg === 'droplet started');
+  const facts: SerialFacts = { dropletStarted };
   const booting = /AB: booting slot ([AB]) \(trial=(\d+)\)/.exec(log);
   if (booting) {
     facts.slot = booting[1] as Slot;
