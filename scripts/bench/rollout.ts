@@ -27,10 +27,13 @@
  *   cli_cpu_seconds, cli_peak_rss_mib  the rollout command's own CPU time and peak memory
  *   label_waves_seconds            how long label-waves took (setup)
  *   fleet_rss_mib                  the fleet process's resident memory with every device upgraded
+ *   fleet_cpu_seconds              the fleet process's CPU time during the rollout (it shares the machine)
  *   load_average_1m                the machine's load when the rollout ended (the figures depend on it)
  *
  * Run from the repository root:  npm run build && npx tsx scripts/bench/rollout.ts
  *   [--devices 10000] [--canary 10] [--early 500] [--download-ms 1000] [--reboot-ms 2000]
+ *   [--control-plane-max-old-space-mib M]   (node's --max-old-space-size for the control plane: how much of its
+ *                                            peak RSS is garbage V8 had no reason to collect yet)
  */
 import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -108,6 +111,8 @@ interface Options {
   early: number;
   downloadMs: number;
   rebootMs: number;
+  /** --max-old-space-size of the control plane's node (default: node's own) */
+  controlPlaneMaxOldSpaceMib?: number;
 }
 
 async function main(): Promise<void> {
@@ -136,6 +141,7 @@ function parseOptions(): Options {
       early: { type: 'string', default: '500' },
       'download-ms': { type: 'string', default: '1000' },
       'reboot-ms': { type: 'string', default: '2000' },
+      'control-plane-max-old-space-mib': { type: 'string' },
     },
   });
   const whole = (text: string, flag: string): number => {
@@ -143,7 +149,11 @@ function parseOptions(): Options {
     if (!Number.isSafeInteger(n) || n < 0) throw new Error(`--${flag} must be a whole number, not "${text}"`);
     return n;
   };
-  const options = {
+  const maxOldSpace = values['control-plane-max-old-space-mib'];
+  const options: Options = {
+    ...(maxOldSpace !== undefined
+      ? { controlPlaneMaxOldSpaceMib: whole(maxOldSpace, 'control-plane-max-old-space-mib') }
+      : {}),
     devices: whole(values.devices, 'devices'),
     canary: whole(values.canary, 'canary'),
     early: whole(values.early, 'early'),
@@ -164,7 +174,7 @@ async function runBench(options: Options, dir: string, report: Reporter): Promis
   const specs = await seedDevices(dir, options);
   report.progress(`seeded ${n} devices with site labels and credentials in ${seconds(seedStarted)} s`);
 
-  const controlPlane = await startControlPlane(dir, report);
+  const controlPlane = await startControlPlane(dir, options, report);
   let fleet: FleetProcess | undefined;
   try {
     const { OutpostClient } = await import('@outpost/shared');
@@ -206,8 +216,10 @@ async function runBench(options: Options, dir: string, report: Reporter): Promis
       const peakBefore = peakRssOf(controlPlane.pid);
       const writesBefore = writes();
       const cpuBefore = cpuSecondsOf(controlPlane.pid);
+      const fleetCpuBefore = cpuSecondsOf(fleet.pid);
       const rollout = await runRollout(dir, cli, report);
       const cpu = cpuSecondsOf(controlPlane.pid) - cpuBefore;
+      const fleetCpu = cpuSecondsOf(fleet.pid) - fleetCpuBefore;
       const deviceWrites = writes() - writesBefore;
       const load = loadavg()[0]!;
       const converged = await count(`status.deviceInfo.osVersion = "${TO}"`);
@@ -231,6 +243,7 @@ async function runBench(options: Options, dir: string, report: Reporter): Promis
       report.figure('cli_peak_rss_mib', rollout.maxRssBytes / 1024 / 1024, { unit: 'MiB' });
       report.figure('label_waves_seconds', labelSeconds, { unit: 's' });
       report.figure('fleet_rss_mib', (await fleet.rss()) / 1024 / 1024, { unit: 'MiB' });
+      report.figure('fleet_cpu_seconds', fleetCpu, { unit: 's' });
       report.figure('load_average_1m', load);
     } finally {
       db.close();
@@ -436,16 +449,20 @@ interface ControlPlane extends Watched {
 }
 
 interface FleetProcess extends Watched {
+  pid: number;
   rss(): Promise<number>;
   stop(): Promise<void>;
 }
 
-async function startControlPlane(dir: string, report: Reporter): Promise<ControlPlane> {
+async function startControlPlane(dir: string, options: Options, report: Reporter): Promise<ControlPlane> {
   const port = await freePort();
   const apiKey = `rollout-bench-${randomBytes(16).toString('hex')}`;
   const child = spawnWithMaxFiles(
     process.execPath,
     [
+      ...(options.controlPlaneMaxOldSpaceMib !== undefined
+        ? [`--max-old-space-size=${options.controlPlaneMaxOldSpaceMib}`]
+        : []),
       CONTROL_PLANE_MAIN,
       ...['--port', String(port), '--data-dir', dir, '--log-level', 'warn'],
       ...['--heartbeat-seconds', String(HEARTBEAT_SECONDS)],
@@ -493,6 +510,7 @@ async function startFleet(configFile: string, report: Reporter): Promise<FleetPr
   const started = await withTimeout(next(), CONNECT_TIMEOUT_MS, 'the fleet starting');
   if (started.event !== 'started') throw new Error(`the fleet said ${JSON.stringify(started)} first`);
   return {
+    pid: child.pid ?? 0,
     assertRunning: exit.assertRunning,
     async rss() {
       const answer = next();
