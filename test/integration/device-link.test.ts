@@ -215,8 +215,14 @@ describe('control plane restart', () => {
     const port = Number(new URL(cp.url).port);
     const names = [0, 1, 2].map((i) => `${parent}/devices/restart-${i}`);
     for (const name of names) startAgent(await provision(name, cp.url));
+    // the full inventory (read by the short-lived collector after the quick /proc facts), not the facts alone
     for (const name of names)
-      await waitForDevice(cp.admin, name, (d) => online(d) && d.status?.deviceInfo?.kernelVersion !== undefined);
+      await waitForDevice(
+        cp.admin,
+        name,
+        (d) => online(d) && d.status?.deviceInfo?.hardwareInformation?.fileSystems !== undefined,
+        30_000,
+      );
     const before = await Promise.all(names.map((n) => cp.admin.get<Device>(n)));
 
     await cp.close();
