@@ -61,6 +61,28 @@ export function partStore(deviceRoot: string, part: ConfigurationPart): PartStor
   };
 }
 
+/**
+ * The part's state when the agent starts; a run a restart interrupted mid-apply forgets its desired hash, so that
+ * the next spec applies it again.
+ */
+export async function takeUpPartState(store: PartStore): Promise<PartState> {
+  const state = (await store.readState()) ?? FACTORY_PART_STATE;
+  if (state.phase === 'applying') {
+    const redo: PartState = { ...state };
+    delete redo.desiredHash;
+    await store.writeState(redo);
+  }
+  return state;
+}
+
+/** Where a run for a new desired content starts: its hash and generation, without the last run's error or note. */
+export function changeBase(state: PartState, desiredHash: string, generation: number): PartState {
+  const base: PartState = { ...state, desiredHash, desiredGeneration: generation };
+  delete base.error;
+  delete base.note;
+  return base;
+}
+
 /** sha-256 of the value's JSON with object keys sorted: the part changed when this changed. */
 export function contentHash(value: unknown): string {
   return createHash('sha256')

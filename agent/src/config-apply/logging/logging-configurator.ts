@@ -1,6 +1,7 @@
 import type { Logger } from '../../logging/logger.js';
 import type { SystemCommands } from '../command-runner.js';
-import { FACTORY_PART_STATE, partReportOf, partStore } from '../part-store.js';
+import { ChangeQueue } from '../change-queue.js';
+import { FACTORY_PART_STATE, changeBase, partReportOf, partStore, takeUpPartState } from '../part-store.js';
 import type { PartState, PartStore } from '../part-store.js';
 import type { PartStatusSink } from '../part-status.js';
 import { SYSTEMCTL_PATHS, executableUnder, putSystemFile, readSystemFile } from '../system-file.js';
@@ -25,21 +26,17 @@ export interface LoggingConfiguratorOptions {
 export class LoggingConfigurator {
   private readonly store: PartStore;
   private readonly startLevel: string;
-  private queue: Promise<void> = Promise.resolve();
+  private readonly queue: ChangeQueue;
 
   constructor(private readonly options: LoggingConfiguratorOptions) {
     this.store = partStore(options.deviceRoot, 'logging');
     this.startLevel = options.logger.level;
+    this.queue = new ChangeQueue((err) => options.logger.error({ err }, 'cannot apply the logging configuration'));
   }
 
   /** Sets the agent's level from the configuration in force and reports the state of the last run. */
   async start(): Promise<void> {
-    const state = (await this.store.readState()) ?? FACTORY_PART_STATE;
-    if (state.phase === 'applying') {
-      const redo: PartState = { ...state };
-      delete redo.desiredHash;
-      await this.store.writeState(redo);
-    }
+    const state = await takeUpPartState(this.store);
     const inForce = (await this.store.readKnownGood())?.content as LoggingConfig | undefined;
     this.setAgentLevel(inForce);
     this.options.sink.report('logging', partReportOf(state));
@@ -47,21 +44,14 @@ export class LoggingConfigurator {
 
   /** Takes the logging part of a new spec; changes are applied one after another. */
   setDesired(spec: Record<string, unknown>, generation: number): Promise<void> {
-    const run = (): Promise<void> => this.converge(spec, generation);
-    const result = this.queue.then(run, run);
-    this.queue = result.catch((err: unknown) =>
-      this.options.logger.error({ err }, 'cannot apply the logging configuration'),
-    );
-    return result;
+    return this.queue.run(() => this.converge(spec, generation));
   }
 
   private async converge(spec: Record<string, unknown>, generation: number): Promise<void> {
     const desired = desiredLogging(spec);
     const state = (await this.store.readState()) ?? FACTORY_PART_STATE;
     if (state.desiredHash === desired.hash) return;
-    const base: PartState = { ...state, desiredHash: desired.hash, desiredGeneration: generation };
-    delete base.error;
-    delete base.note;
+    const base = changeBase(state, desired.hash, generation);
     if (!desired.ok) return this.settle({ ...base, phase: 'failed', error: desired.error });
     await this.settle({ ...base, phase: 'applying' });
 

@@ -1,6 +1,7 @@
 import type { Logger } from '../../logging/logger.js';
 import type { SystemCommands } from '../command-runner.js';
-import { FACTORY_PART_STATE, partReportOf, partStore } from '../part-store.js';
+import { ChangeQueue } from '../change-queue.js';
+import { FACTORY_PART_STATE, changeBase, partReportOf, partStore, takeUpPartState } from '../part-store.js';
 import type { PartState, PartStore } from '../part-store.js';
 import type { PartStatusSink } from '../part-status.js';
 import { SYSTEMCTL_PATHS, executableUnder, putSystemFile, readSystemFile } from '../system-file.js';
@@ -44,40 +45,29 @@ export async function sshdAvailability(root: SystemRoot): Promise<SshdAvailabili
  */
 export class SshConfigurator {
   private readonly store: PartStore;
-  private queue: Promise<void> = Promise.resolve();
+  private readonly queue: ChangeQueue;
 
   constructor(private readonly options: SshConfiguratorOptions) {
     this.store = partStore(options.deviceRoot, 'ssh');
+    this.queue = new ChangeQueue((err) => options.logger.error({ err }, 'cannot apply the SSH configuration'));
   }
 
   /** Reports the state of the last run; one a restart interrupted is applied again by the next spec. */
   async start(): Promise<void> {
-    const state = (await this.store.readState()) ?? FACTORY_PART_STATE;
-    if (state.phase === 'applying') {
-      const redo: PartState = { ...state };
-      delete redo.desiredHash;
-      await this.store.writeState(redo);
-    }
+    const state = await takeUpPartState(this.store);
     this.options.sink.report('ssh', partReportOf(state));
   }
 
   /** Takes the SSH part of a new spec; changes are applied one after another. */
   setDesired(spec: Record<string, unknown>, generation: number): Promise<void> {
-    const run = (): Promise<void> => this.converge(spec, generation);
-    const result = this.queue.then(run, run);
-    this.queue = result.catch((err: unknown) =>
-      this.options.logger.error({ err }, 'cannot apply the SSH configuration'),
-    );
-    return result;
+    return this.queue.run(() => this.converge(spec, generation));
   }
 
   private async converge(spec: Record<string, unknown>, generation: number): Promise<void> {
     const desired = desiredSsh(spec);
     const state = (await this.store.readState()) ?? FACTORY_PART_STATE;
     if (state.desiredHash === desired.hash) return;
-    const base: PartState = { ...state, desiredHash: desired.hash, desiredGeneration: generation };
-    delete base.error;
-    delete base.note;
+    const base = changeBase(state, desired.hash, generation);
     if (!desired.ok) return this.settle({ ...base, phase: 'failed', error: desired.error });
     await this.settle({ ...base, phase: 'applying' });
 
