@@ -12,10 +12,9 @@ export interface PostJsonOptions {
   timeoutMs?: number;
   /** how the request is connected (through the device's proxy); default directly */
   connect?: ConnectVia;
+  /** a longer answer fails the request; default 64 KiB (a challenge, a device name are far below it) */
+  maxAnswerBytes?: number;
 }
-
-/** the answers these calls get (a challenge, a device name) are far below this */
-const MAX_ANSWER_BYTES = 64 * 1024;
 
 /**
  * POSTs `body` as JSON and returns the parsed answer; a refusal throws the server's ApiError, an unreachable
@@ -45,6 +44,7 @@ function post(url: URL, body: string, options: PostJsonOptions): Promise<{ statu
   const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
   const createConnection = options.connect?.(url);
   return new Promise((resolve, reject) => {
+    const maxAnswerBytes = options.maxAnswerBytes ?? 64 * 1024;
     const req = request(url, {
       method: 'POST',
       headers: {
@@ -62,7 +62,7 @@ function post(url: URL, body: string, options: PostJsonOptions): Promise<{ statu
       let received = 0;
       response.on('data', (chunk: Buffer) => {
         received += chunk.length;
-        if (received > MAX_ANSWER_BYTES) response.destroy(new Error(`the answer is over ${MAX_ANSWER_BYTES} bytes`));
+        if (received > maxAnswerBytes) response.destroy(new Error(`the answer is over ${maxAnswerBytes} bytes`));
         else chunks.push(chunk);
       });
       response.once('error', reject);
