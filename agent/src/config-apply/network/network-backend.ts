@@ -1,5 +1,6 @@
-import { access, constants, readdir } from 'node:fs/promises';
+import { access, readdir } from 'node:fs/promises';
 import type { SystemCommands } from '../command-runner.js';
+import { executableUnder } from '../system-file.js';
 import type { SystemRoot } from '../system-root.js';
 import type { NetplanConfig } from './netplan-model.js';
 import { NETPLAN_FILE, renderNetplan } from './render-netplan.js';
@@ -30,7 +31,7 @@ const NETWORKCTL_PATHS = ['/usr/bin/networkctl', '/bin/networkctl'];
  * (a test's stand-in) or nothing, and says so.
  */
 export async function networkBackend(root: SystemRoot, commands: SystemCommands): Promise<NetworkBackend> {
-  const netplan = await firstExecutable(root, NETPLAN_PATHS);
+  const netplan = await executableUnder(root, NETPLAN_PATHS);
   if (netplan !== undefined) {
     return {
       name: 'netplan',
@@ -52,7 +53,7 @@ export async function networkBackend(root: SystemRoot, commands: SystemCommands)
       return names.filter((name) => name.startsWith(NETWORKD_PREFIX)).map((name) => `${NETWORKD_DIR}/${name}`);
     },
     apply: async (interfaces) => {
-      const networkctl = await firstExecutable(root, NETWORKCTL_PATHS);
+      const networkctl = await executableUnder(root, NETWORKCTL_PATHS);
       if (networkctl === undefined) {
         return { ok: true, note: 'networkctl was not run: it is not installed under the system root' };
       }
@@ -71,18 +72,6 @@ function commandOutcome(result: { exitCode: number; stderr: string }, what: stri
   if (result.exitCode === 0) return { ok: true };
   const detail = result.stderr.trim().split('\n').slice(-5).join('\n');
   return { ok: false, error: `${what} failed (exit code ${result.exitCode})${detail === '' ? '' : `: ${detail}`}` };
-}
-
-async function firstExecutable(root: SystemRoot, paths: string[]): Promise<string | undefined> {
-  for (const path of paths) {
-    try {
-      await access(root.path(path), constants.X_OK);
-      return root.path(path);
-    } catch {
-      // not this one
-    }
-  }
-  return undefined;
 }
 
 async function exists(path: string): Promise<boolean> {

@@ -120,16 +120,13 @@ export class NetworkConfigurator {
     }
 
     const allInterfaces = [...new Set([...interfaces, ...(knownGood?.interfaces ?? [])])];
+    const failRestoringKnownGood = async (error: string): Promise<void> => {
+      await this.restore(backend, knownGood, allInterfaces);
+      return this.settle({ ...base, phase: 'failed', error });
+    };
     if (desired.fallbackDisabled) {
       const outcome = await this.install(backend, owned, rendered.files, allInterfaces);
-      if (!outcome.ok) {
-        await this.restore(backend, knownGood, allInterfaces);
-        return this.settle({
-          ...base,
-          phase: 'failed',
-          error: `${outcome.error}; the previous configuration was kept`,
-        });
-      }
+      if (!outcome.ok) return failRestoringKnownGood(`${outcome.error}; the previous configuration was kept`);
       await this.keep(rendered.files, interfaces, source, generation);
       return this.settle(applied);
     }
@@ -141,14 +138,7 @@ export class NetworkConfigurator {
       trial: { generation, interfaces: allInterfaces, deadline: deadline.toISOString() },
     });
     const outcome = await this.install(backend, owned, rendered.files, allInterfaces);
-    if (!outcome.ok) {
-      await this.restore(backend, knownGood, allInterfaces);
-      return this.settle({
-        ...base,
-        phase: 'failed',
-        error: `${outcome.error}; the known-good configuration was restored`,
-      });
-    }
+    if (!outcome.ok) return failRestoringKnownGood(`${outcome.error}; the known-good configuration was restored`);
     if (outcome.note !== undefined) this.options.logger.warn(outcome.note);
     this.options.logger.info(
       { generation, graceSeconds: desired.graceSeconds },
