@@ -17,6 +17,44 @@ import { build } from 'esbuild';
 const agent = dirname(fileURLToPath(import.meta.url));
 const dist = join(agent, 'dist');
 
+/**
+ * zod's `z` (and `z.core`) re-export `locales`, the error messages of ~50 languages (~300 KB, a third of the agent's main
+ * chunk), and a namespace re-export cannot be tree-shaken. The agent only ever speaks English, which zod's schemas
+ * import on their own (zod/v4/locales/en.js), so the bundle resolves the `locales` namespace to an empty module.
+ */
+/**
+ * esbuild keeps every module the agent reaches through @outpost/shared's index whose top level calls a function,
+ * and nearly all of shared's do: its zod schemas (`z.object(...)`). Without this the agent built, at every start,
+ * the schemas of resources only the control plane serves. Shared's modules only declare (no registries, no globals),
+ * so they are marked free of side effects: a module none of whose exports the agent uses is left out.
+ */
+const sharedDist = join(agent, '..', 'shared', 'dist');
+const RESOLVING = Symbol('resolving');
+const sharedWithoutSideEffects = {
+  name: 'shared-without-side-effects',
+  setup(bundle) {
+    bundle.onResolve({ filter: /.*/ }, async ({ path, importer, kind, resolveDir, pluginData }) => {
+      if (pluginData === RESOLVING) return undefined;
+      if (path !== '@outpost/shared' && !importer.startsWith(sharedDist)) return undefined;
+      const resolved = await bundle.resolve(path, { importer, kind, resolveDir, pluginData: RESOLVING });
+      if (resolved.errors.length > 0 || !resolved.path.startsWith(sharedDist)) return undefined;
+      return { path: resolved.path, namespace: resolved.namespace, sideEffects: false };
+    });
+  },
+};
+
+const zodWithoutLocales = {
+  name: 'zod-without-locales',
+  setup(bundle) {
+    bundle.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, ({ importer }) =>
+      /[\\/]zod[\\/]v4[\\/](classic[\\/]external|core[\\/]index)\.js$/.test(importer)
+        ? { path: 'zod-locales', namespace: 'zod-without-locales' }
+        : undefined,
+    );
+    bundle.onLoad({ filter: /.*/, namespace: 'zod-without-locales' }, () => ({ contents: 'export {};', loader: 'js' }));
+  },
+};
+
 await rm(join(dist, 'chunks'), { recursive: true, force: true });
 await build({
   // the inventory collector is a program of its own: a short-lived child process that loads systeminformation,
@@ -43,5 +81,6 @@ await build({
       'const require = __dropletCreateRequire(import.meta.url);',
     ].join('\n'),
   },
+  plugins: [sharedWithoutSideEffects, zodWithoutLocales],
   logLevel: 'warning',
 });

@@ -3,7 +3,7 @@ import type { SystemCommands } from '../command-runner.js';
 import { executableUnder } from '../system-file.js';
 import type { SystemRoot } from '../system-root.js';
 import type { NetplanConfig } from './netplan-model.js';
-import { NETPLAN_FILE, renderNetplan } from './render-netplan.js';
+import { NETPLAN_FILE } from './netplan-file.js';
 import { NETWORKD_DIR, NETWORKD_PREFIX, renderNetworkd } from './render-networkd.js';
 import type { Rendered } from './rendered-files.js';
 
@@ -13,7 +13,8 @@ import type { Rendered } from './rendered-files.js';
  */
 export interface NetworkBackend {
   readonly name: 'netplan' | 'networkd';
-  render(config: NetplanConfig | undefined): Rendered;
+  /** async: the netplan renderer and its YAML library are loaded only when a device has a netplan to write */
+  render(config: NetplanConfig | undefined): Promise<Rendered>;
   /** the system paths of the files Outpost wrote that exist now */
   ownedFiles(): Promise<string[]>;
   /** makes the system use the files now; an error message when it refused */
@@ -35,14 +36,18 @@ export async function networkBackend(root: SystemRoot, commands: SystemCommands)
   if (netplan !== undefined) {
     return {
       name: 'netplan',
-      render: (config) => ({ ok: true, files: config === undefined ? [] : renderNetplan(config) }),
+      render: async (config) => {
+        if (config === undefined) return { ok: true, files: [] };
+        const { renderNetplan } = await import('./render-netplan.js');
+        return { ok: true, files: renderNetplan(config) };
+      },
       ownedFiles: async () => ((await exists(root.path(NETPLAN_FILE))) ? [NETPLAN_FILE] : []),
       apply: async () => commandOutcome(await commands.run([netplan, 'apply']), 'netplan apply'),
     };
   }
   return {
     name: 'networkd',
-    render: (config) => (config === undefined ? { ok: true, files: [] } : renderNetworkd(config)),
+    render: async (config) => (config === undefined ? { ok: true, files: [] } : renderNetworkd(config)),
     ownedFiles: async () => {
       let names: string[];
       try {

@@ -8,7 +8,6 @@ import type { DesiredNetwork } from './desired-network.js';
 import { interfaceNames } from './interface-names.js';
 import { networkBackend } from './network-backend.js';
 import type { NetworkBackend } from './network-backend.js';
-import { parseNetplan } from './netplan-model.js';
 import type { NetplanConfig } from './netplan-model.js';
 import { installFiles, networkStore, readFiles, sameFiles } from './network-store.js';
 import type { KnownGood, NetworkState, NetworkStore } from './network-store.js';
@@ -100,12 +99,14 @@ export class NetworkConfigurator {
 
     let config: NetplanConfig | undefined;
     if (desired.netplanYaml !== undefined) {
+      // the netplan checker and its YAML parser are loaded by the first device that has a netplan
+      const { parseNetplan } = await import('./netplan-model.js');
       const parsed = parseNetplan(desired.netplanYaml);
       if (!parsed.ok) return this.settle({ ...base, phase: 'failed', error: parsed.error });
       config = parsed.config;
     }
     const backend = await this.getBackend();
-    const rendered = backend.render(config);
+    const rendered = await backend.render(config);
     if (!rendered.ok) return this.settle({ ...base, phase: 'failed', error: rendered.error });
     const source = config === undefined ? 'factory' : 'desired';
     const applied: NetworkState = { ...base, phase: 'applied', source, appliedGeneration: generation };

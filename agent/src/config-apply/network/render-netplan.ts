@@ -8,9 +8,8 @@ import type {
   NetplanVlan,
   NetplanWifi,
 } from './netplan-model.js';
+import { NETPLAN_FILE } from './netplan-file.js';
 import type { RenderedFile } from './rendered-files.js';
-
-export const NETPLAN_FILE = '/etc/netplan/90-outpost.yaml';
 
 /** The checked model as netplan's own YAML, in one file readable by root only (netplan warns otherwise). */
 export function renderNetplan(config: NetplanConfig): RenderedFile[] {

@@ -1,0 +1,2 @@
+/** The one file Outpost writes under netplan's directory, and owns. */
+export const NETPLAN_FILE = '/etc/netplan/90-outpost.yaml';
