@@ -46,6 +46,7 @@ import { LoggingConfigurator } from './config-apply/logging/logging-configurator
 import { ProxyConfigurator } from './config-apply/proxy/proxy-configurator.js';
 import { connectVia } from './config-apply/proxy/proxy-route.js';
 import { SshConfigurator } from './config-apply/ssh/ssh-configurator.js';
+import type { LinkHealth } from './config-apply/link-health.js';
 import { reporterSink } from './config-apply/status-sink.js';
 import { systemRoot } from './config-apply/system-root.js';
 
@@ -153,14 +154,16 @@ export async function startDroplet(options: DropletOptions): Promise<Droplet> {
     logger,
   });
   const reporter = new StatusReporter({ link });
+  // how the proxy and network parts see the link (a change is kept only if the link comes back)
+  const linkHealth: LinkHealth = {
+    isConnected: () => link.connected,
+    onWelcome: (listener) => link.onConnected(() => listener()),
+    reconnect: () => link.reconnect(),
+  };
   // before the link starts: its first attempt goes through the proxy in force (a trial a restart cut is ended)
   const proxy: ProxyConfigurator = new ProxyConfigurator({
     deviceRoot: paths.deviceRoot,
-    link: {
-      isConnected: () => link.connected,
-      onWelcome: (listener) => link.onConnected(() => listener()),
-      reconnect: () => link.reconnect(),
-    },
+    link: linkHealth,
     sink: reporterSink(reporter),
     logger,
   });
@@ -234,34 +237,21 @@ export async function startDroplet(options: DropletOptions): Promise<Droplet> {
   }
 
   // before the link starts: a trial a restart interrupted is restored and reported first
-  const network = new NetworkConfigurator({
+  const systemParts = {
     root: systemRoot(options.systemRoot),
     deviceRoot: paths.deviceRoot,
     commands: options.systemCommands ?? execaCommands(),
-    link: {
-      isConnected: () => link.connected,
-      onWelcome: (listener) => link.onConnected(() => listener()),
-      reconnect: () => link.reconnect(),
-    },
     sink: reporterSink(reporter),
     logger,
+  };
+  const network = new NetworkConfigurator({
+    ...systemParts,
+    link: linkHealth,
   });
   await network.start().catch((err: unknown) => logger.error({ err }, 'cannot start the network configuration'));
-  const ssh = new SshConfigurator({
-    root: systemRoot(options.systemRoot),
-    deviceRoot: paths.deviceRoot,
-    commands: options.systemCommands ?? execaCommands(),
-    sink: reporterSink(reporter),
-    logger,
-  });
+  const ssh = new SshConfigurator(systemParts);
   await ssh.start().catch((err: unknown) => logger.error({ err }, 'cannot start the SSH configuration'));
-  const logging = new LoggingConfigurator({
-    root: systemRoot(options.systemRoot),
-    deviceRoot: paths.deviceRoot,
-    commands: options.systemCommands ?? execaCommands(),
-    sink: reporterSink(reporter),
-    logger,
-  });
+  const logging = new LoggingConfigurator(systemParts);
   await logging.start().catch((err: unknown) => logger.error({ err }, 'cannot start the logging configuration'));
 
   const workloads = startWorkloads(link, paths.dataDir, lastDesired?.pods, logger, {
