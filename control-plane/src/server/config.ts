@@ -108,6 +108,28 @@ export function wantsHelp(argv: readonly string[]): boolean {
   return argv.includes('--help') || argv.includes('-h');
 }
 
+type IntegerSetting =
+  | 'heartbeatSeconds'
+  | 'metricsRetentionDays'
+  | 'watchStreamsPerKey'
+  | 'watchStreamsPerServer'
+  | 'watchStreamMaxBytes'
+  | 'headersTimeoutSeconds'
+  | 'bodyTimeoutSeconds'
+  | 'keepAliveTimeoutSeconds';
+
+/** The whole-number settings, each from --<flag> (the variable's name without OUTPOST_) or its variable, in range. */
+const INTEGER_SETTINGS: readonly { env: string; key: IntegerSetting; min: number; max: number }[] = [
+  { env: 'OUTPOST_HEARTBEAT_SECONDS', key: 'heartbeatSeconds', min: 1, max: 86_400 },
+  { env: 'OUTPOST_METRICS_RETENTION_DAYS', key: 'metricsRetentionDays', min: 1, max: 3650 },
+  { env: 'OUTPOST_WATCH_STREAMS_PER_KEY', key: 'watchStreamsPerKey', min: 1, max: 1_000_000 },
+  { env: 'OUTPOST_WATCH_STREAMS_PER_SERVER', key: 'watchStreamsPerServer', min: 1, max: 1_000_000 },
+  { env: 'OUTPOST_WATCH_STREAM_MAX_BYTES', key: 'watchStreamMaxBytes', min: 65_536, max: 2 ** 40 },
+  { env: 'OUTPOST_HEADERS_TIMEOUT_SECONDS', key: 'headersTimeoutSeconds', min: 1, max: 3600 },
+  { env: 'OUTPOST_BODY_TIMEOUT_SECONDS', key: 'bodyTimeoutSeconds', min: 1, max: 3600 },
+  { env: 'OUTPOST_KEEP_ALIVE_TIMEOUT_SECONDS', key: 'keepAliveTimeoutSeconds', min: 1, max: 3600 },
+];
+
 /**
  * Builds the server configuration from command-line flags (argv without node and the script) and the
  * environment. Flags beat environment variables; an empty environment variable counts as unset.
@@ -130,22 +152,10 @@ export function loadServerConfig(argv: readonly string[], env: Env): ServerConfi
   if (dataDir) config.dataDir = nonEmpty(dataDir);
   const logLevel = pick(flags['log-level'], 'OUTPOST_LOG_LEVEL');
   if (logLevel) config.logLevel = oneOf(logLevel, LOG_LEVELS);
-  const heartbeat = pick(flags['heartbeat-seconds'], 'OUTPOST_HEARTBEAT_SECONDS');
-  if (heartbeat) config.heartbeatSeconds = integerIn(heartbeat, 1, 86_400);
-  const retention = pick(flags['metrics-retention-days'], 'OUTPOST_METRICS_RETENTION_DAYS');
-  if (retention) config.metricsRetentionDays = integerIn(retention, 1, 3650);
-  const streamsPerKey = pick(flags['watch-streams-per-key'], 'OUTPOST_WATCH_STREAMS_PER_KEY');
-  if (streamsPerKey) config.watchStreamsPerKey = integerIn(streamsPerKey, 1, 1_000_000);
-  const streamsPerServer = pick(flags['watch-streams-per-server'], 'OUTPOST_WATCH_STREAMS_PER_SERVER');
-  if (streamsPerServer) config.watchStreamsPerServer = integerIn(streamsPerServer, 1, 1_000_000);
-  const streamBytes = pick(flags['watch-stream-max-bytes'], 'OUTPOST_WATCH_STREAM_MAX_BYTES');
-  if (streamBytes) config.watchStreamMaxBytes = integerIn(streamBytes, 65_536, 2 ** 40);
-  const headersTimeout = pick(flags['headers-timeout-seconds'], 'OUTPOST_HEADERS_TIMEOUT_SECONDS');
-  if (headersTimeout) config.headersTimeoutSeconds = integerIn(headersTimeout, 1, 3600);
-  const bodyTimeout = pick(flags['body-timeout-seconds'], 'OUTPOST_BODY_TIMEOUT_SECONDS');
-  if (bodyTimeout) config.bodyTimeoutSeconds = integerIn(bodyTimeout, 1, 3600);
-  const keepAlive = pick(flags['keep-alive-timeout-seconds'], 'OUTPOST_KEEP_ALIVE_TIMEOUT_SECONDS');
-  if (keepAlive) config.keepAliveTimeoutSeconds = integerIn(keepAlive, 1, 3600);
+  for (const { env: envName, key, min, max } of INTEGER_SETTINGS) {
+    const picked = pick(flags[flagNameOf(envName)], envName);
+    if (picked) config[key] = integerIn(picked, min, max);
+  }
   const maxArtifact = pick(flags['max-artifact-bytes'], 'OUTPOST_MAX_ARTIFACT_BYTES');
   if (maxArtifact) config.maxArtifactBytes = bytesIn(maxArtifact, 1);
   const reserve = pick(flags['free-space-reserve-bytes'], 'OUTPOST_FREE_SPACE_RESERVE_BYTES');
