@@ -1,4 +1,4 @@
-import { ApiError, labelsForWave, PLANNED_WAVES, planWaves } from '@outpost/shared';
+import { labelsForWave, PLANNED_WAVES, planWaves } from '@outpost/shared';
 import type { RolloutDevice, WavePlan } from '@outpost/shared';
 import { InvalidArgumentError } from 'commander';
 import type { Command } from 'commander';
@@ -15,8 +15,15 @@ interface LabelWavesOptions {
   dryRun?: boolean;
 }
 
-/** Label writes in flight at once. */
-const CONCURRENT_WRITES = 16;
+/** Devices per `devices:batchUpdate` call (the API's most). */
+const LABEL_BATCH_SIZE = 1000;
+
+/** batchUpdate calls in flight at once: one is written while the next is parsed. */
+const CONCURRENT_BATCHES = 2;
+
+interface BatchUpdateAnswer {
+  failures?: { name?: string; error?: { status?: string; message?: string } }[];
+}
 
 const count = (text: string): number => {
   if (!/^\d+$/.test(text)) throw new InvalidArgumentError(`"${text}" is not a number of devices`);
@@ -74,7 +81,7 @@ export function registerWaveCommands(group: Command, ctxFactory: ContextFactory)
       showPlan(ctx, plan, opts);
       if (opts.dryRun === true || plan.changes.length === 0) return;
       const byName = new Map(devices.map((d) => [d.name, d]));
-      const failed = await writeLabels(ctx, plan, byName);
+      const failed = await writeLabels(ctx, opts.parent, plan, byName);
       if (failed.length > 0) {
         for (const line of failed) ctx.note(line);
         throw new Error(`${failed.length} device(s) were not labelled; run the command again to finish`);
@@ -123,40 +130,50 @@ function showPlan(ctx: CliContext, plan: WavePlan, opts: LabelWavesOptions): voi
 }
 
 /**
- * Writes each changed device's labels (update mask metadata.labels, on condition that they are still what was
- * read, so a label written meanwhile is never lost); answers what could not be written.
+ * Writes each changed device's labels through `devices:batchUpdate`, LABEL_BATCH_SIZE devices a call (update mask
+ * metadata.labels, on condition that they are still what was read, so a label written meanwhile is never lost);
+ * answers what could not be written.
  */
 async function writeLabels(
   ctx: CliContext,
+  parent: string,
   plan: WavePlan,
   byName: ReadonlyMap<string, RolloutDevice>,
 ): Promise<string[]> {
+  const batches: WavePlan['changes'][] = [];
+  for (let i = 0; i < plan.changes.length; i += LABEL_BATCH_SIZE) {
+    batches.push(plan.changes.slice(i, i + LABEL_BATCH_SIZE));
+  }
   const failed: string[] = [];
   let next = 0;
   const worker = async (): Promise<void> => {
-    while (next < plan.changes.length) {
-      const change = plan.changes[next++]!;
-      const device = byName.get(change.name)!;
-      try {
-        await ctx.client.update(
-          { name: change.name, metadata: { labels: labelsForWave(device, change.wave) } },
-          {
-            updateMask: 'metadata.labels',
-            cas: {
-              fieldMask: 'metadata.labels',
-              conditionalState: { metadata: { labels: device.metadata?.labels } },
-            },
-            responseMask: { skipEntireResponseBody: true },
-          },
-        );
-      } catch (err) {
-        if (!(err instanceof ApiError)) throw err;
+    while (next < batches.length) {
+      const batch = batches[next++]!;
+      const answer = await ctx.client.request<BatchUpdateAnswer>('POST', `/v1/${parent}/devices:batchUpdate`, {
+        body: {
+          requests: batch.map((change) => {
+            const device = byName.get(change.name)!;
+            return {
+              device: { name: change.name, metadata: { labels: labelsForWave(device, change.wave) } },
+              updateMask: 'metadata.labels',
+              cas: {
+                fieldMask: 'metadata.labels',
+                conditionalState: { metadata: { labels: device.metadata?.labels } },
+              },
+            };
+          }),
+          allowPartialSuccess: true,
+          responseMask: { skipEntireResponseBody: true },
+        },
+      });
+      for (const { name, error } of answer?.failures ?? []) {
+        const status = error?.status ?? 'ERROR';
         failed.push(
-          `${change.name}: ${err.status === 'ABORTED' ? 'its labels changed meanwhile' : `${err.status}: ${err.message}`}`,
+          `${name ?? '?'}: ${status === 'ABORTED' ? 'its labels changed meanwhile' : `${status}: ${error?.message ?? ''}`}`,
         );
       }
     }
   };
-  await Promise.all(Array.from({ length: CONCURRENT_WRITES }, worker));
+  await Promise.all(Array.from({ length: CONCURRENT_BATCHES }, worker));
   return failed;
 }

@@ -3,15 +3,15 @@ import type { ResourceEngine } from './resource-engine.js';
 import type { ResourceHandle } from './resource-handle.js';
 import type { OperationContext } from './resource-rules.js';
 import type { Doc } from './resource-table.js';
-import type { MaskInput, ResponseMask } from './requests.js';
+import type { MaskInput, ResponseMask, UpdateRequest } from './requests.js';
 
 /** Updates one call may carry, as batchGet takes names. */
 export const MAX_BATCH_UPDATES = 1000;
 
 export interface BatchUpdateRequest {
   parent: string;
-  /** each: the resource (with its name) and the paths to change */
-  updates: readonly { resource: Doc; updateMask: MaskInput }[];
+  /** each: the resource (with its name), the paths to change and, optionally, the state they must still have */
+  updates: readonly { resource: Doc; updateMask: MaskInput; cas?: UpdateRequest['cas'] }[];
   /** false (default): all or nothing, the first refusal answers; true: each update alone, refusals listed */
   allowPartialSuccess: boolean;
   responseMask?: ResponseMask;
@@ -23,8 +23,8 @@ export interface BatchUpdateResult {
 }
 
 /**
- * The requests of `POST /v1/{parent}/{plural}:batchUpdate`, `{requests: [{<singular>: {...}, updateMask}],
- * allowPartialSuccess?, responseMask?}`: every name must lie in the parent and every update carries a mask (a
+ * The requests of `POST /v1/{parent}/{plural}:batchUpdate`, `{requests: [{<singular>: {...}, updateMask, cas?}],
+ * allowPartialSuccess?, responseMask?}` (`cas` as a PUT's: `{fieldMask, conditionalState}`): every name must lie in the parent and every update carries a mask (a
  * batch never replaces whole resources). Anything else is INVALID_ARGUMENT naming the request.
  */
 export function parseBatchUpdate(
@@ -53,8 +53,8 @@ export function parseBatchUpdate(
   const updates = requests.map((raw, i) => {
     const request = record(raw, `requests[${i}]`);
     for (const key of Object.keys(request)) {
-      if (key !== singular && key !== 'updateMask') {
-        throw invalidArgument(`unknown field "${key}" in requests[${i}] (allowed: ${singular}, updateMask)`);
+      if (key !== singular && key !== 'updateMask' && key !== 'cas') {
+        throw invalidArgument(`unknown field "${key}" in requests[${i}] (allowed: ${singular}, updateMask, cas)`);
       }
     }
     const resource = record(request[singular], `requests[${i}].${singular}`);
@@ -65,17 +65,17 @@ export function parseBatchUpdate(
     }
     if (seen.has(name)) throw invalidArgument(`requests[${i}]: "${name}" is updated twice`);
     seen.add(name);
-    const mask = request['updateMask'];
-    const updateMask =
-      typeof mask === 'string'
-        ? mask
-        : Array.isArray(mask) && mask.every((p) => typeof p === 'string')
-          ? (mask as string[])
-          : undefined;
+    const updateMask = maskOf(request['updateMask']);
     if (updateMask === undefined || handle.parseMask(updateMask).length === 0) {
       throw invalidArgument(`requests[${i}].updateMask is required: a batch changes only the fields it names`);
     }
-    return { resource, updateMask };
+    if (request['cas'] === undefined) return { resource, updateMask };
+    const cas = record(request['cas'], `requests[${i}].cas`);
+    const casMask = maskOf(cas['fieldMask']);
+    if (casMask === undefined || handle.parseMask(casMask).length === 0) {
+      throw invalidArgument(`requests[${i}].cas.fieldMask must name at least one field`);
+    }
+    return { resource, updateMask, cas: { fieldMask: casMask, conditionalState: cas['conditionalState'] } };
   });
   return { parent, updates, allowPartialSuccess, responseMask: top['responseMask'] };
 }
@@ -92,8 +92,9 @@ export function batchUpdate(
   ctx: OperationContext,
 ): BatchUpdateResult {
   const result: BatchUpdateResult = { updated: [], failures: [] };
-  for (const { resource, updateMask } of request.updates) {
-    const update = (): Doc => handle.update({ resource, updateMask, responseMask: request.responseMask }, ctx);
+  for (const { resource, updateMask, cas } of request.updates) {
+    const update = (): Doc =>
+      handle.update({ resource, updateMask, responseMask: request.responseMask, ...(cas ? { cas } : {}) }, ctx);
     if (!request.allowPartialSuccess) {
       result.updated.push(update());
       continue;
@@ -113,6 +114,11 @@ function inParent(parent: string, own: string): boolean {
   const want = parent.split('/');
   const have = own.split('/');
   return want.length === have.length && want.every((segment, i) => segment === '-' || segment === have[i]);
+}
+
+function maskOf(mask: unknown): MaskInput | undefined {
+  if (typeof mask === 'string') return mask;
+  return Array.isArray(mask) && mask.every((p) => typeof p === 'string') ? (mask as string[]) : undefined;
 }
 
 function record(value: unknown, what: string): Doc {

@@ -92,13 +92,36 @@ describe('devices:batchUpdate', () => {
     expect((await server.admin.get<Device>(name('sim-1'))).metadata?.labels).toEqual({ site: 'berlin' });
   });
 
+  it('writes an update with a cas only while the cas fields still hold their conditional state', async () => {
+    const setSite = (id: string, from: string, to: string) => ({
+      device: { name: name(id), metadata: { labels: { site: to } } },
+      updateMask: 'metadata.labels',
+      cas: { fieldMask: 'metadata.labels', conditionalState: { metadata: { labels: { site: from } } } },
+    });
+    const res = await batchUpdate({
+      requests: [setSite('sim-1', 'berlin', 'oslo'), setSite('sim-2', 'paris', 'oslo')],
+      allowPartialSuccess: true,
+      responseMask: { skipEntireResponseBody: true },
+    });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { failures: { name: string; error: { status: string } }[] };
+    expect(body.failures).toEqual([{ name: name('sim-2'), error: expect.objectContaining({ status: 'ABORTED' }) }]);
+    const labels = async (id: string) => (await server.admin.get<Device>(name(id))).metadata?.labels;
+    expect([await labels('sim-1'), await labels('sim-2')]).toEqual([{ site: 'oslo' }, { site: 'berlin' }]);
+    const back = await batchUpdate({ requests: [setSite('sim-1', 'oslo', 'berlin')] });
+    expect(back.status).toBe(200);
+    expect(await labels('sim-1')).toEqual({ site: 'berlin' });
+  });
+
   it('refuses bad input with a 400 naming the request, changing nothing', async () => {
     const cases: [unknown, RegExp][] = [
       [{}, /non-empty "requests"/],
       [{ requests: [{ device: { name: name('sim-1'), spec: { osVersion: '1.0.0' } } }] }, /updateMask is required/],
       [{ requests: [{ ...setVersion('sim-1', '1.0.0'), updateMask: '' }] }, /updateMask is required/],
       [{ requests: [setVersion('sim-1', '1.0.0'), setVersion('sim-1', '1.0.0')] }, /updated twice/],
-      [{ requests: [{ ...setVersion('sim-1', '1.0.0'), cas: {} }] }, /unknown field "cas"/],
+      [{ requests: [{ ...setVersion('sim-1', '1.0.0'), cas: {} }] }, /cas.fieldMask must name/],
+      [{ requests: [{ ...setVersion('sim-1', '1.0.0'), cas: 'x' }] }, /cas must be an object/],
+      [{ requests: [{ ...setVersion('sim-1', '1.0.0'), force: true }] }, /unknown field "force"/],
       [{ requests: [setVersion('sim-1', '1.0.0')], force: true }, /unknown field "force"/],
       [{ requests: [setVersion('sim-1', '1.0.0')], allowPartialSuccess: 'yes' }, /allowPartialSuccess/],
       [
