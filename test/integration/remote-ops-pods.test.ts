@@ -119,8 +119,12 @@ describe('pods on a device', () => {
       (d: Device) => online(d) && d.status?.agent?.bootId !== before.status?.agent?.bootId,
       30_000,
     );
-    const back = await waitForPod(pod, phase('RUNNING'));
-    expect(back.status?.serviceStatuses?.every((s) => s.state === 'RUNNING')).toBe(true);
+    // every service comes back (a report may show the pod RUNNING while its second service is still starting)
+    const back = await waitForPod(
+      pod,
+      (p) => phase('RUNNING')(p) && (p.status?.serviceStatuses ?? []).every((s) => s.state === 'RUNNING'),
+    );
+    expect(back.status?.serviceStatuses?.map((s) => s.state)).toEqual(['RUNNING', 'RUNNING']);
   });
 
   it('needs the device online: UNAVAILABLE with a clear message, and the pod shows UNKNOWN meanwhile', async () => {
