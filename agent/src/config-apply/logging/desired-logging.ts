@@ -1,5 +1,6 @@
-import { ProblemList, checkLoggingConfig, deviceSpecSchema, problemText } from '@outpost/shared';
+import { checkLoggingConfig, deviceSpecSchema } from '@outpost/shared';
 import type { DeviceSpec } from '@outpost/shared';
+import { checkedPart } from '../checked-part.js';
 import { contentHash } from '../part-store.js';
 
 export type LoggingConfig = NonNullable<DeviceSpec['loggingConfig']>;
@@ -15,13 +16,6 @@ export function desiredLogging(spec: Record<string, unknown>): DesiredLogging {
   const raw = spec.loggingConfig;
   const hash = contentHash(raw);
   if (raw === undefined || raw === null) return { ok: true, hash, config: undefined };
-  const parsed = loggingConfigSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    return { ok: false, hash, error: `loggingConfig.${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}` };
-  }
-  const problems = new ProblemList();
-  checkLoggingConfig(parsed.data, 'loggingConfig', problems);
-  if (!problems.empty) return { ok: false, hash, error: problems.problems.map(problemText).join('; ') };
-  return { ok: true, hash, config: parsed.data };
+  const checked = checkedPart(raw, loggingConfigSchema, 'loggingConfig', checkLoggingConfig);
+  return checked.ok ? { ok: true, hash, config: checked.value } : { ok: false, hash, error: checked.error };
 }

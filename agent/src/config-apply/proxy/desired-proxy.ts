@@ -1,4 +1,5 @@
-import { ProblemList, checkProxyConfig, deviceSpecSchema, problemText } from '@outpost/shared';
+import { checkProxyConfig, deviceSpecSchema } from '@outpost/shared';
+import { checkedPart } from '../checked-part.js';
 import { contentHash } from '../part-store.js';
 import { parseProxySettings } from './proxy-settings.js';
 import type { ProxySettings } from './proxy-settings.js';
@@ -14,14 +15,8 @@ export function desiredProxy(spec: Record<string, unknown>): DesiredProxy {
   const raw = spec.proxyConfig ?? undefined;
   const hash = contentHash(raw);
   if (raw !== undefined) {
-    const parsed = proxyConfigSchema.safeParse(raw);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      return { ok: false, hash, error: `proxyConfig.${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}` };
-    }
-    const problems = new ProblemList();
-    checkProxyConfig(parsed.data, 'proxyConfig', problems);
-    if (!problems.empty) return { ok: false, hash, error: problems.problems.map(problemText).join('; ') };
+    const checked = checkedPart(raw, proxyConfigSchema, 'proxyConfig', checkProxyConfig);
+    if (!checked.ok) return { ok: false, hash, error: checked.error };
   }
   const settings = parseProxySettings(raw);
   if (!settings.ok) return { ok: false, hash, error: settings.error };

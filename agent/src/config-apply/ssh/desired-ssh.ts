@@ -1,5 +1,6 @@
-import { ProblemList, checkSshConfig, problemText, sshConfigSchema } from '@outpost/shared';
+import { checkSshConfig, sshConfigSchema } from '@outpost/shared';
 import type { DeviceSpec } from '@outpost/shared';
+import { checkedPart } from '../checked-part.js';
 import { contentHash } from '../part-store.js';
 
 export type SshConfig = NonNullable<DeviceSpec['sshConfig']>;
@@ -17,13 +18,6 @@ export function desiredSsh(spec: Record<string, unknown>): DesiredSsh {
   const raw = spec.sshConfig;
   const hash = contentHash(raw);
   if (raw === undefined || raw === null) return { ok: true, hash, config: undefined };
-  const parsed = sshConfigSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    return { ok: false, hash, error: `sshConfig.${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}` };
-  }
-  const problems = new ProblemList();
-  checkSshConfig(parsed.data, 'sshConfig', problems);
-  if (!problems.empty) return { ok: false, hash, error: problems.problems.map(problemText).join('; ') };
-  return { ok: true, hash, config: parsed.data };
+  const checked = checkedPart(raw, sshConfigSchema, 'sshConfig', checkSshConfig);
+  return checked.ok ? { ok: true, hash, config: checked.value } : { ok: false, hash, error: checked.error };
 }
