@@ -4,7 +4,7 @@ import { writeFileAtomic } from '@outpost/shared';
 import type { BootBackend, BootState } from './boot-backend.js';
 import { readFirstLine } from './running-root.js';
 import {
-  bootEnvOf,
+  bootStateOf,
   readBootloaderState,
   readSimulatedBoot,
   slotImageFile,
@@ -46,16 +46,7 @@ export function fileBackend(options: FileBackendOptions): BootBackend {
     name: 'file',
     async readState(): Promise<BootState> {
       const [env, running] = await Promise.all([state(), boot()]);
-      const result: BootState = {
-        bootId: running.bootId,
-        bootTimeMs: running.bootTimeMs,
-        runningSlot: running.slot,
-        activeSlot: env.activeSlot,
-        env: bootEnvOf(env),
-      };
-      if (env.trySlot !== undefined) result.trySlot = env.trySlot;
-      if (env.lastFailed !== undefined) result.lastFailed = env.lastFailed;
-      return result;
+      return bootStateOf(running, env);
     },
     async runningVersion() {
       return readFirstLine(slotVersionFile(paths, (await boot()).slot));

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Slot } from '@outpost/shared';
 import type { BootBackend, BootState } from './boot-backend.js';
-import { bootEnvOf } from './simulated-device.js';
+import { bootStateOf } from './simulated-device.js';
 import type { SimulatedBoot } from './simulated-device.js';
 import type { SlotTarget } from './slot-target.js';
 import { chooseBootSlot } from './try-once.js';
@@ -101,18 +101,7 @@ export function memoryBackend(device: MemoryDevice, slotSizeBytes = 64 * 1024 * 
   return {
     name: 'memory',
     async readState(): Promise<BootState> {
-      const boot = running();
-      const env = device.bootloader;
-      const state: BootState = {
-        bootId: boot.bootId,
-        bootTimeMs: boot.bootTimeMs,
-        runningSlot: boot.slot,
-        activeSlot: env.activeSlot,
-        env: bootEnvOf(env),
-      };
-      if (env.trySlot !== undefined) state.trySlot = env.trySlot;
-      if (env.lastFailed !== undefined) state.lastFailed = env.lastFailed;
-      return state;
+      return bootStateOf(running(), device.bootloader);
     },
     async runningVersion() {
       return device.slotVersion(running().slot);

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { SLOTS, readJsonFile, writeJsonFileAtomic } from '@outpost/shared';
 import type { Slot } from '@outpost/shared';
+import type { BootState } from './boot-backend.js';
 import type { TryOnceEnv } from './try-once.js';
 
 /** The files of the simulated device of the file boot backend (see boot-backend.ts). */
@@ -84,6 +85,20 @@ export function bootEnvOf(state: TryOnceEnv): Record<string, string> {
     max_tries: String(state.maxTries),
     last_failed: state.lastFailed ?? '',
   };
+}
+
+/** What a simulated device's backend reports: the boot it runs and its bootloader's variables. */
+export function bootStateOf(running: SimulatedBoot, env: TryOnceEnv): BootState {
+  const state: BootState = {
+    bootId: running.bootId,
+    bootTimeMs: running.bootTimeMs,
+    runningSlot: running.slot,
+    activeSlot: env.activeSlot,
+    env: bootEnvOf(env),
+  };
+  if (env.trySlot !== undefined) state.trySlot = env.trySlot;
+  if (env.lastFailed !== undefined) state.lastFailed = env.lastFailed;
+  return state;
 }
 
 function withoutUndefined(state: z.infer<typeof bootloaderStateSchema>): TryOnceEnv {
