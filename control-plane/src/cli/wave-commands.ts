@@ -1,4 +1,4 @@
-import { labelsForWave, PLANNED_WAVES, planWaves } from '@outpost/shared';
+import { labelsForWave, writeInBatches, PLANNED_WAVES, planWaves } from '@outpost/shared';
 import type { RolloutDevice, WavePlan } from '@outpost/shared';
 import { InvalidArgumentError } from 'commander';
 import type { Command } from 'commander';
@@ -17,9 +17,6 @@ interface LabelWavesOptions {
 
 /** Devices per `devices:batchUpdate` call (the API's most). */
 const LABEL_BATCH_SIZE = 1000;
-
-/** batchUpdate calls in flight at once: one is written while the next is parsed. */
-const CONCURRENT_BATCHES = 2;
 
 interface BatchUpdateAnswer {
   failures?: { name?: string; error?: { status?: string; message?: string } }[];
@@ -140,40 +137,24 @@ async function writeLabels(
   plan: WavePlan,
   byName: ReadonlyMap<string, RolloutDevice>,
 ): Promise<string[]> {
-  const batches: WavePlan['changes'][] = [];
-  for (let i = 0; i < plan.changes.length; i += LABEL_BATCH_SIZE) {
-    batches.push(plan.changes.slice(i, i + LABEL_BATCH_SIZE));
-  }
-  const failed: string[] = [];
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < batches.length) {
-      const batch = batches[next++]!;
-      const answer = await ctx.client.request<BatchUpdateAnswer>('POST', `/v1/${parent}/devices:batchUpdate`, {
-        body: {
-          requests: batch.map((change) => {
-            const device = byName.get(change.name)!;
-            return {
-              device: { name: change.name, metadata: { labels: labelsForWave(device, change.wave) } },
-              updateMask: 'metadata.labels',
-              cas: {
-                fieldMask: 'metadata.labels',
-                conditionalState: { metadata: { labels: device.metadata?.labels } },
-              },
-            };
-          }),
-          allowPartialSuccess: true,
-          responseMask: { skipEntireResponseBody: true },
-        },
-      });
-      for (const { name, error } of answer?.failures ?? []) {
-        const status = error?.status ?? 'ERROR';
-        failed.push(
-          `${name ?? '?'}: ${status === 'ABORTED' ? 'its labels changed meanwhile' : `${status}: ${error?.message ?? ''}`}`,
-        );
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: CONCURRENT_BATCHES }, worker));
-  return failed;
+  return writeInBatches(plan.changes, LABEL_BATCH_SIZE, async (batch) => {
+    const answer = await ctx.client.request<BatchUpdateAnswer>('POST', `/v1/${parent}/devices:batchUpdate`, {
+      body: {
+        requests: batch.map((change) => {
+          const device = byName.get(change.name)!;
+          return {
+            device: { name: change.name, metadata: { labels: labelsForWave(device, change.wave) } },
+            updateMask: 'metadata.labels',
+            cas: { fieldMask: 'metadata.labels', conditionalState: { metadata: { labels: device.metadata?.labels } } },
+          };
+        }),
+        allowPartialSuccess: true,
+        responseMask: { skipEntireResponseBody: true },
+      },
+    });
+    return (answer?.failures ?? []).map(({ name, error }) => {
+      const status = error?.status ?? 'ERROR';
+      return `${name ?? '?'}: ${status === 'ABORTED' ? 'its labels changed meanwhile' : `${status}: ${error?.message ?? ''}`}`;
+    });
+  });
 }

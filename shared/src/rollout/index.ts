@@ -1,3 +1,4 @@
+export * from './batch-writes.js';
 export * from './device-record.js';
 export * from './device-state.js';
 export * from './duration.js';

@@ -1,3 +1,4 @@
+import { writeInBatches } from './batch-writes.js';
 import type { RolloutDevice } from './device-record.js';
 import { desiredVersion, ROLLOUT_FIELD_MASK } from './device-record.js';
 import { defaultFailureBudget } from './failure-budget.js';
@@ -194,7 +195,7 @@ async function drive(
 /** The least time between two judgements of a wave. */
 const JUDGE_INTERVAL_MS = 100;
 
-/** Writes the version to the devices, BATCH_WRITE_SIZE at a time, two calls at once; answers the refusals. */
+/** Writes the version to the devices, BATCH_WRITE_SIZE at a time, a few calls at once; answers the refusals. */
 async function writeAll(
   api: RolloutApi,
   parent: string,
@@ -202,20 +203,15 @@ async function writeAll(
   version: string,
   signal: AbortSignal,
 ): Promise<NamedReason[]> {
-  const batches: string[][] = [];
-  for (let i = 0; i < names.length; i += BATCH_WRITE_SIZE) batches.push(names.slice(i, i + BATCH_WRITE_SIZE));
-  const refused: NamedReason[] = [];
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < batches.length && !signal.aborted) {
-      const batch = batches[next++]!;
-      refused.push(...(await api.writeOsVersion(parent, batch, version, signal)));
-    }
-  };
   try {
-    await Promise.all([worker(), worker()]);
+    return await writeInBatches(
+      names,
+      BATCH_WRITE_SIZE,
+      (batch) => api.writeOsVersion(parent, batch, version, signal),
+      signal,
+    );
   } catch (err) {
     if (!signal.aborted) throw err;
+    return [];
   }
-  return refused;
 }
