@@ -91,10 +91,23 @@ export function batchUpdate(
   request: BatchUpdateRequest,
   ctx: OperationContext,
 ): BatchUpdateResult {
-  const result: BatchUpdateResult = { updated: [], failures: [] };
-  for (const { resource, updateMask, cas } of request.updates) {
-    const update = (): Doc =>
+  const updateOf =
+    ({ resource, updateMask, cas }: BatchUpdateRequest['updates'][number]) =>
+    (): Doc =>
       handle.update({ resource, updateMask, responseMask: request.responseMask, ...(cas ? { cas } : {}) }, ctx);
+  if (request.allowPartialSuccess) {
+    // a savepoint per update costs about a tenth of the batch: first try the whole batch in one, and only when an
+    // update is refused undo it and take each update in a savepoint of its own
+    try {
+      return engine.savepoint(() => ({ updated: request.updates.map((u) => updateOf(u)()), failures: [] }));
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+    }
+  }
+  const result: BatchUpdateResult = { updated: [], failures: [] };
+  for (const one of request.updates) {
+    const update = updateOf(one);
+    const resource = one.resource;
     if (!request.allowPartialSuccess) {
       result.updated.push(update());
       continue;
