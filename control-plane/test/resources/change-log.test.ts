@@ -77,10 +77,12 @@ describe('change log', () => {
     expect(deleted).toMatchObject({ op: 'delete', name: name('doomed'), deleted: { spec: { size: 3 } } });
   });
 
-  it('keeps what a resume needs of an update: its changed paths and the previous values of changed filterable fields', () => {
+  it('keeps what a resume needs of an update: its changed paths and the previous values of changed filterable fields', async () => {
     const { engine, widgets } = freshEngine();
     const start = engine.log.head();
     widgets.put({ name: name('w1'), displayName: 'a', spec: { color: 'red', size: 1 } });
+    // metadata.updateTime has millisecond resolution: the update must fall in a later millisecond to change it
+    await new Promise((resolve) => setTimeout(resolve, 5));
     widgets.patch(name('w1'), (d) => ({ ...d, spec: { color: 'blue', size: 1 }, status: { counter: 3 } }));
     const [created, updated] = engine.log.read('widgets', start, 10);
     expect(created).toMatchObject({ op: 'create', paths: null, prior: null });
