@@ -164,6 +164,10 @@ describe('network configuration with a dead-man switch', () => {
 
     // the guest's own addresses in each boot: DHCP's at first, the known-good static pair after the cut
     const bootIds = [first, back].map((d) => d.status?.agent?.bootId);
+    // the address hook (after-droplet) of this boot has run and is reported before the power goes
+    await device.waitFor('the after-droplet hook of the boot after the cut reported', (d) =>
+      (d.status?.hooks ?? []).some((run) => run.hook === 'after-droplet' && run.bootId === bootIds[1]),
+    );
     await device.vm.powerCut();
     const files = await device.vm.readDataFiles([ADDRESS_LOG]);
     const lines = (files[ADDRESS_LOG] ?? '').split('\n');
