@@ -35,6 +35,17 @@ export interface RolloutBench {
   dispose(): Promise<void>;
 }
 
+/** `outpost devices rollout --parent <the bench's parent> --version <version>` followed by `options` */
+export const rolloutCommand = (bench: RolloutBench, version: string, ...options: string[]): string[] => [
+  'devices',
+  'rollout',
+  '--parent',
+  bench.parent,
+  '--version',
+  version,
+  ...options,
+];
+
 export async function startRolloutBench(project: string, devices: readonly FleetDevice[]): Promise<RolloutBench> {
   const server = await startTestServer({}, { heartbeatSeconds: 1 });
   const parent = `projects/${project}/regions/eu`;

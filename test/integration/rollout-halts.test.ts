@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Device } from '@outpost/shared';
-import { eventsOf, milestones, startRolloutBench } from './rollout-fixture.js';
+import { eventsOf, milestones, startRolloutBench, rolloutCommand } from './rollout-fixture.js';
 import type { RolloutBench } from './rollout-fixture.js';
 
 const wave = (name: string): Record<string, string> => ({ [`wave:${name}`]: '' });
@@ -24,19 +24,7 @@ describe('a rollout halts', () => {
   afterAll(async () => bench?.dispose());
 
   it('when boot failures pass --max-failures, naming them, and leaves later waves untouched', async () => {
-    const result = await bench.cli([
-      'devices',
-      'rollout',
-      '--parent',
-      bench.parent,
-      '--version',
-      '1.1.0',
-      '--max-failures',
-      '1',
-      '--yes',
-      '-o',
-      'json',
-    ]);
+    const result = await bench.cli(rolloutCommand(bench, '1.1.0', '--max-failures', '1', '--yes', '-o', 'json'));
     expect(result.code, result.stderr).toBe(3);
     expect(result.stderr).toMatch(
       /rollout halted in wave early: 2 of 4 device\(s\) failed, more than --max-failures 1 allows \(1\)/,
@@ -78,17 +66,7 @@ describe('a rollout halts', () => {
     ]);
 
     // the same command halts again: the failures are in the records
-    const again = await bench.cli([
-      'devices',
-      'rollout',
-      '--parent',
-      bench.parent,
-      '--version',
-      '1.1.0',
-      '--max-failures',
-      '1',
-      '--yes',
-    ]);
+    const again = await bench.cli(rolloutCommand(bench, '1.1.0', '--max-failures', '1', '--yes'));
     expect(again.code).toBe(3);
     expect(again.stdout).toMatch(/wave canary: already done/);
     expect(again.stdout).toMatch(/wave early: HALTED/);
@@ -109,19 +87,7 @@ describe('a rollout halts on a health regression', () => {
   afterAll(async () => bench?.dispose());
 
   it('when a device that reached the version fails a health check within the soak time', async () => {
-    const result = await bench.cli([
-      'devices',
-      'rollout',
-      '--parent',
-      bench.parent,
-      '--version',
-      '1.1.0',
-      '--soak',
-      '5s',
-      '--max-failures',
-      '50%',
-      '--yes',
-    ]);
+    const result = await bench.cli(rolloutCommand(bench, '1.1.0', '--soak', '5s', '--max-failures', '50%', '--yes'));
     expect(result.code, result.stdout).toBe(3);
     expect(result.stdout).toMatch(
       /wave canary: HALTED: 1 device\(s\) reached the version and then failed a health check/,

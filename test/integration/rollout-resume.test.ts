@@ -3,7 +3,7 @@
  * write"); a rollout interrupted with SIGINT (the built CLI as a child process) and run again finishes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventsOf, milestones, startRolloutBench, until } from './rollout-fixture.js';
+import { eventsOf, milestones, startRolloutBench, until, rolloutCommand } from './rollout-fixture.js';
 import type { RolloutBench } from './rollout-fixture.js';
 
 const wave = (name: string): Record<string, string> => ({ [`wave:${name}`]: '' });
@@ -22,17 +22,7 @@ describe('a rollout with offline devices', () => {
   afterAll(async () => bench?.dispose());
 
   it('writes them, promotes without them, and they converge when they reconnect', async () => {
-    const result = await bench.cli([
-      'devices',
-      'rollout',
-      '--parent',
-      bench.parent,
-      '--version',
-      '1.1.0',
-      '--yes',
-      '-o',
-      'json',
-    ]);
+    const result = await bench.cli(rolloutCommand(bench, '1.1.0', '--yes', '-o', 'json'));
     expect(result.code, result.stderr).toBe(0);
     const events = eventsOf(result.stdout);
     expect(events[0]).toMatchObject({
@@ -67,19 +57,7 @@ describe('a rollout interrupted with SIGINT', () => {
   afterAll(async () => bench?.dispose());
 
   it('stops with status 130, and the same command run again finishes from the records', async () => {
-    const args = [
-      'devices',
-      'rollout',
-      '--parent',
-      bench.parent,
-      '--version',
-      '1.1.0',
-      '--soak',
-      '2s',
-      '--yes',
-      '-o',
-      'json',
-    ];
+    const args = rolloutCommand(bench, '1.1.0', '--soak', '2s', '--yes', '-o', 'json');
     const first = bench.startCli(args);
     await until(async () => /"event":"written","wave":"early"/.test(first.output()), 'the early wave to be written');
     first.child.kill('SIGINT');

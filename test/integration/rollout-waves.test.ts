@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Device } from '@outpost/shared';
-import { eventsOf, milestones, startRolloutBench } from './rollout-fixture.js';
+import { eventsOf, milestones, startRolloutBench, rolloutCommand } from './rollout-fixture.js';
 import type { RolloutBench } from './rollout-fixture.js';
 
 const SITES = ['berlin', 'oslo', 'lyon'];
@@ -65,17 +65,7 @@ describe('rollouts in waves', () => {
   }, 60_000);
 
   it('--dry-run prints the preflight of every wave and writes nothing', async () => {
-    const result = await bench.cli([
-      'devices',
-      'rollout',
-      '--parent',
-      bench.parent,
-      '--version',
-      '1.1.0',
-      '--dry-run',
-      '-o',
-      'json',
-    ]);
+    const result = await bench.cli(rolloutCommand(bench, '1.1.0', '--dry-run', '-o', 'json'));
     expect(result.code, result.stderr).toBe(0);
     const [preflight, ...rest] = eventsOf(result.stdout);
     expect(rest).toEqual([]);
@@ -92,17 +82,7 @@ describe('rollouts in waves', () => {
   }, 60_000);
 
   it('rolls 1.1.0 out wave after wave, each wave written only once the one before is through', async () => {
-    const result = await bench.cli([
-      'devices',
-      'rollout',
-      '--parent',
-      bench.parent,
-      '--version',
-      '1.1.0',
-      '--yes',
-      '-o',
-      'json',
-    ]);
+    const result = await bench.cli(rolloutCommand(bench, '1.1.0', '--yes', '-o', 'json'));
     expect(result.code, result.stderr).toBe(0);
     const events = eventsOf(result.stdout);
     expect(milestones(events)).toEqual([
@@ -144,7 +124,7 @@ describe('rollouts in waves', () => {
       { wave: 'early', version: '1.1.0', notTargeted: 0, inFlight: 0, done: 6, failed: 0, offline: 0, pending: 0 },
       { wave: 'main', version: '1.1.0', notTargeted: 0, inFlight: 0, done: 21, failed: 0, offline: 0, pending: 0 },
     ]);
-    const again = await bench.cli(['devices', 'rollout', '--parent', bench.parent, '--version', '1.1.0', '--yes']);
+    const again = await bench.cli(rolloutCommand(bench, '1.1.0', '--yes'));
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toMatch(/wave canary: already done \(3\/3 done/);
     expect(again.stdout).toMatch(/wave main: already done \(21\/21 done/);
