@@ -2,112 +2,33 @@
  * Spec 000 "States and transitions" and "Other rules", one test each, with a real control plane and real
  * droplet processes on the simulated (file) boot backend; every step is observed through a watch.
  */
-import { randomBytes } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, TEST_ADMIN_KEY } from '../../control-plane/test/helpers/test-server.js';
 import type { TestServer } from '../../control-plane/test/helpers/test-server.js';
-import { DeviceTimeline } from './helpers/device-timeline.js';
 import type { Snapshot } from './helpers/device-timeline.js';
-import { DROPLET, runCli, startProcess } from './helpers/processes.js';
-import type { RunningProcess } from './helpers/processes.js';
+import { SimulatedOtaWorld } from './helpers/simulated-ota.js';
+import type { SimulatedDevice } from './helpers/simulated-ota.js';
 
-const parent = 'projects/ota/regions/eu';
+let world: SimulatedOtaWorld;
 let server: TestServer;
-let work: string;
-const agents: RunningProcess[] = [];
-const timelines: DeviceTimeline[] = [];
-const cliEnv = (): Record<string, string> => ({ OUTPOST_SERVER: server.url, OUTPOST_API_KEY: TEST_ADMIN_KEY });
 
 beforeAll(async () => {
-  server = await startTestServer({}, { heartbeatSeconds: 1 });
-  work = mkdtempSync(join(tmpdir(), 'outpost-ota-'));
-  const keygen = await runCli(['os', 'keygen', join(work, 'signing')], cliEnv());
-  expect(keygen.code, keygen.stderr).toBe(0);
-  await publish('1.1.0', '', 64); // large enough that the download is seen as its own step
-  await publish('1.2.0');
-  await publish('1.3.0', 'OUTPOST-TEST-PANIC');
+  world = await SimulatedOtaWorld.start('ota');
+  server = world.server;
+  await world.publish('1.1.0', { megabytes: 64 }); // large enough that the download is seen as its own step
+  await world.publish('1.2.0', { megabytes: 3 });
+  await world.publish('1.3.0', { marker: 'OUTPOST-TEST-PANIC', megabytes: 3 });
 });
-afterEach(async () => {
-  timelines.splice(0).forEach((t) => t.close());
-  await Promise.all(agents.splice(0).map((a) => a.stop('SIGKILL')));
-});
-afterAll(async () => {
-  await server.dispose();
-  await rm(work, { recursive: true, force: true });
-});
+afterEach(async () => world.stopDevices());
+afterAll(async () => world.dispose());
 
-async function publish(version: string, marker = '', megabytes = 3): Promise<void> {
-  const image = join(work, `image-${version}.img`);
-  writeFileSync(image, Buffer.concat([Buffer.from(marker), randomBytes(megabytes * 1024 * 1024)]));
-  const result = await runCli(
-    [
-      'os',
-      'publish',
-      '--device-type',
-      'simulated',
-      '--version',
-      version,
-      '--image',
-      image,
-      '--key',
-      join(work, 'signing.key'),
-    ],
-    cliEnv(),
-  );
-  expect(result.code, result.stderr).toBe(0);
-}
-
-interface SimulatedDevice {
-  name: string;
-  root: string;
-  timeline: DeviceTimeline;
-  start(extra?: string[], env?: Record<string, string>): RunningProcess;
-}
-
+/** A provisioned device holding data that must survive its upgrades. */
 async function simulatedDevice(id: string, backend = 'file'): Promise<SimulatedDevice> {
-  const name = `${parent}/devices/${id}`;
-  const root = join(work, id);
-  const result = await runCli(
-    [
-      'devices',
-      'provision',
-      name,
-      '--device-root',
-      root,
-      '--boot-backend',
-      backend,
-      '--factory-version',
-      '1.0.0',
-      '--device-type',
-      'simulated',
-    ],
-    cliEnv(),
-  );
-  expect(result.code, result.stderr).toBe(0);
-  mkdirSync(join(root, 'config', 'trust'), { recursive: true });
-  copyFileSync(join(work, 'signing.pub'), join(root, 'config', 'trust', 'signing.pub'));
-  mkdirSync(join(root, 'data'), { recursive: true });
-  writeFileSync(join(root, 'data', 'payload.txt'), 'kept across upgrades');
-  const timeline = new DeviceTimeline(server.admin, name);
-  timelines.push(timeline);
-  return {
-    name,
-    root,
-    timeline,
-    start: (extra = [], env = {}) => {
-      const agent = startProcess(
-        DROPLET,
-        ['--device-root', root, '--metrics-interval', '30', '--log-level', 'warn', ...extra],
-        env,
-      );
-      agents.push(agent);
-      return agent;
-    },
-  };
+  const device = await world.device(id, backend);
+  mkdirSync(join(device.root, 'data'), { recursive: true });
+  writeFileSync(join(device.root, 'data', 'payload.txt'), 'kept across upgrades');
+  return device;
 }
 
 const converged = (version: string) => (s: Snapshot) =>
@@ -247,7 +168,7 @@ describe('spec 000 Other rules', () => {
     const d = await simulatedDevice('rule-power-cut');
     d.start();
     await d.timeline.until(converged('1.0.0'));
-    await agents.pop()!.stop('SIGTERM');
+    await world.agents.pop()!.stop('SIGTERM');
     await setVersion(d.name, '1.1.0');
     const cut = d.start([], { OUTPOST_TEST_POWER_CUT_AT: 'download-checkpoint' });
     await cut.exited;

@@ -2,115 +2,29 @@
  * Update safety (issue 15): no rule of an OS upgrade can be bypassed by timing, and a rollback says why. A real
  * control plane and real droplet processes on the simulated (file) boot backend, every step seen through a watch.
  */
-import { randomBytes } from 'node:crypto';
-import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Device } from '@outpost/shared';
-import { startTestServer, TEST_ADMIN_KEY } from '../../control-plane/test/helpers/test-server.js';
 import type { TestServer } from '../../control-plane/test/helpers/test-server.js';
-import { DeviceTimeline } from './helpers/device-timeline.js';
 import type { Snapshot } from './helpers/device-timeline.js';
-import { DROPLET, runCli, startProcess } from './helpers/processes.js';
-import type { RunningProcess } from './helpers/processes.js';
+import { SimulatedOtaWorld } from './helpers/simulated-ota.js';
 
 const parent = 'projects/safety/regions/eu';
+let world: SimulatedOtaWorld;
 let server: TestServer;
 let work: string;
-const agents: RunningProcess[] = [];
-const timelines: DeviceTimeline[] = [];
-const cliEnv = (): Record<string, string> => ({ OUTPOST_SERVER: server.url, OUTPOST_API_KEY: TEST_ADMIN_KEY });
 
 beforeAll(async () => {
-  server = await startTestServer({}, { heartbeatSeconds: 1 });
-  work = mkdtempSync(join(tmpdir(), 'outpost-safety-'));
-  const keygen = await runCli(['os', 'keygen', join(work, 'signing')], cliEnv());
-  expect(keygen.code, keygen.stderr).toBe(0);
-  await publish('1.2.0');
-  await publish('2.0.0', '1.2.0');
+  world = await SimulatedOtaWorld.start('safety');
+  server = world.server;
+  work = world.work;
+  await world.publish('1.2.0');
+  await world.publish('2.0.0', { minimumPreviousVersion: '1.2.0' });
 });
-afterEach(async () => {
-  timelines.splice(0).forEach((t) => t.close());
-  await Promise.all(agents.splice(0).map((a) => a.stop('SIGKILL')));
-});
-afterAll(async () => {
-  await server.dispose();
-  await rm(work, { recursive: true, force: true });
-});
+afterEach(async () => world.stopDevices());
+afterAll(async () => world.dispose());
 
-async function publish(version: string, minimumPreviousVersion?: string): Promise<void> {
-  const image = join(work, `image-${version}.img`);
-  writeFileSync(image, randomBytes(1024 * 1024));
-  const result = await runCli(
-    [
-      'os',
-      'publish',
-      '--device-type',
-      'simulated',
-      '--version',
-      version,
-      '--image',
-      image,
-      '--key',
-      join(work, 'signing.key'),
-      ...(minimumPreviousVersion === undefined ? [] : ['--minimum-previous-version', minimumPreviousVersion]),
-    ],
-    cliEnv(),
-  );
-  expect(result.code, result.stderr).toBe(0);
-}
-
-interface SimulatedDevice {
-  name: string;
-  timeline: DeviceTimeline;
-  start(extra?: string[]): RunningProcess;
-}
-
-/** `outpost devices provision` at factory version 1.0.0 of type simulated, with the signing key trusted. */
-async function provisionedDevice(id: string): Promise<SimulatedDevice> {
-  const name = `${parent}/devices/${id}`;
-  const root = join(work, id);
-  const result = await runCli(
-    [
-      'devices',
-      'provision',
-      name,
-      '--device-root',
-      root,
-      '--boot-backend',
-      'file',
-      '--factory-version',
-      '1.0.0',
-      '--device-type',
-      'simulated',
-    ],
-    cliEnv(),
-  );
-  expect(result.code, result.stderr).toBe(0);
-  mkdirSync(join(root, 'config', 'trust'), { recursive: true });
-  copyFileSync(join(work, 'signing.pub'), join(root, 'config', 'trust', 'signing.pub'));
-  const timeline = new DeviceTimeline(server.admin, name);
-  timelines.push(timeline);
-  return {
-    name,
-    timeline,
-    start: (extra = []) => {
-      const agent = startProcess(DROPLET, [
-        '--device-root',
-        root,
-        '--metrics-interval',
-        '30',
-        '--log-level',
-        'warn',
-        ...extra,
-      ]);
-      agents.push(agent);
-      return agent;
-    },
-  };
-}
+const provisionedDevice = (id: string) => world.device(id);
 
 const setVersion = (name: string, osVersion: string) =>
   server.admin.update<Device>({ name, spec: { osVersion } }, { updateMask: 'spec.osVersion' });
