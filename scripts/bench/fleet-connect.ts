@@ -57,18 +57,17 @@
  *                          inflate the RSS figures of that run)
  *   [--control-plane FILE]   another control-plane entry (a .ts one runs through tsx), e.g. to compare a change
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { loadavg } from 'node:os';
-import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import { REPO_ROOT, requireBuiltPackages } from './lib/preflight.js';
+import { cpuSecondsOf, freePort } from './lib/process-stats.js';
 import { createReporter, meetsGoal } from './lib/report.js';
 import type { FigureOptions } from './lib/report.js';
 import { newDeviceKeyPair } from './lib/simulated-identities.js';
@@ -95,7 +94,6 @@ const REPORT_MARKER_UNIT = 4096;
 const CONTROL_PLANE_MAIN = join(REPO_ROOT, 'control-plane', 'dist', 'server', 'main.js');
 const SIMULATOR = join(REPO_ROOT, 'scripts', 'bench', 'fleet-simulator.ts');
 const MEMORY_LINE = 'fleet-bench-memory ';
-const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 
 const options = parseOptions();
 requireBuiltPackages(['shared']);
@@ -830,24 +828,8 @@ function cpuStallMicros(): number | undefined {
   }
 }
 
-/** CPU seconds (user + system) the process has used so far. */
-function cpuSecondsOf(pid: number): number {
-  // fields after the command name, which is in parentheses and may hold spaces; utime and stime are 14th and 15th
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-}
-
 function openFdsOf(pid: number): number {
   return readdirSync(`/proc/${pid}/fd`).length;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 function seconds(since: number): string {

@@ -35,13 +35,11 @@
  *   [--control-plane-max-old-space-mib M]   (node's --max-old-space-size for the control plane: how much of its
  *                                            peak RSS is garbage V8 had no reason to collect yet)
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { loadavg } from 'node:os';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -50,6 +48,7 @@ import Database from 'better-sqlite3';
 import type { OutpostClient, RolloutEvent } from '@outpost/shared';
 import type { SimDeviceSpec } from '../sim-fleet/index.js';
 import { runMeasuredCli } from './lib/measured-cli.js';
+import { cpuSecondsOf, freePort } from './lib/process-stats.js';
 import { REPO_ROOT, requireBuiltPackages } from './lib/preflight.js';
 import { createReporter } from './lib/report.js';
 import { withTempDir } from './lib/temp-dir.js';
@@ -66,7 +65,6 @@ const TIME_LIMIT_MS = 15 * 60_000;
 const CONNECT_TIMEOUT_MS = 180_000;
 const SITES = 5;
 const CONTROL_PLANE_MAIN = join(REPO_ROOT, 'control-plane', 'dist', 'server', 'main.js');
-const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 
 /** What the fleet child prints on stdout, one JSON line each. */
 type FleetEvent = { event: 'started'; devices: number } | { event: 'memory'; rssBytes: number };
@@ -557,27 +555,11 @@ async function stopChild(child: ChildProcess, signal: NodeJS.Signals | undefined
   await withTimeout(exited, 60_000, 'a child process stopping').catch(() => child.kill('SIGKILL'));
 }
 
-/** CPU seconds (user + system) the process has used so far. */
-function cpuSecondsOf(pid: number): number {
-  // fields after the command name, which is in parentheses and may hold spaces; utime and stime are 14th and 15th
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-}
-
 /** The process's peak resident memory so far (VmHWM), in bytes. */
 function peakRssOf(pid: number): number {
   const match = /^VmHWM:\s+(\d+)\s+kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   if (!match) throw new Error(`no VmHWM for pid ${pid}`);
   return Number(match[1]) * 1024;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 function seconds(since: number): string {
