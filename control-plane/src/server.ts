@@ -138,8 +138,9 @@ export async function startServer(
       ownerOf: (principal) => (principal as Principal | undefined)?.name ?? 'anonymous',
     },
     onStreamError: (err) => logger.error({ err }, 'watch stream failed'),
+    authorizationDependsOn: [limits.handles.organizations, limits.handles.projects],
   });
-  // a revoked key's open watch streams end at once (a lapsed grant's within a second: the router re-checks)
+  // a revoked key's open watch streams end at once (a lapsed grant's too: the router re-checks on hierarchy changes)
   keys.onRevoke((keyName) => resources.endStreamsOf(keyName, unauthenticated(`${keyName} was revoked`)));
   const requireApiKey = authenticateRequest(keys, {
     limiter: new FailedAuthLimiter(),

@@ -35,8 +35,10 @@ export interface ResourceRouterOptions {
   /** limits the open streams per API key and in all; `ownerOf` names the key of a request's principal */
   streamAdmission?: { admission: StreamAdmission; ownerOf(principal: unknown): string };
   onStreamError?: (err: unknown) => void;
-  /** how often open streams re-check their authorization (default 1 s) */
+  /** how often open streams re-check their authorization besides on changes (default 60 s) */
   reauthorizeStreamsEveryMs?: number;
+  /** kinds whose changes can lapse a grant (the hierarchy a scope covers through): open streams re-check on each */
+  authorizationDependsOn?: readonly { subscribe(listener: () => void): () => void }[];
 }
 
 export interface ResourceRouter {
@@ -55,6 +57,9 @@ export interface ResourceRouter {
 export function createResourceRouter(options: ResourceRouterOptions): ResourceRouter {
   const { engine, authorize } = options;
   const streams = new OpenStreams(options.reauthorizeStreamsEveryMs);
+  const unsubscribes = (options.authorizationDependsOn ?? []).map((kind) =>
+    kind.subscribe(() => streams.reauthorizeSoon()),
+  );
   const memos = new Map<string, ResponseMemo>();
   const memoOf = (plural: string): ResponseMemo => {
     let memo = memos.get(plural);
@@ -313,7 +318,10 @@ export function createResourceRouter(options: ResourceRouterOptions): ResourceRo
         return false;
       }
     },
-    closeStreams: () => streams.abortAll(),
+    closeStreams: () => {
+      for (const unsubscribe of unsubscribes.splice(0)) unsubscribe();
+      streams.abortAll();
+    },
     endStreamsOf: (owner, error) => streams.endOwnedBy(owner, error),
     openStreams: () => streams.size,
   };

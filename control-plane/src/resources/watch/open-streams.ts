@@ -1,7 +1,10 @@
 import { ApiError, permissionDenied } from '@outpost/shared';
 
-/** How often open streams re-check their authorization by default. */
-export const DEFAULT_REAUTHORIZE_EVERY_MS = 1_000;
+/**
+ * How often open streams re-check their authorization by default, besides the re-check that every change to what
+ * authorization depends on triggers (see `reauthorizeSoon`): a safety net, so it can be rare.
+ */
+export const DEFAULT_REAUTHORIZE_EVERY_MS = 60_000;
 
 export interface OpenStream {
   /** the API key the stream was opened with (its principal's name) */
@@ -17,11 +20,14 @@ export interface OpenStream {
 /**
  * The open streams of a router. Authorization is checked when a stream opens; the grants it rested on can lapse
  * later (a project leaves the organization a key's grant came through, the key is revoked), so every stream is
- * re-checked periodically while any is open, and ended with the error when its check fails.
+ * re-checked when what authorization depends on changes (`reauthorizeSoon`), and periodically while any is open,
+ * and ended with the error when its check fails. Re-checking on changes rather than every second keeps idle
+ * streams free: each check may read the hierarchy from storage.
  */
 export class OpenStreams {
   private readonly streams = new Set<OpenStream>();
   private timer: NodeJS.Timeout | undefined;
+  private pendingRecheck: NodeJS.Immediate | undefined;
 
   constructor(private readonly reauthorizeEveryMs: number = DEFAULT_REAUTHORIZE_EVERY_MS) {}
 
@@ -41,6 +47,18 @@ export class OpenStreams {
     };
   }
 
+  /**
+   * Re-checks every stream once the current turn is done (the change that called it is committed and its
+   * listeners ran); several calls in one turn make one re-check.
+   */
+  reauthorizeSoon(): void {
+    if (this.pendingRecheck || this.streams.size === 0) return;
+    this.pendingRecheck = setImmediate(() => {
+      this.pendingRecheck = undefined;
+      this.reauthorizeAll();
+    });
+  }
+
   /** Ends every stream whose check fails, with that check's error. */
   reauthorizeAll(): void {
     for (const stream of [...this.streams]) {
@@ -58,6 +76,8 @@ export class OpenStreams {
   }
 
   abortAll(): void {
+    if (this.pendingRecheck) clearImmediate(this.pendingRecheck);
+    this.pendingRecheck = undefined;
     for (const stream of [...this.streams]) stream.abort();
   }
 
