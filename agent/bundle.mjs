@@ -81,6 +81,8 @@ await build({
       'const require = __dropletCreateRequire(import.meta.url);',
     ].join('\n'),
   },
+  // a native addon (its .node file is loaded from its package at run time): installed beside the agent
+  external: ['node-pty'],
   plugins: [sharedWithoutSideEffects, zodWithoutLocales],
   logLevel: 'warning',
 });

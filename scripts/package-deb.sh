@@ -81,6 +81,8 @@ cp -r "$source_dir/agent/dist" "$agent_dir/dist"
 node "$script_dir/lib/agent-runtime-packages.mjs" "$source_dir" copy "$agent_dir/node_modules" >/dev/null
 [[ -f "$agent_dir/node_modules/unix-dgram/build/Release/unix_dgram.node" ]] ||
   die "unix-dgram has no built addon in $source_dir/node_modules: run npm ci (it needs python3, make and g++)"
+[[ -f "$agent_dir/node_modules/node-pty/build/Release/pty.node" ]] ||
+  die "node-pty has no built addon in $source_dir/node_modules: run npm ci (it needs python3, make and g++)"
 # the installed agent reads its version from package.json
 node -e 'const p = process.argv[1]; const m = JSON.parse(require("fs").readFileSync(p, "utf8")); m.version = process.argv[2]; require("fs").writeFileSync(p, JSON.stringify(m, null, 2) + "\n");' \
   "$agent_dir/package.json" "$version"
