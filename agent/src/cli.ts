@@ -150,7 +150,12 @@ async function main(): Promise<void> {
       ...(cli.logFile === undefined ? {} : { logFile: cli.logFile }),
       ...(device.backend === undefined
         ? {}
-        : { os: osOptions(cli, device.backend, device.volatileDir, bootBackend, testHooks) }),
+        : {
+            os: {
+              ...osOptions(cli, device.backend, device.volatileDir, bootBackend, testHooks),
+              ...(device.diskUnlock === undefined ? {} : { diskUnlock: device.diskUnlock }),
+            },
+          }),
     });
     systemd.status(`droplet ${agentVersion} running as ${identity.config.deviceName}`);
     const outcome = await Promise.race([stopped, device.powerEvent]);

@@ -19,6 +19,9 @@ import type { FreeSpace } from './os/download/free-space.js';
 import { UNSUPPORTED } from './os/os-planner.js';
 import { osProgressStore } from './os/os-progress.js';
 import { OsUpdater } from './os/os-updater.js';
+import type { DiskUnlockAdapter } from './os/unlock/unlock-adapter.js';
+import { DiskUnlockKeeper } from './os/unlock/unlock-keeper.js';
+import { UNLOCK_UNSUPPORTED } from './os/unlock/unlock-planner.js';
 import type { OsUpdaterOptions } from './os/os-updater.js';
 import type { StepBoundary } from './os/step-boundaries.js';
 import type { Power, ShutdownHooks } from './power/power.js';
@@ -96,6 +99,8 @@ export interface DropletOsOptions {
   atBoundary?: (boundary: StepBoundary) => void | Promise<void>;
   /** timers (tests shorten them) */
   tuning?: Pick<OsUpdaterOptions, 'progressIntervalMs' | 'idleRecheckMs' | 'download' | 'errorBackoff'>;
+  /** the TPM binding of the encrypted data partition (DiskUnlock); absent when it is not encrypted */
+  diskUnlock?: DiskUnlockAdapter;
 }
 
 /** A running agent; later features register on `link` (spec consumers, commands) and `reporter` (conditions). */
@@ -226,6 +231,9 @@ export async function startDroplet(options: DropletOptions): Promise<Droplet> {
           ...optionalDesired(lastDesired),
           updateLocks,
           cronJobs,
+          ...(options.os.diskUnlock === undefined
+            ? {}
+            : { diskUnlock: new DiskUnlockKeeper({ adapter: options.os.diskUnlock, reporter, logger }) }),
         });
   // the last checks, before the first plan: a trial boot must not commit before their verdicts
   health.apply(lastDesired?.healthChecks);
@@ -234,6 +242,7 @@ export async function startDroplet(options: DropletOptions): Promise<Droplet> {
   } else {
     if (osVersion !== undefined) reporter.report({ deviceInfo: { osVersion } });
     reporter.setCondition({ type: 'OSReady', ...UNSUPPORTED });
+    reporter.setCondition({ type: 'DiskUnlock', ...UNLOCK_UNSUPPORTED });
   }
 
   // before the link starts: a trial a restart interrupted is restored and reported first

@@ -14,6 +14,8 @@ import { DEVICE_TYPE_FILE, readFirstLine } from './boot/running-root.js';
 import { simulatedBoot } from './boot/simulated-boot.js';
 import { simulatedDevicePaths } from './boot/simulated-device.js';
 import { ubootBackend } from './boot/uboot-backend.js';
+import { simulatedTpm } from './unlock/simulated-tpm.js';
+import type { DiskUnlockAdapter } from './unlock/unlock-adapter.js';
 
 /** Where the backends find things; every path has the real device's default. */
 export interface BootSettings {
@@ -41,6 +43,8 @@ export interface BootedDevice {
   powerEvent: Promise<SimulatedPowerEvent>;
   /** the simulated device's volatile folder (file backend) */
   volatileDir?: string;
+  /** the TPM binding of the encrypted data partition; absent when the data partition is not encrypted */
+  diskUnlock?: DiskUnlockAdapter;
 }
 
 export const DEFAULT_FACTORY_VERSION = '1.0.0';
@@ -58,6 +62,9 @@ export async function bootDevice(settings: BootSettings, logger: Logger): Promis
       log: (message) => logger.info(`simulated bootloader: ${message}`),
     });
     if (!booted) logger.info({ slot: boot.slot }, 'the agent restarted (the simulated device did not reboot)');
+    // the simulated initrd: whether the TPM unlocks the "encrypted" data is settled at boot, before the agent seals
+    const diskUnlock = await simulatedTpm(settings.deviceRoot, paths);
+    if (diskUnlock !== undefined) await diskUnlock.unlockedThisBoot();
     let powerEvent: (event: SimulatedPowerEvent) => void = () => {};
     const event = new Promise<SimulatedPowerEvent>((resolve) => (powerEvent = resolve));
     return {
@@ -66,6 +73,7 @@ export async function bootDevice(settings: BootSettings, logger: Logger): Promis
       power: simulatedPower(paths.volatileDir, powerEvent),
       powerEvent: event,
       volatileDir: paths.volatileDir,
+      ...(diskUnlock === undefined ? {} : { diskUnlock }),
     };
   }
   const bootId = await readBootId();

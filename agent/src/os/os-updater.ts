@@ -26,6 +26,7 @@ import type { OsOperation, OsProgress, OsProgressStore } from './os-progress.js'
 import { committedVersion, osUpdateStatus } from './os-status.js';
 import type { StepBoundary } from './step-boundaries.js';
 import { checkImageSignature } from './trust/image-signature.js';
+import type { DiskUnlockGuard } from './unlock/unlock-keeper.js';
 import { loadTrustedKeys } from './trust/trusted-keys.js';
 
 /** The part of the agent link the updater needs. */
@@ -87,6 +88,8 @@ export interface OsUpdaterOptions {
   updateLocks?: { list(): Promise<UpdateLock[]>; watch?(onChange: () => void): () => void };
   /** node-cron jobs: each maintenance window's opening wakes the updater at once (else the idle recheck sees it) */
   cronJobs?: CronJobs;
+  /** the TPM unlock binding of an encrypted data partition, kept in step with the slots (absent: not encrypted) */
+  diskUnlock?: DiskUnlockGuard;
   now?: () => number;
 }
 
@@ -218,6 +221,7 @@ export class OsUpdater {
       try {
         const snapshot = await this.snapshot();
         this.reportState(snapshot);
+        await this.options.diskUnlock?.reconcile(snapshot.boot, snapshot.input.progress.operation);
         if (isTrialBoot(snapshot.boot) && !this.trialBoundaryPassed) {
           this.trialBoundaryPassed = true;
           await this.boundary('trial-boot');
@@ -356,14 +360,21 @@ export class OsUpdater {
           operation: { version: step.version, slot: step.slot, phase: 'verified', bytesWritten: 0, reboots: 0 },
         });
         return;
-      case 'switch':
+      case 'switch': {
         if (operation === undefined) return;
+        const refused = await this.options.diskUnlock?.prepareSwitch(boot, operation.slot);
+        if (refused !== undefined) {
+          const message = `refused to switch to ${operation.version} in slot ${operation.slot}: ${refused}`;
+          await this.recordFailure(progress, message, operation.version, operation.image?.sha256);
+          return;
+        }
         await backend.resetTry();
         await this.save({ ...progress, operation: { ...operation, phase: 'switching', switchBootId: boot.bootId } });
         await this.boundary('switch-persisted');
         await backend.tryOnce(operation.slot);
         await this.boundary('switch-requested');
         return;
+      }
       case 'reboot':
         if (operation !== undefined) {
           const { notCommitted } = step;

@@ -55,7 +55,12 @@ describe('droplet runs the health checks of its desired device (in-process agent
         .filter((c) => !c.type.endsWith('Configured'))
         .map((c) => `${c.type}=${c.status}/${c.reason}`)
         .sort(),
-    ).toEqual(['Healthy/port=True/Passing', 'OSReady=True/Unsupported', 'WorkloadUser=False/NotConfigured']);
+    ).toEqual([
+      'DiskUnlock=True/Unsupported',
+      'Healthy/port=True/Passing',
+      'OSReady=True/Unsupported',
+      'WorkloadUser=False/NotConfigured',
+    ]);
 
     // a push without the check takes its condition away
     connection.send({

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { deviceTime, label, message } from './bounds.js';
 import { configurationStatusSchema } from './configuration-status.js';
+import { diskUnlockStatusSchema } from './disk-unlock-status.js';
 import { reportedDeviceInfoSchema } from './device-info.js';
 import { HOOK_NAMES, hookRunSchema } from './hooks.js';
 import { maintenanceStatusSchema } from './maintenance-status.js';
@@ -43,6 +44,8 @@ export const reportedStatusSchema = z.object({
   configuration: configurationStatusSchema.optional(),
   /** the maintenance window and the held update locks */
   maintenance: maintenanceStatusSchema.optional(),
+  /** the TPM binding of the encrypted data partition's automatic unlock */
+  diskUnlock: diskUnlockStatusSchema.optional(),
 });
 
 export type Condition = z.infer<typeof conditionSchema>;
@@ -62,6 +65,7 @@ export function mergeReportedStatus<S extends ReportedStatus>(stored: S, reporte
   if (reported.osUpdate !== undefined) merged.osUpdate = reported.osUpdate;
   if (reported.hooks !== undefined) merged.hooks = reported.hooks;
   if (reported.maintenance !== undefined) merged.maintenance = reported.maintenance;
+  if (reported.diskUnlock !== undefined) merged.diskUnlock = reported.diskUnlock;
   if (reported.configuration !== undefined) {
     merged.configuration = { ...stored.configuration, ...reported.configuration };
   }

@@ -10,6 +10,7 @@ export * from './parse.js';
 export * from './provisioning.js';
 export * from './os-update.js';
 export * from './maintenance-status.js';
+export * from './disk-unlock-status.js';
 export * from './hooks.js';
 export * from './health-check-spec.js';
 export * from './workloads.js';

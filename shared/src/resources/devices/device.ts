@@ -5,6 +5,7 @@ import {
   conditionSchema,
   configurationStatusSchema,
   deviceInfoSchema,
+  diskUnlockStatusSchema,
   hookRunSchema,
   maintenanceStatusSchema,
   metricsSampleSchema,
@@ -119,6 +120,8 @@ export const deviceStatusSchema = z.object({
   configuration: configurationStatusSchema.optional(),
   /** the maintenance window (open now, next start) and the update locks held on the device */
   maintenance: maintenanceStatusSchema.optional(),
+  /** the TPM binding of the encrypted data partition's automatic unlock (bound PCRs, slots accepted, last change) */
+  diskUnlock: diskUnlockStatusSchema.optional(),
 });
 
 export const DeviceSchema = z.object({
