@@ -20,9 +20,10 @@ RUN_STAMP="$CACHE_DIR/.run-started"
 touch "$RUN_STAMP"
 
 BASE_TARBALL=$(timed "timing: base rootfs" "$IMAGES_DIR/steps/base-rootfs.sh")
-AGENT_BUNDLE=$(timed "timing: agent bundle (npm run build + esbuild)" "$IMAGES_DIR/steps/agent-bundle.sh")
+DROPLET_DEB=$(timed "timing: droplet .deb (npm run build + package-deb.sh)" "$IMAGES_DIR/steps/agent-deb.sh")
+NODEJS_DEB=$(timed "timing: nodejs .deb" "$IMAGES_DIR/steps/nodejs-deb.sh")
 SIGNING_KEY=$("$IMAGES_DIR/steps/signing-key.sh")
-export BASE_TARBALL AGENT_BUNDLE SIGNING_KEY
+export BASE_TARBALL DROPLET_DEB NODEJS_DEB SIGNING_KEY
 
 FACTORY_SLOT=$(timed "timing: slot image $FACTORY_VERSION" "$IMAGES_DIR/steps/slot-image.sh" --version "$FACTORY_VERSION")
 DISK=$(timed "timing: disk image" "$IMAGES_DIR/steps/disk-image.sh" --slot-a "$FACTORY_SLOT")
@@ -47,8 +48,8 @@ cp "${SIGNING_KEY%.key}.pub" "$OUT_DIR/keys/os-signing.pub"
   printf '  ]\n}\n'
 } >"$OUT_DIR/images.json"
 
-# drop cache entries this run did not use (older agent bundles, slots and bundles)
-find "$CACHE_DIR/agent" "$CACHE_DIR/slots" "$CACHE_DIR/bundles" -mindepth 1 -maxdepth 1 ! -name '*.log' \
+# drop cache entries this run did not use (older droplet and nodejs packages, slots and bundles)
+find "$CACHE_DIR/debs-outpost" "$CACHE_DIR/slots" "$CACHE_DIR/bundles" -mindepth 1 -maxdepth 1 ! -name '*.log' \
   ! -newer "$RUN_STAMP" -exec rm -rf {} + 2>/dev/null || true
 rm -rf "$CACHE_DIR/tmp"
 

@@ -20,9 +20,10 @@ done
 
 # resolve the shared inputs once, so the steps below do not rebuild the agent each
 BASE_TARBALL=$("$IMAGES_DIR/steps/base-rootfs.sh")
-AGENT_BUNDLE=$("$IMAGES_DIR/steps/agent-bundle.sh")
+DROPLET_DEB=$("$IMAGES_DIR/steps/agent-deb.sh")
+NODEJS_DEB=$("$IMAGES_DIR/steps/nodejs-deb.sh")
 SIGNING_KEY=$("$IMAGES_DIR/steps/signing-key.sh")
-export BASE_TARBALL AGENT_BUNDLE SIGNING_KEY
+export BASE_TARBALL DROPLET_DEB NODEJS_DEB SIGNING_KEY
 
 "$IMAGES_DIR/steps/os-bundle.sh" --version "$VERSION" --variant "$VARIANT"
 if [ "$DISK" = 1 ]; then

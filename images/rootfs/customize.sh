@@ -1,30 +1,33 @@
 #!/bin/bash
-# customize.sh TREE VERSION VARIANT AGENT NODE PUBKEY
-# Turns an extracted base rootfs into one slot's tree: droplet (AGENT: bundle file or tree folder)
-# with node (NODE binary) as a systemd service, its hook units, the OS version, the trusted
+# customize.sh TREE VERSION VARIANT DROPLET_DEB NODEJS_DEB PUBKEY
+# Turns an extracted base rootfs into one slot's tree: the nodejs and droplet Debian packages installed with dpkg
+# (droplet.service from the package, plus the image's drop-in), the hook units, the OS version, the trusted
 # OS-signing public key (PUBKEY) and the variant's changes (variants/VARIANT.sh).
 set -euo pipefail
-TREE=$1 VERSION=$2 VARIANT=$3 AGENT=$4 NODE=$5 PUBKEY=$6
+TREE=$1 VERSION=$2 VARIANT=$3 DROPLET_DEB=$4 NODEJS_DEB=$5 PUBKEY=$6
 HERE=$(cd "$(dirname "$0")" && pwd)
 
 # Static files: fstab, hostname, networkd DHCP, the hook runner
 cp -R --preserve=mode "$HERE/overlay/." "$TREE/"
-mkdir -p "$TREE/outpost" "$TREE/boot/efi" "$TREE/opt/outpost" "$TREE/etc/outpost/trusted-keys"
+mkdir -p "$TREE/outpost" "$TREE/boot/efi" "$TREE/etc/outpost/trusted-keys"
 
 # Identity of this slot: what the agent reports
 printf '%s\n' "$VERSION" >"$TREE/etc/outpost/os-version"
 printf '%s\n' qemu-x86_64 >"$TREE/etc/outpost/device-type"
 cp "$PUBKEY" "$TREE/etc/outpost/trusted-keys/os-signing.pub"
 
-# node (the host's: same Debian release, so the same glibc and libstdc++), stripped of debug symbols
-install -m 0755 "$NODE" "$TREE/usr/local/bin/node"
-if command -v strip >/dev/null; then strip --strip-all "$TREE/usr/local/bin/node"; fi
+# The agent as operators install it: dpkg resolves droplet's Depends (nodejs first, built from the host's node by
+# steps/nodejs-deb.sh), runs its postinst outside a chroot against the tree (DPKG_ROOT: workload user, device root,
+# enablement link) and records both packages in the tree's dpkg database.
+dpkg --root="$TREE" --force-script-chrootless --log=/dev/null -i "$NODEJS_DEB" "$DROPLET_DEB" >/dev/null
+dpkg --root="$TREE" -s droplet | grep -q '^Status: install ok installed' || { echo "customize: droplet is not installed" >&2; exit 1; }
 # grub-editenv from the host, to commit/try slots in grubenv on the ESP
 install -m 0755 "$(command -v grub-editenv)" "$TREE/usr/local/bin/grub-editenv"
-"$HERE/check-libs.sh" "$TREE" /usr/local/bin/node /usr/local/bin/grub-editenv
+"$HERE/check-libs.sh" "$TREE" /usr/bin/node /usr/local/bin/grub-editenv \
+  $(cd "$TREE" && find opt/outpost/agent/node_modules -name '*.node' -path '*/build/Release/*' -printf '/%p ')
 
-# droplet: one bundled file, or the fallback tree with droplet.mjs at its top
-if [ -d "$AGENT" ]; then cp -R "$AGENT/." "$TREE/opt/outpost/"; else install -m 0644 "$AGENT" "$TREE/opt/outpost/droplet.mjs"; fi
+# sshd's host keys are made at first boot (outpost-ssh-host-keys.service), never shipped in the image
+rm -f "$TREE"/etc/ssh/ssh_host_*
 
 # Units, enabled the way `systemctl enable` would (a link per WantedBy=)
 for unit in "$HERE"/units/*; do

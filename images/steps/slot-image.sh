@@ -17,13 +17,13 @@ done
 [ -x "$IMAGES_DIR/rootfs/variants/$VARIANT.sh" ] || die "slot-image: unknown variant '$VARIANT'"
 
 BASE=${BASE_TARBALL:-$("$IMAGES_DIR/steps/base-rootfs.sh")}
-AGENT=${AGENT_BUNDLE:-$("$IMAGES_DIR/steps/agent-bundle.sh")}
+DROPLET_DEB=${DROPLET_DEB:-$("$IMAGES_DIR/steps/agent-deb.sh")}
+NODEJS_DEB=${NODEJS_DEB:-$("$IMAGES_DIR/steps/nodejs-deb.sh")}
 SIGNING_KEY=${SIGNING_KEY:-$("$IMAGES_DIR/steps/signing-key.sh")}
 PUBKEY=${SIGNING_KEY%.key}.pub
-NODE=$(readlink -f "$(command -v node)")
 SLOT_MIB=768 # the partition size: the image must fit in it
 
-KEY=$(cache_key "$0" "$IMAGES_DIR/lib/common.sh" "$IMAGES_DIR/rootfs" "=base $(basename "$BASE")" "$AGENT" "$NODE" \
+KEY=$(cache_key "$0" "$IMAGES_DIR/lib/common.sh" "$IMAGES_DIR/rootfs" "=base $(basename "$BASE")" "$DROPLET_DEB" "$NODEJS_DEB" \
   "$(command -v grub-editenv)" "$PUBKEY" "=$VERSION" "=$VARIANT" "=$SLOT_MIB")
 OUT="$CACHE_DIR/slots/$KEY/rootfs.img"
 if [ -f "$OUT" ]; then
@@ -40,7 +40,7 @@ WORK=$(fresh_workdir "slot-$KEY")
 trap 'rm -rf "$WORK"' EXIT
 mkdir "$WORK/tree"
 tar -C "$WORK/tree" --numeric-owner -xpf "$BASE"
-"$IMAGES_DIR/rootfs/customize.sh" "$WORK/tree" "$VERSION" "$VARIANT" "$AGENT" "$NODE" "$PUBKEY"
+"$IMAGES_DIR/rootfs/customize.sh" "$WORK/tree" "$VERSION" "$VARIANT" "$DROPLET_DEB" "$NODEJS_DEB" "$PUBKEY"
 
 IMG="$WORK/rootfs.img"
 mkfs.ext4 -q -F -L "os-$VERSION" -E root_owner=0:0 -d "$WORK/tree" "$IMG" "${SLOT_MIB}M" >/dev/null
