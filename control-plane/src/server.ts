@@ -18,6 +18,7 @@ import { ResourceEngine } from './resources/resource-engine.js';
 import { createDeviceService } from './devices/device-service.js';
 import { createLimitsService } from './limits/index.js';
 import { AgentGateway } from './gateway/agent-gateway.js';
+import type { ChannelHub } from './gateway/channels/channel-hub.js';
 import { ArtifactStore } from './os/artifact-store.js';
 import { artifactRoutes } from './os/artifact-routes.js';
 import { artifactGcMethod } from './os/artifact-gc.js';
@@ -33,6 +34,8 @@ import { DEFAULT_STREAM_LIMITS, StreamAdmission } from './resources/watch/stream
 import { createApplicationsService } from './applications/applications-service.js';
 import { powerMethods } from './devices/power-methods.js';
 import { transferRoutes } from './transfer/transfer-routes.js';
+import { RemoteSessionAudit } from './remote/remote-session-audit.js';
+import { remoteAccessEndpoint } from './remote/remote-access-endpoint.js';
 import { dashboardAssetDirectory } from './web/asset-directory.js';
 import { dashboardRoutes } from './web/dashboard-routes.js';
 import { apiErrorHandler, unknownRouteHandler } from './server/http-errors.js';
@@ -43,7 +46,7 @@ import { createListener } from './server/tls-listener.js';
 import { answerMalformedRequests } from './server/malformed-request-answer.js';
 import type { Logger } from './server/logger.js';
 import type { RunningServer } from './server/run.js';
-import { unauthenticated } from '@outpost/shared';
+import { remoteSessionDefinition, unauthenticated } from '@outpost/shared';
 import type { ResourceDefinition } from '@outpost/shared';
 import type { ResourceRules } from './resources/resource-rules.js';
 
@@ -114,6 +117,8 @@ export async function startServer(
   });
   const metricsRecorder = recordDeviceMetrics(devices.devices, metricsHistory, backgroundWriteFailed);
   const keys = new ApiKeyStore(db);
+  // the audit records of remote terminals and port forwards (issue 21)
+  const remoteSessions = engine.register(remoteSessionDefinition);
   const authorizer = new Authorizer({ ancestorsOf: limits.ancestorsOf });
 
   const resources = createResourceRouter({
@@ -244,6 +249,17 @@ export async function startServer(
     specDependencies: [healthChecks.specDependency, applications.specDependency],
     resolvePods: applications.resolvePods,
     onPodStatus: applications.recordPodStatus,
+    otherUpgrades: remoteAccessEndpoint({
+      devices: devices.devices,
+      channels: (): ChannelHub => gateway.channels,
+      audit: new RemoteSessionAudit(remoteSessions),
+      authenticate: (secret) => {
+        const principal = keys.authenticate(secret);
+        return principal === null ? undefined : { principal, keyId: principal.name };
+      },
+      authorize,
+      logger: logger.child({ component: 'remote-access' }),
+    }),
     logger: logger.child({ component: 'gateway' }),
     heartbeatSeconds: config.heartbeatSeconds,
   });

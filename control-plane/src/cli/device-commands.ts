@@ -4,6 +4,7 @@ import {
   ApiError,
   deviceDefinition,
   healthCheckDefinition,
+  remoteSessionDefinition,
   stageFileDeviceKey,
   writeFileAtomic,
 } from '@outpost/shared';
@@ -14,6 +15,7 @@ import type { ContextFactory } from './context.js';
 import { HEALTH_CHECK_COLUMNS } from './health-commands.js';
 import { registerResourceCommands } from './resource-commands.js';
 import { registerPowerCommands } from './power-commands.js';
+import { registerRemoteCommands } from './remote-commands.js';
 import { registerProvisioningTokenCommands } from './provisioning-token-commands.js';
 import { registerRolloutCommands } from './rollout-commands.js';
 import { registerTransferCommands } from './transfer-commands.js';
@@ -31,7 +33,7 @@ interface ProvisionOptions {
 /** `outpost devices ...`: the Device resource's verbs plus provisioning, credentials, waves and rollouts. */
 export function registerDeviceCommands(program: Command, ctxFactory: ContextFactory): Command {
   const group = program.command('devices').description('devices and their agents (spec 000)');
-  registerResourceCommands(group, [deviceDefinition, healthCheckDefinition], ctxFactory, {
+  registerResourceCommands(group, [deviceDefinition, healthCheckDefinition, remoteSessionDefinition], ctxFactory, {
     columns: {
       devices: [
         { header: 'NAME', path: 'name' },
@@ -41,6 +43,19 @@ export function registerDeviceCommands(program: Command, ctxFactory: ContextFact
         { header: 'TYPE', path: 'status.deviceInfo.deviceType' },
       ],
       healthChecks: HEALTH_CHECK_COLUMNS,
+      remoteSessions: [
+        { header: 'NAME', path: 'name' },
+        { header: 'KIND', path: 'kind' },
+        { header: 'KEY', path: 'keyId' },
+        { header: 'COMMAND', path: 'command' },
+        { header: 'TARGET', path: 'target' },
+        { header: 'START', path: 'startTime' },
+        { header: 'SECONDS', path: 'durationSeconds' },
+        { header: 'IN', path: 'bytesIn' },
+        { header: 'OUT', path: 'bytesOut' },
+        { header: 'ENDING', path: 'ending' },
+        { header: 'EXIT', path: 'exitCode' },
+      ],
     },
   });
 
@@ -111,6 +126,7 @@ export function registerDeviceCommands(program: Command, ctxFactory: ContextFact
   registerWaveCommands(group, ctxFactory);
   registerPowerCommands(group, ctxFactory);
   registerTransferCommands(group, ctxFactory);
+  registerRemoteCommands(group);
   return group;
 }
 

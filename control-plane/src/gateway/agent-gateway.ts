@@ -54,6 +54,8 @@ export interface AgentGatewayOptions {
   resolvePods?: (device: Doc) => DesiredPod[];
   /** what an agent reports of its pods */
   onPodStatus?: (deviceName: string, pods: PodStatusMessage['pods']) => void;
+  /** other WebSocket endpoints of the server (the remote terminal): true when one took the upgrade */
+  otherUpgrades?: (req: IncomingMessage, socket: Duplex, head: Buffer) => boolean;
 }
 
 /** Something besides the device record its spec message is made of. */
@@ -133,6 +135,7 @@ export class AgentGateway {
     server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
       const path = (req.url ?? '').split('?')[0];
       if (path !== AGENT_CONNECT_PATH) {
+        if (this.options.otherUpgrades?.(req, socket, head) === true) return;
         refuseUpgrade(socket, new ApiError('NOT_FOUND', `no WebSocket endpoint at ${path}`));
         return;
       }
@@ -445,7 +448,8 @@ function rawText(data: RawData): string {
   return Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.from(data).toString('utf8');
 }
 
-function refuseUpgrade(socket: Duplex, err: ApiError): void {
+/** Answers an upgrade request with the error instead (its JSON body, as any API error). */
+export function refuseUpgrade(socket: Duplex, err: ApiError): void {
   const body = JSON.stringify(err.toBody());
   socket.end(
     `HTTP/1.1 ${err.httpCode} ${err.status}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,

@@ -9,7 +9,13 @@ export const POWER_COMMANDS = { reboot: 'power.reboot', shutdown: 'power.shutdow
  */
 export const CHANNEL_OPEN_COMMAND = 'channel.open';
 
-export const CHANNEL_SERVICES = ['transfer.upload', 'transfer.download', 'debug.bundle'] as const;
+export const CHANNEL_SERVICES = [
+  'transfer.upload',
+  'transfer.download',
+  'debug.bundle',
+  'remote.terminal',
+  'remote.forward',
+] as const;
 export type ChannelService = (typeof CHANNEL_SERVICES)[number];
 
 export const channelOpenArgsSchema = z.object({
@@ -39,3 +45,5 @@ export type ChannelOpenArgs = z.infer<typeof channelOpenArgsSchema>;
 export type UploadArgs = z.infer<typeof uploadArgsSchema>;
 export type DownloadArgs = z.infer<typeof downloadArgsSchema>;
 export type UploadSummary = z.infer<typeof uploadSummarySchema>;
+
+export * from './remote-access.js';

@@ -14,6 +14,7 @@ import {
 import type { ResourceDefinition } from '../definition.js';
 import { META_FILTER_FIELDS, MetaSchema } from '../meta.js';
 import { withOsReadyReason } from './os-ready-reason.js';
+import { remoteAccessSchema } from '../../protocol/remote-access.js';
 import { updatePolicySchema } from './update-policy.js';
 
 export const CONNECTION_STATUSES = ['CONNECTION_STATUS_UNSPECIFIED', 'CONNECTED', 'DISCONNECTED'] as const;
@@ -97,6 +98,8 @@ export const deviceSpecSchema = z.object({
   healthChecks: z.array(z.string()).optional(),
   /** maintenance windows: when an upgrade may switch slots and reboot (checked by checkUpdatePolicy when written) */
   updatePolicy: updatePolicySchema.optional(),
+  /** the remote terminal and port forwarding: whether allowed, the forward targets, the shell's user (issue 21) */
+  remoteAccess: remoteAccessSchema.optional(),
 });
 
 /** What the device and the control plane report (output only). */

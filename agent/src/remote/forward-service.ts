@@ -1,0 +1,70 @@
+import { connect } from 'node:net';
+import type { Socket } from 'node:net';
+import { forwardArgsSchema, invalidArgument, permissionDenied, unavailable } from '@outpost/shared';
+import type { Channel } from '@outpost/shared';
+import type { Logger } from '../logging/logger.js';
+import type { ChannelServiceHandler } from '../transfer/channel-services.js';
+
+const CONNECT_TIMEOUT_MS = 10_000;
+
+/**
+ * `remote.forward` (issue 21): one TCP connection from the device to a target of the device's allow-list
+ * (spec.remoteAccess.forwardTargets), its bytes relayed both ways through the channel. The connection is made
+ * before the open is answered, so a refused or unreachable target fails the open.
+ */
+export function forwardService(logger: Logger): ChannelServiceHandler {
+  return async (raw, channel) => {
+    const parsed = forwardArgsSchema.safeParse(raw);
+    if (!parsed.success) throw invalidArgument(`invalid remote.forward arguments: ${parsed.error.issues[0]?.message}`);
+    const { host, port, allowedTargets } = parsed.data;
+    if (!allowedTargets.includes(host)) {
+      throw permissionDenied(
+        `the device forwards only to ${allowedTargets.join(', ') || 'nothing'} (spec.remoteAccess.forwardTargets), not to ${host}`,
+      );
+    }
+    const socket = await connected(host, port);
+    return {
+      run: async () => {
+        await relay(socket, channel);
+        logger.info({ host, port }, 'port forward closed');
+      },
+    };
+  };
+}
+
+function connected(host: string, port: number): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host, port, timeout: CONNECT_TIMEOUT_MS });
+    socket.setNoDelay(true);
+    const fail = (why: string): void => {
+      socket.destroy();
+      reject(unavailable(`cannot connect to ${host}:${port} from the device: ${why}`));
+    };
+    socket.once('timeout', () => fail('timed out'));
+    socket.once('error', (err) => fail(err.message));
+    socket.once('connect', () => {
+      socket.removeAllListeners('timeout').removeAllListeners('error').setTimeout(0);
+      resolve(socket);
+    });
+  });
+}
+
+/** Both directions until both ended; a failed channel or socket ends both. */
+async function relay(socket: Socket, channel: Channel): Promise<void> {
+  const socketClosed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  const toChannel = (async () => {
+    // the iterator reads the socket only as fast as the channel's credit lets the writes go
+    for await (const chunk of socket) await channel.write(chunk as Buffer);
+    await channel.end();
+  })();
+  const toSocket = (async () => {
+    for await (const chunk of channel) {
+      if (!socket.write(chunk)) await new Promise((resolve) => socket.once('drain', resolve));
+    }
+    socket.end();
+  })();
+  Promise.all([toChannel, toSocket]).catch(() => socket.destroy());
+  const failure = (await Promise.allSettled([toChannel, toSocket])).find((r) => r.status === 'rejected');
+  await socketClosed;
+  if (failure !== undefined) throw failure.reason;
+}

@@ -1,0 +1,251 @@
+/**
+ * Issue 21 with a real control plane, a real droplet and the real `outpost` command line: `devices ssh` (a command
+ * and its exit status, piped input, an interactive shell on a client-side pseudo-terminal: resize, Ctrl-C, Ctrl-D)
+ * and `devices port-forward`, each a channel over the device's own connection, each leaving an audit record.
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { spawn as spawnPty } from 'node-pty';
+import type { RemoteSession } from '@outpost/shared';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openRemoteSocket } from '../../control-plane/src/remote/remote-access-client.js';
+import { TEST_ADMIN_KEY } from '../../control-plane/test/helpers/test-server.js';
+import { REPO, RemoteOpsWorld } from './remote-ops-fixture.js';
+import type { CliResult } from './remote-ops-fixture.js';
+
+const PROJECT = 'projects/term';
+const DEVICE = `${PROJECT}/regions/eu/devices/term-box`;
+const OFFLINE = `${PROJECT}/regions/eu/devices/term-offline`;
+const CLI = [
+  '--import',
+  pathToFileURL(join(REPO, 'node_modules/tsx/dist/loader.mjs')).href,
+  join(REPO, 'control-plane/src/cli/main.ts'),
+];
+const world = new RemoteOpsWorld();
+
+beforeAll(async () => {
+  await world.start();
+  await world.onlineDevice(DEVICE);
+  await world.server.admin.create(`${PROJECT}/regions/eu`, 'devices', { name: OFFLINE });
+}, 60_000);
+afterAll(() => world.stop());
+
+function cliEnv(apiKey = TEST_ADMIN_KEY): NodeJS.ProcessEnv {
+  return { ...process.env, TSX_TSCONFIG_PATH: join(REPO, 'tsconfig.check.json'), ...world.cliEnv(apiKey) };
+}
+
+/** `outpost <args>` with `input` on its stdin (a pipe, not a terminal). */
+async function cliWithInput(args: readonly string[], input: string, apiKey?: string): Promise<CliResult> {
+  const child = spawn(process.execPath, [...CLI, ...args], { cwd: REPO, env: cliEnv(apiKey), stdio: 'pipe' });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  child.stdin.end(input);
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  return { code, stdout, stderr };
+}
+
+/** Polls `check` until it holds (a loaded machine may take long: no fixed waits). */
+async function until(
+  check: () => boolean | Promise<boolean>,
+  what: string | (() => string),
+  timeoutMs = 30_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${typeof what === 'string' ? what : what()}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+async function sessions(): Promise<RemoteSession[]> {
+  const page = await world.server.admin.list<RemoteSession>(DEVICE, 'remoteSessions', { pageSize: 1000 });
+  return (page as { remoteSessions?: RemoteSession[] }).remoteSessions ?? [];
+}
+
+async function endedSession(match: (s: RemoteSession) => boolean): Promise<RemoteSession> {
+  let found: RemoteSession | undefined;
+  await until(async () => {
+    found = (await sessions()).find((s) => match(s) && s.state === 'ENDED');
+    return found !== undefined;
+  }, 'the audit record');
+  return found!;
+}
+
+async function keyWith(permission: string): Promise<string> {
+  const created = await world.server.admin.request<{ secret: string }>('POST', '/v1/apiKeys', {
+    body: { displayName: 'operator', grants: [{ permission, scope: PROJECT }] },
+  });
+  return created.secret;
+}
+
+/** pids of processes running exactly `argv` */
+function processesRunning(argv: readonly string[]): string[] {
+  const wanted = `${argv.join('\0')}\0`;
+  return readdirSync('/proc').filter((pid) => {
+    if (!/^\d+$/.test(pid)) return false;
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8') === wanted;
+    } catch {
+      return false;
+    }
+  });
+}
+
+describe('outpost devices ssh', () => {
+  it("a command's exit status becomes the CLI's, its stdout and stderr stay apart, and it is audited", async () => {
+    const result = await cliWithInput(
+      ['devices', 'ssh', DEVICE, '--', 'sh', '-c', 'echo out; echo err >&2; exit 7'],
+      '',
+    );
+    expect(result.code, result.stderr).toBe(7);
+    expect(result.stdout).toBe('out\n');
+    expect(result.stderr).toBe('err\n');
+    const record = await endedSession((s) => s.command === 'sh -c echo out; echo err >&2; exit 7');
+    expect(record).toMatchObject({
+      kind: 'TERMINAL',
+      device: DEVICE,
+      keyId: expect.stringMatching(/^apiKeys\//),
+      exitCode: 7,
+      ending: 'EXITED',
+      bytesIn: 0,
+      bytesOut: 8,
+    });
+    expect(record.durationSeconds).toBeGreaterThanOrEqual(0);
+    expect(Date.parse(record.endTime!)).toBeGreaterThanOrEqual(Date.parse(record.startTime!));
+  }, 60_000);
+
+  it("`-- sh -c 'exit 7'` exits 7", async () => {
+    expect((await cliWithInput(['devices', 'ssh', DEVICE, '--', 'sh', '-c', 'exit 7'], '')).code).toBe(7);
+  }, 60_000);
+
+  it('without a terminal the input is piped to the command, and its end ends the input', async () => {
+    const result = await cliWithInput(['devices', 'ssh', DEVICE, '--', 'tr', 'a-z', 'A-Z'], 'hello\n');
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('HELLO\n');
+    const record = await endedSession((s) => s.command === 'tr a-z A-Z');
+    expect(record).toMatchObject({ bytesIn: 6, bytesOut: 6, exitCode: 0, ending: 'EXITED' });
+  }, 60_000);
+
+  it('an interactive shell on a pseudo-terminal: commands, resize, Ctrl-C, Ctrl-D', async () => {
+    const pty = spawnPty(process.execPath, [...CLI, 'devices', 'ssh', DEVICE], {
+      cols: 80,
+      rows: 24,
+      cwd: REPO,
+      env: { ...cliEnv(), TERM: 'xterm' } as Record<string, string>,
+    });
+    let screen = '';
+    pty.onData((d) => (screen += d));
+    const exited = new Promise<number>((resolve) => pty.onExit(({ exitCode }) => resolve(exitCode)));
+    const typed = async (line: string, answer: RegExp): Promise<void> => {
+      const from = screen.length;
+      pty.write(line);
+      await until(
+        () => answer.test(screen.slice(from)),
+        () => `${JSON.stringify(line)} to show ${answer}; screen: ${JSON.stringify(screen.slice(-600))}`,
+      );
+    };
+    try {
+      await typed('echo mark-$((6*7))\r', /mark-42/);
+      await typed('stty size\r', /24 80/);
+      pty.resize(100, 30);
+      await until(async () => {
+        const from = screen.length;
+        pty.write('stty size\r');
+        await until(
+          () => /\d+ \d+\r*\n/.test(screen.slice(from)),
+          () => `stty size to answer; screen: ${JSON.stringify(screen.slice(-600))}`,
+        );
+        return /30 100/.test(screen.slice(from));
+      }, 'the resize to reach the device');
+      pty.write('sleep 101\r');
+      await until(() => processesRunning(['sleep', '101']).length > 0, 'sleep 101 to run on the device');
+      pty.write('\x03');
+      await until(() => processesRunning(['sleep', '101']).length === 0, 'Ctrl-C to interrupt sleep 101');
+      await typed('echo back-$((1+1))\r', /back-2/);
+      pty.write('\x04');
+      expect(await exited).toBe(0);
+    } finally {
+      pty.kill();
+    }
+    const record = await endedSession((s) => s.command === 'interactive');
+    expect(record.ending).toBe('EXITED');
+    expect(record.bytesIn).toBeGreaterThan(20);
+    expect(record.bytesOut).toBeGreaterThan(20);
+  }, 90_000);
+
+  it('a key without projects.connect gets PERMISSION_DENIED; an offline device UNAVAILABLE', async () => {
+    const without = await keyWith('services/devices.outpost/permissions/*');
+    const denied = await cliWithInput(['devices', 'ssh', DEVICE, '--', 'true'], '', without);
+    expect(denied.code).toBe(1);
+    expect(denied.stderr).toMatch(
+      /PERMISSION_DENIED: missing permission services\/proxies\.outpost\/permissions\/projects\.connect on projects\/term/,
+    );
+    const connect = await keyWith('services/proxies.outpost/permissions/projects.connect');
+    expect((await cliWithInput(['devices', 'ssh', DEVICE, '--', 'true'], '', connect)).code).toBe(0);
+    const gone = await cliWithInput(['devices', 'ssh', OFFLINE, '--', 'true'], '');
+    expect(gone.code).toBe(1);
+    expect(gone.stderr).toMatch(/UNAVAILABLE: .*offline/);
+  }, 60_000);
+
+  it('a device whose spec disables the terminal refuses it', async () => {
+    await world.server.admin.update(
+      { name: OFFLINE, spec: { remoteAccess: { disableTerminal: true } } },
+      { updateMask: 'spec.remoteAccess' },
+    );
+    const refused = await cliWithInput(['devices', 'ssh', OFFLINE, '--', 'true'], '');
+    expect(refused.stderr).toMatch(/FAILED_PRECONDITION: .*disableTerminal/);
+  }, 60_000);
+});
+
+describe('outpost devices port-forward', () => {
+  let forward: ChildProcess | undefined;
+  afterAll(() => forward?.kill('SIGKILL'));
+
+  it("forwards 20 concurrent HTTP requests to a server reached from the device, only to the device's targets", async () => {
+    const web = createServer((req, res) => res.end(`body of ${req.url}`));
+    await new Promise<void>((resolve) => web.listen(0, '127.0.0.1', resolve));
+    const webPort = (web.address() as AddressInfo).port;
+    try {
+      forward = spawn(process.execPath, [...CLI, 'devices', 'port-forward', DEVICE, `0:127.0.0.1:${webPort}`], {
+        cwd: REPO,
+        env: cliEnv(),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      forward.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+      forward.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+      await until(() => /Forwarding from 127\.0\.0\.1:\d+/.test(stdout), `the forward to listen; ${stderr}`);
+      const local = /Forwarding from 127\.0\.0\.1:(\d+)/.exec(stdout)![1];
+      const bodies = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          fetch(`http://127.0.0.1:${local}/item-${i}`, { headers: { connection: 'close' } }).then((r) => r.text()),
+        ),
+      );
+      expect(bodies).toEqual(Array.from({ length: 20 }, (_, i) => `body of /item-${i}`));
+      const exited = new Promise<number | null>((resolve) => forward!.once('exit', resolve));
+      forward.kill('SIGINT');
+      expect(await exited).toBe(0);
+      const record = await endedSession((s) => s.kind === 'PORT_FORWARD' && s.target === `127.0.0.1:${webPort}`);
+      expect(record.bytesIn).toBeGreaterThan(0);
+      expect(record.bytesOut).toBeGreaterThan('body of /item-0'.length);
+
+      const other = await openRemoteSocket(
+        { server: world.server.url, apiKey: TEST_ADMIN_KEY },
+        DEVICE,
+        'portForward',
+        new URLSearchParams({ host: '10.9.8.7', port: '80' }),
+      ).catch((err: unknown) => err);
+      expect(other).toMatchObject({ status: 'PERMISSION_DENIED', message: expect.stringMatching(/forwardTargets/) });
+    } finally {
+      web.close();
+    }
+  }, 90_000);
+});
