@@ -131,6 +131,11 @@ describe('outpost devices ssh', () => {
     expect(result.stdout).toBe('HELLO\n');
     const record = await endedSession((s) => s.command === 'tr a-z A-Z');
     expect(record).toMatchObject({ bytesIn: 6, bytesOut: 6, exitCode: 0, ending: 'EXITED' });
+    const listed = await world.cli(['devices', 'list', 'remoteSessions', '--parent', DEVICE, '-o', 'json']);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect((JSON.parse(listed.stdout) as { remoteSessions: RemoteSession[] }).remoteSessions).toContainEqual(
+      expect.objectContaining({ name: record.name, command: 'tr a-z A-Z', bytesIn: 6 }),
+    );
   }, 60_000);
 
   it('an interactive shell on a pseudo-terminal: commands, resize, Ctrl-C, Ctrl-D', async () => {
