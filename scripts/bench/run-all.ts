@@ -9,7 +9,16 @@ import { join } from 'node:path';
 import { REPO_ROOT } from './lib/preflight.js';
 
 /** In order of running time, shortest first. */
-const BENCHMARKS = ['resource-list', 'limits', 'agent-idle', 'slot-write', 'scp', 'fleet-connect', 'rollout'] as const;
+const BENCHMARKS = [
+  'resource-list',
+  'limits',
+  'agent-idle',
+  'slot-write',
+  'terminal',
+  'scp',
+  'fleet-connect',
+  'rollout',
+] as const;
 
 const asked = process.argv.slice(2);
 const unknown = asked.filter((name) => !(BENCHMARKS as readonly string[]).includes(name));

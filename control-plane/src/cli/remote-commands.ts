@@ -147,7 +147,8 @@ export function parseForward(text: string): ForwardSpec {
 async function portForward(connection: TransferConnection, device: string, spec: ForwardSpec): Promise<void> {
   const query = new URLSearchParams({ host: spec.targetHost, port: String(spec.targetPort) });
   const open = new Set<Socket>();
-  const server = createServer((socket) => {
+  // a client that ends its side may still read the answer: the socket stays open until the device's side ends too
+  const server = createServer({ allowHalfOpen: true }, (socket) => {
     open.add(socket);
     socket.once('close', () => open.delete(socket));
     forwardConnection(connection, device, query, socket).catch((err: unknown) => {

@@ -1,0 +1,239 @@
+/**
+ * Benchmark: the remote terminal and port forwarding (issue 21), over loopback.
+ *
+ * Starts, as child processes, a real control plane (control-plane/dist, a fresh SQLite file) and a real droplet agent
+ * (agent/dist) connected to it; the forwards go through the built `outpost devices port-forward` (its own process).
+ *
+ *   keystroke_echo_p50_ms, keystroke_echo_p99_ms   one byte typed into `cat` on a pseudo-terminal of the device
+ *       (the :terminal WebSocket, as the CLI and the dashboard use it) until its echo comes back; goal p99 < 10
+ *   forward_download_mb_s, bare_download_mb_s      bytes a TCP server sends, read through the forward / straight
+ *   forward_upload_mb_s, bare_upload_mb_s          bytes sent to a TCP sink through the forward / straight
+ *   forward_vs_bare_download_ratio, forward_vs_bare_upload_ratio   goal >= 0.5
+ *
+ * The echo is measured KEYSTROKES times one after the other; the transfers move TRANSFER_MIB each, in ROUNDS rounds
+ * alternating forward and bare, each figure the best round. MB are 10^6 bytes. Output: one JSON line per figure on
+ * stdout, progress on stderr.
+ *
+ * Run from the repository root:
+ *   npm run build && npx tsx scripts/bench/terminal.ts
+ * Environment: KEYSTROKES (default 500), TRANSFER_MIB (default 256), ROUNDS (default 3).
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
+import type { AddressInfo, Server } from 'node:net';
+import { join } from 'node:path';
+import { REPO_ROOT, requireBuiltPackages } from './lib/preflight.js';
+import { freePort } from './lib/process-stats.js';
+import { createReporter } from './lib/report.js';
+import { summarize } from './lib/stats.js';
+import { withTempDir } from './lib/temp-dir.js';
+import { exitAfter, withTimeout } from './lib/time.js';
+
+const KEYSTROKES = Number(process.env['KEYSTROKES'] ?? 500);
+const TRANSFER_BYTES = Number(process.env['TRANSFER_MIB'] ?? 256) * 1024 * 1024;
+const ROUNDS = Number(process.env['ROUNDS'] ?? 3);
+const DEVICE = 'projects/bench/regions/local/devices/term-bench';
+const SERVER_MAIN = join(REPO_ROOT, 'control-plane', 'dist', 'server', 'main.js');
+const AGENT_MAIN = join(REPO_ROOT, 'agent', 'dist', 'main.js');
+const CLI_MAIN = join(REPO_ROOT, 'control-plane', 'dist', 'cli', 'main.js');
+
+requireBuiltPackages(['shared', 'control-plane']);
+for (const built of [SERVER_MAIN, AGENT_MAIN, CLI_MAIN]) {
+  if (!existsSync(built)) {
+    process.stderr.write(`benchmark cannot start: ${built} is missing. Run \`npm run build\` first.\n`);
+    process.exit(1);
+  }
+}
+exitAfter(15 * 60_000, 1, 'terminal benchmark: gave up after 15 minutes');
+const shared = await import('@outpost/shared');
+const { openRemoteSocket } = await import('../../control-plane/dist/remote/remote-access-client.js');
+const report = createReporter('terminal');
+const children: ChildProcess[] = [];
+try {
+  await withTempDir('outpost-bench-terminal-', async (dir) => {
+    const apiKey = `bench-${randomBytes(16).toString('hex')}`;
+    const port = await freePort();
+    const server = `http://127.0.0.1:${port}`;
+    const serverArgs = [
+      SERVER_MAIN,
+      '--port',
+      String(port),
+      '--data-dir',
+      join(dir, 'server'),
+      '--log-level',
+      'silent',
+    ];
+    children.push(start(serverArgs, { OUTPOST_ADMIN_KEY: apiKey }));
+    await withTimeout(
+      until(async () => (await fetch(`${server}/healthz`)).ok),
+      30_000,
+      'the control plane to start',
+    );
+    const admin = new shared.OutpostClient({ server, apiKey });
+    await admin.create('projects/bench/regions/local', 'devices', { name: DEVICE });
+    const { credential } = await admin.request<{ credential: string }>('POST', `/v1/${DEVICE}:issueCredential`, {
+      body: {},
+    });
+    const root = join(dir, 'device');
+    mkdirSync(join(root, 'config'), { recursive: true });
+    writeFileSync(join(root, 'config', 'credential'), `${credential}\n`, { mode: 0o600 });
+    writeFileSync(join(root, 'config', 'droplet.json'), JSON.stringify({ server, deviceName: DEVICE }));
+    children.push(start([AGENT_MAIN, '--device-root', root, '--log-level', 'warn'], {}));
+    const connected = async (): Promise<boolean> =>
+      (await admin.get<{ status?: { connectionStatus?: string } }>(DEVICE)).status?.connectionStatus === 'CONNECTED';
+    await withTimeout(until(connected), 30_000, 'the agent to connect');
+
+    report.progress(`keystroke echo, ${KEYSTROKES} keystrokes`);
+    const ws = await openRemoteSocket(
+      { server, apiKey },
+      DEVICE,
+      'terminal',
+      new URLSearchParams([
+        ['command', 'cat'],
+        ['cols', '80'],
+        ['rows', '24'],
+      ]),
+    );
+    let echoed: ((text: string) => void) | undefined;
+    ws.on('message', (data: Buffer) => {
+      const record = shared.decodeTerminalMessage(data);
+      if (record?.type === shared.TERMINAL_RECORD.OUTPUT) echoed?.(Buffer.from(record.payload).toString());
+    });
+    const rounds: number[] = [];
+    for (let i = 0; i < KEYSTROKES + 20; i++) {
+      const key = String.fromCharCode(97 + (i % 26));
+      const started = performance.now();
+      await new Promise<void>((resolve) => {
+        echoed = (text) => text.includes(key) && resolve();
+        ws.send(shared.encodeTerminalMessage(shared.TERMINAL_RECORD.INPUT, Buffer.from(key)));
+      });
+      // the first keystrokes warm up the path (JIT, the pseudo-terminal)
+      if (i >= 20) rounds.push(performance.now() - started);
+      // a line now and then keeps cat's line buffer small
+      if (i % 64 === 63) ws.send(shared.encodeTerminalMessage(shared.TERMINAL_RECORD.INPUT, Buffer.from('\r')));
+    }
+    ws.close();
+    const echo = summarize(rounds);
+    report.figure('keystroke_echo_p50_ms', echo.p50, { unit: 'ms', samples: echo.count });
+    report.figure('keystroke_echo_p99_ms', echo.p99, { unit: 'ms', samples: echo.count, goal: '<10' });
+
+    const source = await listen((socket) => {
+      const block = Buffer.alloc(1024 * 1024, 7);
+      let left = TRANSFER_BYTES;
+      const more = (): void => {
+        while (left > 0) {
+          left -= block.length;
+          if (!socket.write(block)) return void socket.once('drain', more);
+        }
+        socket.end();
+      };
+      more();
+    });
+    const sink = await listen((socket) => {
+      let got = 0;
+      socket.on('data', (chunk: Buffer) => (got += chunk.length));
+      socket.on('end', () => socket.end(`${got}`));
+    });
+    const forwardTo = async (target: Server): Promise<{ cli: ChildProcess; port: number }> => {
+      const cli = start(
+        [CLI_MAIN, 'devices', 'port-forward', DEVICE, `0:127.0.0.1:${(target.address() as AddressInfo).port}`],
+        { OUTPOST_SERVER: server, OUTPOST_API_KEY: apiKey },
+        true,
+      );
+      children.push(cli);
+      const line = await withTimeout(firstLine(cli), 30_000, 'the forward to listen');
+      return { cli, port: Number(/:(\d+) to /.exec(line)?.[1]) };
+    };
+    const downForward = await forwardTo(source);
+    const upForward = await forwardTo(sink);
+    const seconds = { fDown: [] as number[], bDown: [] as number[], fUp: [] as number[], bUp: [] as number[] };
+    for (let round = 1; round <= ROUNDS; round++) {
+      report.progress(`round ${round}/${ROUNDS}: ${TRANSFER_BYTES / 1024 / 1024} MiB each way, forward and bare`);
+      seconds.fDown.push(await download(downForward.port));
+      seconds.bDown.push(await download((source.address() as AddressInfo).port));
+      seconds.fUp.push(await upload(upForward.port));
+      seconds.bUp.push(await upload((sink.address() as AddressInfo).port));
+    }
+    const mbs = (all: number[]): number => TRANSFER_BYTES / 1e6 / Math.min(...all);
+    report.figure('forward_download_mb_s', mbs(seconds.fDown), { unit: 'MB/s', samples: ROUNDS });
+    report.figure('bare_download_mb_s', mbs(seconds.bDown), { unit: 'MB/s', samples: ROUNDS });
+    report.figure('forward_upload_mb_s', mbs(seconds.fUp), { unit: 'MB/s', samples: ROUNDS });
+    report.figure('bare_upload_mb_s', mbs(seconds.bUp), { unit: 'MB/s', samples: ROUNDS });
+    report.figure('forward_vs_bare_download_ratio', mbs(seconds.fDown) / mbs(seconds.bDown), { goal: '>=0.5' });
+    report.figure('forward_vs_bare_upload_ratio', mbs(seconds.fUp) / mbs(seconds.bUp), { goal: '>=0.5' });
+    source.close();
+    sink.close();
+  });
+} finally {
+  for (const child of children) child.kill('SIGTERM');
+}
+const missed = report.missed();
+if (missed.length > 0) report.progress(`missed goals: ${missed.join(', ')}`);
+
+/** Reads all a connection to `port` sends; answers the seconds it took. */
+async function download(port: number): Promise<number> {
+  const started = performance.now();
+  const socket = connect(port, '127.0.0.1');
+  let got = 0;
+  for await (const chunk of socket) got += (chunk as Buffer).length;
+  if (got !== TRANSFER_BYTES) throw new Error(`downloaded ${got} bytes of ${TRANSFER_BYTES}`);
+  return (performance.now() - started) / 1000;
+}
+
+/** Sends TRANSFER_BYTES to the sink at `port` and waits for its count; answers the seconds it took. */
+async function upload(port: number): Promise<number> {
+  const started = performance.now();
+  const socket = connect(port, '127.0.0.1');
+  const block = Buffer.alloc(1024 * 1024, 9);
+  for (let sent = 0; sent < TRANSFER_BYTES; sent += block.length) {
+    if (!socket.write(block)) await new Promise((resolve) => socket.once('drain', resolve));
+  }
+  socket.end();
+  let answer = '';
+  for await (const chunk of socket) answer += (chunk as Buffer).toString();
+  if (Number(answer) !== TRANSFER_BYTES) throw new Error(`the sink counted ${answer} bytes of ${TRANSFER_BYTES}`);
+  return (performance.now() - started) / 1000;
+}
+
+function listen(onConnection: (socket: import('node:net').Socket) => void): Promise<Server> {
+  return new Promise((resolve) => {
+    const server = createServer(onConnection);
+    server.listen(0, '127.0.0.1', () => resolve(server));
+  });
+}
+
+/** A node child whose stdout this script reads (`readStdout`) or passes on to stderr. */
+function start(args: string[], env: Record<string, string>, readStdout = false): ChildProcess {
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, ...env },
+    // fd 2: what a child prints goes to our stderr, never among the figures on stdout
+    stdio: ['ignore', readStdout ? 'pipe' : 2, 'inherit'],
+  });
+  child.on('error', (err) => process.stderr.write(`${args[0]}: ${err.message}\n`));
+  return child;
+}
+
+function firstLine(child: ChildProcess): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    child.stdout?.on('data', (d: Buffer) => {
+      text += d.toString();
+      if (text.includes('\n')) resolve(text.split('\n')[0]!);
+    });
+    child.once('exit', () => reject(new Error('the port-forward command ended')));
+  });
+}
+
+async function until(test: () => Promise<boolean>): Promise<void> {
+  for (;;) {
+    try {
+      if (await test()) return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
