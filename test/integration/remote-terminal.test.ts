@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { connect, createServer as createNetServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -185,6 +186,12 @@ describe('outpost devices ssh', () => {
     expect(record.bytesOut).toBeGreaterThan(20);
   }, 90_000);
 
+  it('-t gives a command a pseudo-terminal even without a local one', async () => {
+    const result = await cliWithInput(['devices', 'ssh', '-t', DEVICE, '--', 'stty', 'size'], '');
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('24 80\r\n');
+  }, 60_000);
+
   it('a key without projects.connect gets PERMISSION_DENIED; an offline device UNAVAILABLE', async () => {
     const without = await keyWith('services/devices.outpost/permissions/*');
     const denied = await cliWithInput(['devices', 'ssh', DEVICE, '--', 'true'], '', without);
@@ -235,6 +242,33 @@ describe('outpost devices port-forward', () => {
         ),
       );
       expect(bodies).toEqual(Array.from({ length: 20 }, (_, i) => `body of /item-${i}`));
+      // a client that ends its side still reads the answer (a half close goes through)
+      const counter = createNetServer({ allowHalfOpen: true }, (socket) => {
+        let got = 0;
+        socket.on('data', (chunk: Buffer) => (got += chunk.length));
+        socket.on('end', () => socket.end(`counted ${got}`));
+      });
+      await new Promise<void>((resolve) => counter.listen(0, '127.0.0.1', resolve));
+      await world.server.admin.update(
+        { name: DEVICE, spec: { remoteAccess: { forwardTargets: ['127.0.0.1', 'localhost'] } } },
+        { updateMask: 'spec.remoteAccess' },
+      );
+      const halfClose = spawn(
+        process.execPath,
+        [...CLI, 'devices', 'port-forward', DEVICE, `0:localhost:${(counter.address() as AddressInfo).port}`],
+        { cwd: REPO, env: cliEnv(), stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      let halfOut = '';
+      halfClose.stdout.on('data', (d: Buffer) => (halfOut += d.toString()));
+      await until(() => /Forwarding from 127\.0\.0\.1:\d+/.test(halfOut), 'the second forward to listen');
+      const client = connect(Number(/Forwarding from 127\.0\.0\.1:(\d+)/.exec(halfOut)![1]), '127.0.0.1');
+      client.end('twelve bytes');
+      let answer = '';
+      for await (const chunk of client) answer += (chunk as Buffer).toString();
+      expect(answer).toBe('counted 12');
+      halfClose.kill('SIGINT');
+      counter.close();
+
       const exited = new Promise<number | null>((resolve) => forward!.once('exit', resolve));
       forward.kill('SIGINT');
       expect(await exited).toBe(0);

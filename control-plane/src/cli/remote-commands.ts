@@ -31,12 +31,12 @@ export function registerRemoteCommands(group: Command): void {
     .description(
       "a shell on the device over its own connection, or the command after --, whose exit status becomes this command's; a pseudo-terminal when stdin is one and no command is given (-t forces one, -T never)",
     )
-    .option('-t, --force-tty', 'run the command in a pseudo-terminal too')
+    .option('-t, --force-tty', 'a pseudo-terminal on the device even for a command or without a local terminal')
     .option('-T, --no-tty', 'never a pseudo-terminal (stdin and stdout as they are)')
     .action(async (device: string, command: string[], opts: SshOptions, cmd: Command) => {
       checkDevice(device);
       const tty =
-        opts.tty !== false && process.stdin.isTTY === true && (command.length === 0 || opts.forceTty === true);
+        opts.tty !== false && (opts.forceTty === true || (process.stdin.isTTY === true && command.length === 0));
       const code = await ssh(connectionOf(cmd), device, command, tty);
       if (code !== 0) throw new ExitStatus(code);
     });
@@ -76,7 +76,9 @@ async function ssh(connection: TransferConnection, device: string, command: stri
       TERMINAL_RECORD.RESIZE,
       Buffer.from(JSON.stringify({ cols: process.stdout.columns, rows: process.stdout.rows })),
     );
-  if (tty) {
+  // a forced pseudo-terminal without a local one (-t in a script) has nothing to make raw or to follow
+  const local = tty && process.stdin.isTTY === true;
+  if (local) {
     process.stdin.setRawMode(true);
     process.stdout.on('resize', onResize);
   }
@@ -102,7 +104,7 @@ async function ssh(connection: TransferConnection, device: string, command: stri
     if (error !== undefined) throw new ExitStatus(SESSION_FAILED_EXIT, `${error.status}: ${error.message}`);
     return exitCode ?? SESSION_FAILED_EXIT;
   } finally {
-    if (tty) process.stdin.setRawMode(false);
+    if (local) process.stdin.setRawMode(false);
     process.stdout.off('resize', onResize);
     process.stdin.off('data', onInput);
     process.stdin.off('end', onInputEnd);
