@@ -119,6 +119,7 @@ describe('outpost devices ssh', () => {
       bytesOut: 8,
     });
     expect(record.durationSeconds).toBeGreaterThanOrEqual(0);
+    expect(record.transcript).toBeUndefined(); // off unless the device's spec asks
     expect(Date.parse(record.endTime!)).toBeGreaterThanOrEqual(Date.parse(record.startTime!));
   }, 60_000);
 
@@ -213,6 +214,20 @@ describe('outpost devices ssh', () => {
     );
     const refused = await cliWithInput(['devices', 'ssh', OFFLINE, '--', 'true'], '');
     expect(refused.stderr).toMatch(/FAILED_PRECONDITION: .*disableTerminal/);
+  }, 60_000);
+});
+
+describe('transcripts', () => {
+  it("a device whose spec asks for transcripts gets each terminal session's output recorded", async () => {
+    await world.server.admin.update(
+      { name: DEVICE, spec: { remoteAccess: { recordTranscripts: true } } },
+      { updateMask: 'spec.remoteAccess' },
+    );
+    const result = await cliWithInput(['devices', 'ssh', DEVICE, '--', 'sh', '-c', 'echo kept-$((40+2))'], '');
+    expect(result.code, result.stderr).toBe(0);
+    const record = await endedSession((s) => s.command === 'sh -c echo kept-$((40+2))');
+    expect(record.transcript).toBe('kept-42\n');
+    expect(record.transcriptTruncated).toBeUndefined();
   }, 60_000);
 });
 

@@ -6,6 +6,7 @@ import {
   ApiError,
   DEFAULT_FORWARD_TARGETS,
   DEVICE_PATTERN,
+  MAX_TRANSCRIPT_BYTES,
   TERMINAL_RECORD,
   TerminalRecordDecoder,
   decodeTerminalMessage,
@@ -54,6 +55,8 @@ interface SessionPlan {
   service: ChannelService;
   args: unknown;
   start: Omit<SessionStart, 'keyId'>;
+  /** keep the session's output in its audit record */
+  transcript?: boolean;
 }
 
 /**
@@ -80,7 +83,7 @@ export function remoteAccessEndpoint(
     const [, encoded = '', verb = ''] = match;
     const device = decodeURIComponent(encoded);
     prepare(options, req, device, verb, url.searchParams)
-      .then(({ opened, start }) => {
+      .then(({ opened, start, transcript }) => {
         if (socket.destroyed) {
           opened.channel.abort({ status: 'ABORTED', message: 'the client went away' });
           opened.release();
@@ -88,8 +91,11 @@ export function remoteAccessEndpoint(
         }
         wss.handleUpgrade(req, socket, head, (ws) => {
           const name = options.audit.started(start);
-          const relay = start.kind === 'TERMINAL' ? relayTerminal : relayForward;
-          relay(ws, opened.channel)
+          const relayed =
+            start.kind === 'TERMINAL'
+              ? relayTerminal(ws, opened.channel, transcript)
+              : relayForward(ws, opened.channel);
+          relayed
             .then((end) => options.audit.ended(name, end))
             .catch((err: unknown) => options.logger.error({ err, device }, 'remote session audit failed'))
             .finally(() => opened.release());
@@ -110,7 +116,7 @@ async function prepare(
   device: string,
   verb: string,
   query: URLSearchParams,
-): Promise<{ opened: OpenChannel; start: SessionStart }> {
+): Promise<{ opened: OpenChannel; start: SessionStart; transcript: boolean }> {
   const ids = DEVICE_PATTERN.parse(device);
   if (ids === null) {
     throw invalidArgument(`invalid device name "${device}": ${DEVICE_PATTERN.problemWithName(device)?.message ?? ''}`);
@@ -130,7 +136,7 @@ async function prepare(
   const access: RemoteAccess = remoteAccessSchema.safeParse(spec?.remoteAccess ?? {}).data ?? {};
   const plan = verb === 'terminal' ? terminalPlan(device, access, query) : forwardPlan(device, access, query);
   const opened = await options.channels().open(device, plan.service, plan.args);
-  return { opened, start: { ...plan.start, keyId: caller.keyId } };
+  return { opened, start: { ...plan.start, keyId: caller.keyId }, transcript: plan.transcript === true };
 }
 
 function terminalPlan(device: string, access: RemoteAccess, query: URLSearchParams): SessionPlan {
@@ -153,6 +159,7 @@ function terminalPlan(device: string, access: RemoteAccess, query: URLSearchPara
     service: 'remote.terminal',
     args,
     start: { device, kind: 'TERMINAL', command: command.length > 0 ? command.join(' ') : 'interactive' },
+    transcript: access.recordTranscripts === true,
   };
 }
 
@@ -194,8 +201,9 @@ function secretOf(req: IncomingMessage): string | undefined {
 }
 
 /** Relays terminal records between the client's WebSocket and the device's channel; answers how it ended. */
-async function relayTerminal(ws: WebSocket, channel: Channel): Promise<SessionEnd> {
+async function relayTerminal(ws: WebSocket, channel: Channel, keepTranscript: boolean): Promise<SessionEnd> {
   const counts = { bytesIn: 0, bytesOut: 0 };
+  const transcript = keepTranscript ? new Transcript() : undefined;
   let exitCode: number | undefined;
   const fromClient = (data: RawData): Promise<void> | undefined => {
     const record = decodeTerminalMessage(bytesOf(data));
@@ -212,12 +220,39 @@ async function relayTerminal(ws: WebSocket, channel: Channel): Promise<SessionEn
           ?.exitCode;
       } else {
         counts.bytesOut += record.payload.length;
+        transcript?.add(record.payload);
       }
       await sendToClient(ws, encodeTerminalMessage(record.type, record.payload));
     }
   };
   const ending = await relay(ws, channel, fromClient, toClient);
-  return { ...ending, ...counts, ...(exitCode === undefined ? {} : { exitCode }) };
+  return {
+    ...ending,
+    ...counts,
+    ...(exitCode === undefined ? {} : { exitCode }),
+    ...(transcript === undefined ? {} : transcript.result()),
+  };
+}
+
+/** The first MAX_TRANSCRIPT_BYTES of a session's output. */
+class Transcript {
+  private readonly parts: Uint8Array[] = [];
+  private bytes = 0;
+  private truncated = false;
+
+  add(payload: Uint8Array): void {
+    const room = MAX_TRANSCRIPT_BYTES - this.bytes;
+    if (payload.length > room) this.truncated = true;
+    if (room <= 0) return;
+    const kept = payload.subarray(0, room);
+    this.parts.push(Uint8Array.from(kept));
+    this.bytes += kept.length;
+  }
+
+  result(): { transcript: string; transcriptTruncated?: boolean } {
+    const transcript = Buffer.concat(this.parts).toString('utf8');
+    return this.truncated ? { transcript, transcriptTruncated: true } : { transcript };
+  }
 }
 
 /** Relays a port forward's bytes between the client's WebSocket and the device's channel. */

@@ -18,6 +18,8 @@ export interface SessionEnd {
   bytesOut: number;
   exitCode?: number;
   error?: string;
+  transcript?: string;
+  transcriptTruncated?: boolean;
 }
 
 /** The audit trail of remote sessions (issue 21): one RemoteSession record each, written as the system. */

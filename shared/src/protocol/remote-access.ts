@@ -14,6 +14,8 @@ export const remoteAccessSchema = z.object({
   disablePortForward: z.boolean().optional(),
   /** hosts (names or addresses) a port forward may reach from the device; default 127.0.0.1 only */
   forwardTargets: z.array(z.string().min(1).max(253)).max(64).optional(),
+  /** true: the output of each terminal session is kept in its RemoteSession record (`transcript`, first 1 MiB) */
+  recordTranscripts: z.boolean().optional(),
   /** the user the agent runs remote shells as (default: the agent's own user) */
   shellUser: z.string().regex(SHELL_USER_PATTERN, 'must be a user name like "operator"').optional(),
 });

@@ -34,7 +34,14 @@ export const RemoteSessionSchema = z.object({
   ending: z.enum(REMOTE_SESSION_ENDINGS).optional(),
   exitCode: z.int().optional(),
   error: z.string().optional(),
+  /** what the session showed (its output as UTF-8), when the device's spec.remoteAccess.recordTranscripts asks */
+  transcript: z.string().optional(),
+  /** true: the transcript holds only the first MAX_TRANSCRIPT_BYTES of the output */
+  transcriptTruncated: z.boolean().optional(),
 });
+
+/** The most output a transcript keeps. */
+export const MAX_TRANSCRIPT_BYTES = 1024 * 1024;
 export type RemoteSession = z.infer<typeof RemoteSessionSchema>;
 
 export const REMOTE_SESSION_PATTERN = new NamePattern(
@@ -62,6 +69,8 @@ const FIELDS = [
   'ending',
   'exitCode',
   'error',
+  'transcript',
+  'transcriptTruncated',
 ] as const;
 
 export const remoteSessionDefinition: ResourceDefinition<RemoteSession> = {
