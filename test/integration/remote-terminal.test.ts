@@ -264,13 +264,9 @@ describe('outpost devices port-forward', () => {
         socket.on('end', () => socket.end(`counted ${got}`));
       });
       await new Promise<void>((resolve) => counter.listen(0, '127.0.0.1', resolve));
-      await world.server.admin.update(
-        { name: DEVICE, spec: { remoteAccess: { forwardTargets: ['127.0.0.1', 'localhost'] } } },
-        { updateMask: 'spec.remoteAccess' },
-      );
       const halfClose = spawn(
         process.execPath,
-        [...CLI, 'devices', 'port-forward', DEVICE, `0:localhost:${(counter.address() as AddressInfo).port}`],
+        [...CLI, 'devices', 'port-forward', DEVICE, `0:127.0.0.1:${(counter.address() as AddressInfo).port}`],
         { cwd: REPO, env: cliEnv(), stdio: ['ignore', 'pipe', 'pipe'] },
       );
       let halfOut = '';

@@ -1,9 +1,17 @@
 import { connect } from 'node:net';
 import type { Socket } from 'node:net';
-import { forwardArgsSchema, invalidArgument, permissionDenied, unavailable } from '@outpost/shared';
+import {
+  DEFAULT_FORWARD_TARGETS,
+  failedPrecondition,
+  forwardArgsSchema,
+  invalidArgument,
+  permissionDenied,
+  unavailable,
+} from '@outpost/shared';
 import type { Channel } from '@outpost/shared';
 import type { Logger } from '../logging/logger.js';
 import type { ChannelServiceHandler } from '../transfer/channel-services.js';
+import { ownRemoteAccess } from './own-remote-access.js';
 
 const CONNECT_TIMEOUT_MS = 10_000;
 
@@ -12,11 +20,18 @@ const CONNECT_TIMEOUT_MS = 10_000;
  * (spec.remoteAccess.forwardTargets), its bytes relayed both ways through the channel. The connection is made
  * before the open is answered, so a refused or unreachable target fails the open.
  */
-export function forwardService(logger: Logger): ChannelServiceHandler {
+export function forwardService(logger: Logger, desiredDeviceFile: string): ChannelServiceHandler {
   return async (raw, channel) => {
     const parsed = forwardArgsSchema.safeParse(raw);
     if (!parsed.success) throw invalidArgument(`invalid remote.forward arguments: ${parsed.error.issues[0]?.message}`);
-    const { host, port, allowedTargets } = parsed.data;
+    const { host, port } = parsed.data;
+    const own = await ownRemoteAccess(desiredDeviceFile);
+    if (own?.disablePortForward === true) {
+      throw failedPrecondition('port forwarding is disabled on this device (spec.remoteAccess.disablePortForward)');
+    }
+    // the device's own spec decides; before it has one, the control plane's list
+    const allowedTargets =
+      own === undefined ? parsed.data.allowedTargets : (own.forwardTargets ?? DEFAULT_FORWARD_TARGETS);
     if (!allowedTargets.includes(host)) {
       throw permissionDenied(
         `the device forwards only to ${allowedTargets.join(', ') || 'nothing'} (spec.remoteAccess.forwardTargets), not to ${host}`,

@@ -5,6 +5,7 @@ import {
   TERMINAL_RECORD,
   TerminalRecordDecoder,
   encodeTerminalRecord,
+  failedPrecondition,
   invalidArgument,
   terminalArgsSchema,
   terminalSizeSchema,
@@ -12,6 +13,7 @@ import {
 import type { Channel, TerminalArgs, TerminalExit, TerminalRecord } from '@outpost/shared';
 import type { Logger } from '../logging/logger.js';
 import type { ChannelServiceHandler } from '../transfer/channel-services.js';
+import { ownRemoteAccess } from './own-remote-access.js';
 import { agentUser, lookUpShellUser } from './shell-user.js';
 import type { ShellUser } from './shell-user.js';
 
@@ -37,12 +39,18 @@ type Output = (type: typeof TERMINAL_RECORD.OUTPUT | typeof TERMINAL_RECORD.ERRO
  * pseudo-terminal (node-pty) when the client has one, else with pipes; its output, then its exit status, go back
  * as terminal records, and the client's keystrokes, resizes and end of input come in.
  */
-export function terminalService(logger: Logger): ChannelServiceHandler {
+export function terminalService(logger: Logger, desiredDeviceFile: string): ChannelServiceHandler {
   return async (raw, channel) => {
     const parsed = terminalArgsSchema.safeParse(raw);
     if (!parsed.success) throw invalidArgument(`invalid remote.terminal arguments: ${parsed.error.issues[0]?.message}`);
     const args = parsed.data;
-    const user = args.user === undefined ? agentUser() : await lookUpShellUser(args.user);
+    const own = await ownRemoteAccess(desiredDeviceFile);
+    if (own?.disableTerminal === true) {
+      throw failedPrecondition('the remote terminal is disabled on this device (spec.remoteAccess.disableTerminal)');
+    }
+    // the device's own spec names the user; before it has one, the control plane's word
+    const userName = own === undefined ? args.user : own.shellUser;
+    const user = userName === undefined ? agentUser() : await lookUpShellUser(userName);
     return { run: () => runSession(args, user, channel, logger) };
   };
 }

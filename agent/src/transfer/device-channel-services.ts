@@ -15,7 +15,7 @@ export function deviceChannelServices(
     'transfer.upload': uploadService(bundle.logger, partFileRecord(bundle.paths.dataDir, bundle.logger)),
     'transfer.download': downloadService(bundle.paths.deviceRoot, bundle.logger),
     'debug.bundle': debugBundleService(bundle),
-    'remote.terminal': terminalService(bundle.logger),
-    'remote.forward': forwardService(bundle.logger),
+    'remote.terminal': terminalService(bundle.logger, bundle.paths.desiredDeviceFile),
+    'remote.forward': forwardService(bundle.logger, bundle.paths.desiredDeviceFile),
   };
 }
