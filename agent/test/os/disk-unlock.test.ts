@@ -1,4 +1,5 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Condition, ReportedStatus } from '@outpost/shared';
@@ -16,6 +17,7 @@ import { signingKey, testImage } from './helpers/os-images.js';
 const tempDir = useTempDirs();
 const running: DropletProcess[] = [];
 const inProcess: InProcessDevice[] = [];
+const inProcessRoots: string[] = [];
 const planes: FakeControlPlane[] = [];
 afterEach(async () => {
   // each child is gone before its folder is removed (a live agent still writes into it)
@@ -26,6 +28,10 @@ afterEach(async () => {
     }),
   );
   await Promise.all(inProcess.splice(0).map((device) => device.stop()));
+  // an in-process agent may still finish a configuration write just after it stopped: retry the removal
+  await Promise.all(
+    inProcessRoots.splice(0).map((dir) => rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 })),
+  );
   await Promise.all(planes.splice(0).map((plane) => plane.close()));
 });
 
@@ -169,11 +175,18 @@ describe('DiskUnlock: the TPM unlock policy follows A/B upgrades (simulated TPM,
   it('with the none backend (customer Linux): DiskUnlock=True/Unsupported, no status.diskUnlock', async () => {
     const plane = await FakeControlPlane.start();
     planes.push(plane);
-    const root = await tempDir();
+    const root = await mkdtemp(join(tmpdir(), 'droplet-test-'));
+    inProcessRoots.push(root);
     await mkdir(join(root, 'sim-tpm')); // not looked at: the agent leaves encryption alone
     const { logger } = capturedLogger();
     inProcess.push(await startInProcessDevice(root, plane.url, logger, { os: false }));
-    await plane.waitForStatus('DiskUnlock reported', (status) => diskUnlockOf(status) !== undefined);
+    // the configuration parts have reported too: the agent's start-up writes are done
+    await plane.waitForStatus(
+      'DiskUnlock and the configuration parts reported',
+      (status) =>
+        diskUnlockOf(status) !== undefined &&
+        ['network', 'ssh', 'proxy', 'logging'].every((part) => part in (status.configuration ?? {})),
+    );
     expect(diskUnlockOf(plane.status)).toMatchObject({ status: 'True', reason: 'Unsupported' });
     expect(plane.status.diskUnlock).toBeUndefined();
   }, 30_000);
