@@ -21,9 +21,18 @@
  *                 (`odk1.<device>`) and answers the challenge the server sends on the link with its signature, as
  *                 the agent does. The simulator shares no TLS session between devices (each is a machine of
  *                 its own), so each connect costs the server one full handshake with --tls
- *   --compare     the connect phase of plain and then of --tls --key-pair at each fleet size (no status phases),
- *                 then connect_cpu_ratio (CPU per connect of tls+key-pair over plain's, goal <= 2) and
- *                 connect_rate_ratio (the same for connect_per_s)
+ *   --compare     the connect phase of plain, then of --tls --key-pair, each as fast as it goes, then of plain
+ *                 again with its links started no faster than the rate tls+key-pair reached (variant
+ *                 "plain@<rate>/s"), at each fleet size (no status phases). The control plane's CPU per connect
+ *                 depends on the rate: a slower wave pays more event-loop wake-ups, status-write transactions
+ *                 (each flush carries fewer devices) and heartbeat rounds of the links already in, per connect, and
+ *                 tls+key-pair goes slower because the simulator's side of each handshake and signature shares
+ *                 the machine. So connect_cpu_ratio (CPU per connect of tls+key-pair over plain's at the same
+ *                 rate, goal <= 2) compares like with like; connect_cpu_ratio_unpaced (over plain's as fast as it
+ *                 went) and connect_rate_ratio (connect_per_s of tls+key-pair over plain's) compare the fastest runs
+ *   --connect-rate R   the simulator starts at most R links per second (open loop, like a fleet's reconnect
+ *                 wave); with --compare, every run is paced at R and connect_cpu_ratio compares those
+ *   --heartbeat-seconds S   the control plane's heartbeat (default 30): each round pings every link
  *
  * Figures (one JSON line each on stdout, with "n" and "variant"; progress on stderr):
  *   connect_per_s           N / seconds from the connect command until the list API counts N devices with
@@ -52,7 +61,8 @@
  *
  * Run from the repository root:  npm run build && npx tsx scripts/bench/fleet-connect.ts
  *   [--devices 10000,19000] [--reports 100000] [--window 5000] [--paced-rate 5000] [--paced-seconds 10]
- *   [--concurrency 256] [--tls] [--key-pair] [--compare]   (--compare: --devices defaults to 10000)
+ *   [--concurrency 256] [--connect-rate R] [--heartbeat-seconds 30] [--tls] [--key-pair] [--compare]
+ *   (--compare: --devices defaults to 10000)
  *   [--profile-dir DIR]   (DIR: control-plane CPU profile and heap snapshots before/after; the snapshots
  *                          inflate the RSS figures of that run)
  *   [--control-plane FILE]   another control-plane entry (a .ts one runs through tsx), e.g. to compare a change
@@ -94,6 +104,8 @@ const REPORT_MARKER_UNIT = 4096;
 const CONTROL_PLANE_MAIN = join(REPO_ROOT, 'control-plane', 'dist', 'server', 'main.js');
 const SIMULATOR = join(REPO_ROOT, 'scripts', 'bench', 'fleet-simulator.ts');
 const MEMORY_LINE = 'fleet-bench-memory ';
+const PLAIN: Variant = { tls: false, keyPair: false };
+const SECURED: Variant = { tls: true, keyPair: true };
 
 const options = parseOptions();
 requireBuiltPackages(['shared']);
@@ -106,24 +118,18 @@ if (!existsSync(options.controlPlaneMain)) {
 const shared = await import('@outpost/shared');
 
 const report = createReporter('fleet-connect');
-const timeLimitMs = TIME_LIMIT_MS * options.variants.length;
+// --compare runs plain a second time, paced at the rate tls+key-pair reached
+const timeLimitMs = TIME_LIMIT_MS * (options.variants.length + (options.compare ? 1 : 0));
 exitAfter(timeLimitMs, 1, `fleet-connect: gave up after ${timeLimitMs / 1000} s`);
 
 const missedGoals: string[] = [];
 let failed = false;
 for (const n of options.devices) {
-  const connects = new Map<VariantName, ConnectFigures>();
-  for (const variant of options.variants) {
-    const name = variantName(variant);
-    try {
-      connects.set(name, await withTempDir('outpost-fleet-', (dir) => runFleet(n, variant, dir)));
-    } catch (err) {
-      failed = true;
-      report.progress(`n=${n} ${name} FAILED: ${err instanceof Error ? err.message : String(err)}`);
-      figuresFor(n, name)('failed', 1);
-    }
+  if (options.compare) {
+    await compareAt(n);
+    continue;
   }
-  if (options.compare) compareConnects(n, connects.get('plain'), connects.get('tls+key-pair'));
+  for (const variant of options.variants) await runVariant(n, variant, options.connectRate);
 }
 report.progress(
   [
@@ -149,6 +155,28 @@ function variantName(variant: Variant): VariantName {
   return variant.keyPair ? 'key-pair' : 'plain';
 }
 
+/** The figures' variant: its name, and the pace when the links were started no faster than a rate. */
+function runName(variant: Variant, connectRate: number | undefined): string {
+  return connectRate === undefined ? variantName(variant) : `${variantName(variant)}@${connectRate}/s`;
+}
+
+/** One variant on a fresh folder and control plane; undefined (and figure "failed") when it could not complete. */
+async function runVariant(
+  n: number,
+  variant: Variant,
+  connectRate: number | undefined,
+): Promise<ConnectFigures | undefined> {
+  const name = runName(variant, connectRate);
+  try {
+    return await withTempDir('outpost-fleet-', (dir) => runFleet(n, variant, connectRate, dir));
+  } catch (err) {
+    failed = true;
+    report.progress(`n=${n} ${name} FAILED: ${err instanceof Error ? err.message : String(err)}`);
+    figuresFor(n, name)('failed', 1);
+    return undefined;
+  }
+}
+
 interface Options {
   devices: number[];
   variants: Variant[];
@@ -159,6 +187,9 @@ interface Options {
   pacedRate: number;
   pacedSeconds: number;
   concurrency: number;
+  /** links the simulator starts per second at most; undefined: as fast as `concurrency` allows */
+  connectRate?: number;
+  heartbeatSeconds: number;
   profileDir?: string;
   controlPlaneMain: string;
 }
@@ -172,6 +203,8 @@ function parseOptions(): Options {
       'paced-rate': { type: 'string', default: '5000' },
       'paced-seconds': { type: 'string', default: '10' },
       concurrency: { type: 'string', default: '256' },
+      'heartbeat-seconds': { type: 'string', default: String(HEARTBEAT_SECONDS) },
+      'connect-rate': { type: 'string' },
       tls: { type: 'boolean', default: false },
       'key-pair': { type: 'boolean', default: false },
       compare: { type: 'boolean', default: false },
@@ -191,18 +224,15 @@ function parseOptions(): Options {
   const devices = values.devices ?? (compare ? '10000' : '10000,19000');
   return {
     devices: devices.split(',').map((d) => positive(d.trim(), 'devices')),
-    variants: compare
-      ? [
-          { tls: false, keyPair: false },
-          { tls: true, keyPair: true },
-        ]
-      : [{ tls: values.tls, keyPair: values['key-pair'] }],
+    variants: compare ? [PLAIN, SECURED] : [{ tls: values.tls, keyPair: values['key-pair'] }],
     compare,
     reports: positive(values.reports, 'reports'),
     window: positive(values.window, 'window'),
     pacedRate: positive(values['paced-rate'], 'paced-rate'),
     pacedSeconds: positive(values['paced-seconds'], 'paced-seconds'),
     concurrency: positive(values.concurrency, 'concurrency'),
+    heartbeatSeconds: positive(values['heartbeat-seconds'], 'heartbeat-seconds'),
+    ...(values['connect-rate'] === undefined ? {} : { connectRate: positive(values['connect-rate'], 'connect-rate') }),
     profileDir: values['profile-dir'] === undefined ? undefined : resolve(values['profile-dir']),
     controlPlaneMain: values['control-plane'] === undefined ? CONTROL_PLANE_MAIN : resolve(values['control-plane']),
   };
@@ -246,9 +276,15 @@ interface ConnectFigures {
   cpuMsPerDevice: number;
 }
 
-async function runFleet(n: number, variant: Variant, dir: string): Promise<ConnectFigures> {
-  const label = `n=${n} ${variantName(variant)}`;
-  const figure = figuresFor(n, variantName(variant));
+async function runFleet(
+  n: number,
+  variant: Variant,
+  connectRate: number | undefined,
+  dir: string,
+): Promise<ConnectFigures> {
+  const name = runName(variant, connectRate);
+  const label = `n=${n} ${name}`;
+  const figure = figuresFor(n, name);
   const tls = variant.tls ? createThrowawayTls(dir) : undefined;
   const credentialsFile = join(dir, 'credentials.json');
   const seedStarted = performance.now();
@@ -257,7 +293,7 @@ async function runFleet(n: number, variant: Variant, dir: string): Promise<Conne
     `${label}: seeded ${n} devices with ${variant.keyPair ? 'key pairs' : 'credentials'} in ${seconds(seedStarted)} s`,
   );
 
-  const controlPlane = await startControlPlane(dir, `${n}-${variantName(variant)}`, tls);
+  const controlPlane = await startControlPlane(dir, `${n}-${name.replace('/', 'per')}`, tls);
   let simulator: Simulator | undefined;
   try {
     const client = new shared.OutpostClient({
@@ -279,7 +315,16 @@ async function runFleet(n: number, variant: Variant, dir: string): Promise<Conne
     report.progress(`${label}: control plane pid ${controlPlane.pid}, VmRSS ${mib(before.vmRss)} before connecting`);
 
     simulator = await startSimulator();
-    const connect = await measureConnect(n, label, controlPlane, simulator, credentialsFile, countConnected, figure);
+    const connect = await measureConnect(
+      n,
+      label,
+      controlPlane,
+      simulator,
+      credentialsFile,
+      connectRate,
+      countConnected,
+      figure,
+    );
 
     const after = await controlPlane.settledMemory();
     const fds = openFdsOf(controlPlane.pid);
@@ -313,6 +358,7 @@ async function measureConnect(
   controlPlane: ControlPlane,
   simulator: Simulator,
   credentialsFile: string,
+  connectRate: number | undefined,
   countConnected: () => Promise<number>,
   figure: Figure,
 ): Promise<ConnectFigures> {
@@ -323,6 +369,7 @@ async function measureConnect(
     server: controlPlane.url,
     credentialsFile,
     concurrency: options.concurrency,
+    ...(connectRate === undefined ? {} : { perSecond: connectRate }),
     ...(controlPlane.caPem === undefined ? {} : { ca: controlPlane.caPem }),
   });
   // The simulator's count is waited on, not the list API's: polling the list meanwhile would add its own CPU to
@@ -382,19 +429,35 @@ async function measureConnect(
   return { perSecond: n / elapsed, cpuMsPerDevice: (cpu.controlPlane * 1000) / n };
 }
 
-/** --compare: what TLS and key-pair authentication cost per connect, against plain WebSocket and credentials. */
-function compareConnects(n: number, plain: ConnectFigures | undefined, secured: ConnectFigures | undefined): void {
+/**
+ * --compare: plain, then tls+key-pair, as fast as each goes (`--connect-rate` paces both), then, unless paced,
+ * plain again started at the rate tls+key-pair reached. CPU per connect depends on the rate: a slower wave pays
+ * more event-loop wake-ups, status-write transactions and heartbeat rounds per connect, and tls+key-pair goes
+ * slower because the simulator's side of each handshake and signature shares the machine. So
+ * connect_cpu_ratio compares the two at the same rate; connect_cpu_ratio_unpaced and connect_rate_ratio compare
+ * the runs as fast as each went.
+ */
+async function compareAt(n: number): Promise<void> {
+  const plain = await runVariant(n, PLAIN, options.connectRate);
+  const secured = await runVariant(n, SECURED, options.connectRate);
   if (plain === undefined || secured === undefined) {
     report.progress(`n=${n}: no comparison, a variant failed (see above)`);
     return;
   }
+  const sameRate =
+    options.connectRate === undefined ? await runVariant(n, PLAIN, Math.max(1, Math.round(secured.perSecond))) : plain;
+  if (sameRate === undefined) {
+    report.progress(`n=${n}: no comparison at the same rate, the paced plain run failed (see above)`);
+    return;
+  }
   const figure = figuresFor(n, 'tls+key-pair/plain');
-  figure('connect_cpu_ratio', secured.cpuMsPerDevice / plain.cpuMsPerDevice, { goal: '<=2' });
+  figure('connect_cpu_ratio', secured.cpuMsPerDevice / sameRate.cpuMsPerDevice, { goal: '<=2' });
+  figure('connect_cpu_ratio_unpaced', secured.cpuMsPerDevice / plain.cpuMsPerDevice);
   figure('connect_rate_ratio', secured.perSecond / plain.perSecond);
   report.progress(
-    `n=${n}: control-plane CPU per connect ${plain.cpuMsPerDevice.toFixed(3)} ms plain, ` +
-      `${secured.cpuMsPerDevice.toFixed(3)} ms with TLS and key pairs; connects/s ${plain.perSecond.toFixed(0)} plain, ` +
-      `${secured.perSecond.toFixed(0)} with TLS and key pairs`,
+    `n=${n}: control-plane CPU per connect ${secured.cpuMsPerDevice.toFixed(3)} ms with TLS and key pairs at ` +
+      `${secured.perSecond.toFixed(0)}/s, ${sameRate.cpuMsPerDevice.toFixed(3)} ms plain at ` +
+      `${sameRate.perSecond.toFixed(0)}/s, ${plain.cpuMsPerDevice.toFixed(3)} ms plain at ${plain.perSecond.toFixed(0)}/s`,
   );
 }
 
@@ -637,7 +700,7 @@ async function startControlPlane(dir: string, run: string, tls: ThrowawayTls | u
       ...nodeFlags,
       options.controlPlaneMain,
       ...['--port', String(port), '--data-dir', dir, '--log-level', 'warn'],
-      ...['--heartbeat-seconds', String(HEARTBEAT_SECONDS)],
+      ...['--heartbeat-seconds', String(options.heartbeatSeconds)],
       ...(tls === undefined ? [] : ['--tls-cert', tls.certFile, '--tls-key', tls.keyFile]),
     ],
     { ...process.env, OUTPOST_ADMIN_KEY: apiKey },

@@ -8,8 +8,8 @@
  * Driven by its parent (scripts/bench/fleet-connect.ts) through JSON lines: commands on stdin, events on
  * stdout (`SimulatorCommand` / `SimulatorEvent` below); problems go to stderr.
  *   connect  starts one link per identity in `credentialsFile` (lib/simulated-identities.ts), at most
- *            `concurrency` of them waiting for their welcome at once, and reports progress until every link is
- *            welcomed.
+ *            `concurrency` of them waiting for their welcome at once and, with `perSecond`, starting no faster
+ *            than that, and reports progress until every link is welcomed.
  *   report   sends `total` status messages round-robin over the links (device i's k-th message carries
  *            seq k and deviceInfo.hardwareInformation.memory.totalBytes = k * markerUnit, so the parent counts
  *            what was stored; usage is the server's own, from metrics),
@@ -32,7 +32,15 @@ import { inMemoryDeviceKey, parseSimulatedIdentities } from './lib/simulated-ide
 import type { SimulatedIdentity } from './lib/simulated-identities.js';
 
 export type SimulatorCommand =
-  | { cmd: 'connect'; server: string; credentialsFile: string; concurrency: number; ca?: string }
+  | {
+      cmd: 'connect';
+      server: string;
+      credentialsFile: string;
+      concurrency: number;
+      /** links started per second at most (open loop, as a fleet's reconnect wave offers them); none: no pacing */
+      perSecond?: number;
+      ca?: string;
+    }
   | { cmd: 'report'; total: number; markerUnit: number; perSecond?: number; allowance?: number }
   | { cmd: 'allow'; upTo: number }
   | { cmd: 'stop' };
@@ -53,6 +61,8 @@ interface Fleet {
   /** status messages sent per link so far (the next seq is this + 1) */
   seqs: Uint32Array;
 }
+
+const sleepMs = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 const emit = (event: SimulatorEvent): void => void process.stdout.write(JSON.stringify(event) + '\n');
 
@@ -96,6 +106,7 @@ async function handle(command: SimulatorCommand): Promise<void> {
         command.server,
         parseSimulatedIdentities(readFileSync(command.credentialsFile, 'utf8'), command.credentialsFile),
         command.concurrency,
+        command.perSecond,
         command.ca,
       );
       return;
@@ -128,6 +139,7 @@ async function connectAll(
   server: string,
   identities: SimulatedIdentity[],
   concurrency: number,
+  perSecond: number | undefined,
   ca: string | undefined,
 ): Promise<Fleet> {
   const started = performance.now();
@@ -141,6 +153,10 @@ async function connectAll(
 
   for (const [i, identity] of identities.entries()) {
     while (links.length - welcomed >= concurrency) await new Promise<void>((resolve) => (wake = resolve));
+    if (perSecond !== undefined) {
+      const due = started + (i * 1000) / perSecond;
+      if (performance.now() < due) await sleepMs(due - performance.now());
+    }
     const link = new AgentLink({
       server,
       ...(ca === undefined ? {} : { security: { ca } }),
