@@ -13,6 +13,7 @@ import { rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { nodeCronLocalTime } from './node-cron-local-time.mjs';
 
 const agent = dirname(fileURLToPath(import.meta.url));
 const dist = join(agent, 'dist');
@@ -83,6 +84,7 @@ await build({
   },
   // a native addon (its .node file is loaded from its package at run time): installed beside the agent
   external: ['node-pty'],
-  plugins: [sharedWithoutSideEffects, zodWithoutLocales],
+  // nodeCronLocalTime: node-cron reads the system zone's clock without Intl (~5 MiB of ICU data), see its file
+  plugins: [sharedWithoutSideEffects, zodWithoutLocales, nodeCronLocalTime],
   logLevel: 'warning',
 });

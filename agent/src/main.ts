@@ -10,4 +10,5 @@ import { setFlagsFromString } from 'node:v8';
 // is native code either way, so a 1 GiB transfer costs the agent about the same CPU time. See
 // scripts/bench/agent-idle.ts.
 setFlagsFromString('--max-opt=0');
+await import('./zod-jitless.js');
 await import('./cli.js');

@@ -47,4 +47,15 @@ describe('the bundled agent at start (after npm run build)', () => {
   it('leaves out the schemas of resources only the control plane serves', () => {
     expect(loadedAtStart('LimitPoolSchema')).toEqual([]);
   });
+
+  it("has node-cron read the system zone's clock from Date, not Intl (agent/node-cron-local-time.mjs)", () => {
+    expect(loadedAtStart('__localDateParts')).not.toEqual([]);
+  });
+
+  it("turns zod's compiled parsers off before the agent proper builds a schema", () => {
+    const main = readFileSync(join(DIST, 'main.js'), 'utf8');
+    const jitless = main.search(/import\(\s*["']\.\/chunks\/zod-jitless-/);
+    expect(jitless).toBeGreaterThan(-1);
+    expect(jitless).toBeLessThan(main.search(/import\(\s*["']\.\/chunks\/cli-/));
+  });
 });
