@@ -9,6 +9,7 @@
  *   forward_download_mb_s, bare_download_mb_s      bytes a TCP server sends, read through the forward / straight
  *   forward_upload_mb_s, bare_upload_mb_s          bytes sent to a TCP sink through the forward / straight
  *   forward_vs_bare_download_ratio, forward_vs_bare_upload_ratio   goal >= 0.5
+ *   forward_cpu_seconds_per_gb_control_plane, _agent, _cli   CPU each process spent per GB forwarded
  *
  * The echo is measured KEYSTROKES times one after the other; the transfers move TRANSFER_MIB each, in ROUNDS rounds
  * alternating forward and bare, each figure the best round. MB are 10^6 bytes. Output: one JSON line per figure on
@@ -26,7 +27,7 @@ import { connect, createServer } from 'node:net';
 import type { AddressInfo, Server } from 'node:net';
 import { join } from 'node:path';
 import { REPO_ROOT, requireBuiltPackages } from './lib/preflight.js';
-import { freePort } from './lib/process-stats.js';
+import { cpuSecondsOf, freePort } from './lib/process-stats.js';
 import { createReporter } from './lib/report.js';
 import { summarize } from './lib/stats.js';
 import { withTempDir } from './lib/temp-dir.js';
@@ -66,7 +67,8 @@ try {
       '--log-level',
       'silent',
     ];
-    children.push(start(serverArgs, { OUTPOST_ADMIN_KEY: apiKey }));
+    const controlPlane = start(serverArgs, { OUTPOST_ADMIN_KEY: apiKey });
+    children.push(controlPlane);
     await withTimeout(
       until(async () => (await fetch(`${server}/healthz`)).ok),
       30_000,
@@ -81,7 +83,8 @@ try {
     mkdirSync(join(root, 'config'), { recursive: true });
     writeFileSync(join(root, 'config', 'credential'), `${credential}\n`, { mode: 0o600 });
     writeFileSync(join(root, 'config', 'droplet.json'), JSON.stringify({ server, deviceName: DEVICE }));
-    children.push(start([AGENT_MAIN, '--device-root', root, '--log-level', 'warn'], {}));
+    const agent = start([AGENT_MAIN, '--device-root', root, '--log-level', 'warn'], {});
+    children.push(agent);
     const connected = async (): Promise<boolean> =>
       (await admin.get<{ status?: { connectionStatus?: string } }>(DEVICE)).status?.connectionStatus === 'CONNECTED';
     await withTimeout(until(connected), 30_000, 'the agent to connect');
@@ -150,6 +153,11 @@ try {
     const downForward = await forwardTo(source);
     const upForward = await forwardTo(sink);
     const seconds = { fDown: [] as number[], bDown: [] as number[], fUp: [] as number[], bUp: [] as number[] };
+    // CPU each process spends on the forwarded bytes (both directions), to tell where a forward's time goes
+    const processes = { control_plane: controlPlane, agent, cli: downForward.cli, cli_up: upForward.cli };
+    const cpu = (): Record<string, number> =>
+      Object.fromEntries(Object.entries(processes).map(([name, child]) => [name, cpuSecondsOf(child.pid!)]));
+    const cpuBefore = cpu();
     for (let round = 1; round <= ROUNDS; round++) {
       report.progress(`round ${round}/${ROUNDS}: ${TRANSFER_BYTES / 1024 / 1024} MiB each way, forward and bare`);
       seconds.fDown.push(await download(downForward.port));
@@ -157,6 +165,15 @@ try {
       seconds.fUp.push(await upload(upForward.port));
       seconds.bUp.push(await upload((sink.address() as AddressInfo).port));
     }
+    const cpuAfter = cpu();
+    const forwardedGb = (2 * ROUNDS * TRANSFER_BYTES) / 1e9;
+    report.figure(
+      'forward_cpu_seconds_per_gb_control_plane',
+      (cpuAfter['control_plane']! - cpuBefore['control_plane']!) / forwardedGb,
+    );
+    report.figure('forward_cpu_seconds_per_gb_agent', (cpuAfter['agent']! - cpuBefore['agent']!) / forwardedGb);
+    const cliSeconds = cpuAfter['cli']! - cpuBefore['cli']! + cpuAfter['cli_up']! - cpuBefore['cli_up']!;
+    report.figure('forward_cpu_seconds_per_gb_cli', cliSeconds / forwardedGb);
     const mbs = (all: number[]): number => TRANSFER_BYTES / 1e6 / Math.min(...all);
     report.figure('forward_download_mb_s', mbs(seconds.fDown), { unit: 'MB/s', samples: ROUNDS });
     report.figure('bare_download_mb_s', mbs(seconds.bDown), { unit: 'MB/s', samples: ROUNDS });

@@ -35,6 +35,8 @@ export const SESSION_FAILED_CLOSE_CODE = 4000;
 
 /** The client's WebSocket holding more than this unsent pauses the relay from the device (its channel then fills). */
 const WS_BACKLOG_BYTES = 1024 * 1024;
+/** Client messages waiting for the channel beyond this pause the client's WebSocket (TCP then slows the client). */
+const PAUSE_AFTER_PENDING_WRITES = 16;
 /** The subprotocol a browser sends its API key in (it cannot set an Authorization header): `bearer.<API key>`. */
 const BEARER_PROTOCOL = /^bearer\.(.+)$/;
 const BEARER_HEADER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
@@ -287,17 +289,21 @@ async function relay(
   let clientClosed = false;
   let done = false;
   let writes: Promise<void> = Promise.resolve();
+  let pending = 0;
   ws.on('message', (data, isBinary) => {
     if (!isBinary) return;
     const written = fromClient(data);
     if (written === undefined) return;
-    ws.pause();
-    writes = writes
-      .then(() => written)
-      .then(
-        () => ws.resume(),
-        () => undefined,
-      );
+    // the channel queues writes in order; the client is paused only while many wait for the device's credit
+    pending++;
+    if (pending === PAUSE_AFTER_PENDING_WRITES) ws.pause();
+    writes = written.then(
+      () => {
+        pending--;
+        if (pending === PAUSE_AFTER_PENDING_WRITES - 1) ws.resume();
+      },
+      () => undefined,
+    );
   });
   ws.on('error', () => undefined);
   ws.once('close', () => {
