@@ -17,7 +17,8 @@
  *
  * Run from the repository root:
  *   npm run build && npx tsx scripts/bench/terminal.ts
- * Environment: KEYSTROKES (default 500), TRANSFER_MIB (default 256), ROUNDS (default 3).
+ * Environment: KEYSTROKES (default 500), TRANSFER_MIB (default 256), ROUNDS (default 3); CHILD_NODE_FLAGS, node flags
+ * for the child processes (`--cpu-prof --cpu-prof-dir=/tmp/prof` to profile them).
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -36,6 +37,8 @@ import { exitAfter, withTimeout } from './lib/time.js';
 const KEYSTROKES = Number(process.env['KEYSTROKES'] ?? 500);
 const TRANSFER_BYTES = Number(process.env['TRANSFER_MIB'] ?? 256) * 1024 * 1024;
 const ROUNDS = Number(process.env['ROUNDS'] ?? 3);
+/** extra node flags for the control plane, the agent and the CLI, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` */
+const CHILD_NODE_FLAGS = (process.env['CHILD_NODE_FLAGS'] ?? '').split(' ').filter((flag) => flag !== '');
 const DEVICE = 'projects/bench/regions/local/devices/term-bench';
 const SERVER_MAIN = join(REPO_ROOT, 'control-plane', 'dist', 'server', 'main.js');
 const AGENT_MAIN = join(REPO_ROOT, 'agent', 'dist', 'main.js');
@@ -224,7 +227,7 @@ function listen(onConnection: (socket: import('node:net').Socket) => void): Prom
 
 /** A node child whose stdout this script reads (`readStdout`) or passes on to stderr. */
 function start(args: string[], env: Record<string, string>, readStdout = false): ChildProcess {
-  const child = spawn(process.execPath, args, {
+  const child = spawn(process.execPath, [...CHILD_NODE_FLAGS, ...args], {
     env: { ...process.env, ...env },
     // fd 2: what a child prints goes to our stderr, never among the figures on stdout
     stdio: ['ignore', readStdout ? 'pipe' : 2, 'inherit'],
