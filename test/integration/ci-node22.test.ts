@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPO } from './helpers/processes.js';
 
-// .ci/test-on-node22 runs in a small checkout of its own (the script, one file, node_modules with better-sqlite3)
+// .ci/test-on-node22 runs in a small checkout of its own (the script, one file, node_modules with the native addons)
 // with a stand-in `npm` first on PATH: `npm pack` fails as often as FAIL_PACKS says (a registry that times out),
 // then packs a "Node 22" whose bin/node reports v22 and otherwise runs this Node; `npm test` prints a vitest
 // summary and exits with TEST_EXIT.
@@ -49,7 +49,9 @@ function checkout(name: string): string {
   mkdirSync(join(root, 'node_modules'));
   copyFileSync(join(REPO, '.ci/test-on-node22'), join(root, '.ci/test-on-node22'));
   writeFileSync(join(root, 'README.md'), 'a checkout\n');
-  symlinkSync(join(REPO, 'node_modules/better-sqlite3'), join(root, 'node_modules/better-sqlite3'));
+  for (const addon of ['better-sqlite3', 'node-pty']) {
+    symlinkSync(join(REPO, 'node_modules', addon), join(root, 'node_modules', addon));
+  }
   for (const args of [
     ['init', '-q'],
     ['add', '.ci', 'README.md'],
