@@ -73,7 +73,7 @@ async function sealedSlots(root: string): Promise<string[]> {
 }
 
 describe('DiskUnlock: the TPM unlock policy follows A/B upgrades (simulated TPM, real child process)', () => {
-  it('widens for the trial, narrows after the commit, and keeps the retained slot unlocking through a fallback', async () => {
+  it('widens for the trial, narrows after the commit, and keeps the retained slot unlocking through a rollback and a fallback', async () => {
     const { plane, root, start } = await encryptedDevice();
     const droplet = start();
     await plane.waitForStatus('1.0.0 bound to slot A', convergedAndBound('1.0.0', ['A']));
@@ -95,6 +95,18 @@ describe('DiskUnlock: the TPM unlock policy follows A/B upgrades (simulated TPM,
     expect(plane.status.diskUnlock?.lastChange?.reason).toBe(
       'slot B is the committed slot: only its boot chain unlocks',
     );
+
+    // rollback to 1.0.0, retained in A: widened to A and B for the switch, then only A
+    const seen = plane.statuses.length;
+    plane.setOsVersion('1.0.0');
+    await plane.waitForStatus('1.0.0 bound to slot A', convergedAndBound('1.0.0', ['A']), 40_000);
+    expect(
+      plane.statuses.slice(seen).some((s) => s.osUpdate?.trySlot === 'A' && s.diskUnlock?.slotsAccepted.length === 2),
+    ).toBe(true);
+
+    // back on 1.1.0 in B (retained, no download), for the fallback below
+    plane.setOsVersion('1.1.0', v110.image);
+    await plane.waitForStatus('1.1.0 bound to slot B again', convergedAndBound('1.1.0', ['B']), 40_000);
 
     // 1.2.0 panics in slot A: the bootloader falls back to B, which still unlocks; then only B is accepted
     const v120 = testImage('1.2.0', 100 * KiB, key, PANIC_MARKER);
