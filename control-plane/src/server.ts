@@ -11,7 +11,9 @@ import {
   TrustedProxies,
   adminKeyAnnouncement,
   authenticateRequest,
+  clientAddressOf,
   iamRoutes,
+  rateLimitKeyOf,
 } from './iam/index.js';
 import type { Principal } from './iam/index.js';
 import { ResourceEngine } from './resources/resource-engine.js';
@@ -147,10 +149,10 @@ export async function startServer(
   });
   // a revoked key's open watch streams end at once (a lapsed grant's too: the router re-checks on hierarchy changes)
   keys.onRevoke((keyName) => resources.endStreamsOf(keyName, unauthenticated(`${keyName} was revoked`)));
-  const requireApiKey = authenticateRequest(keys, {
-    limiter: new FailedAuthLimiter(),
-    trustedProxies: new TrustedProxies(config.trustedProxies),
-  });
+  // one budget of wrong keys per source, for the REST API and the remote-access WebSockets
+  const failedAuth = new FailedAuthLimiter();
+  const trustedProxies = new TrustedProxies(config.trustedProxies);
+  const requireApiKey = authenticateRequest(keys, { limiter: failedAuth, trustedProxies });
   const authorize = (principal: unknown, permission: string, name: string): void => {
     if (!principal) throw unauthenticated('request is not authenticated');
     authorizer.authorize(principal as Principal, permission, name);
@@ -258,6 +260,15 @@ export async function startServer(
         return principal === null ? undefined : { principal, keyId: principal.name };
       },
       authorize,
+      failedAuthentication: (req) => {
+        const forwardedFor = req.headers['x-forwarded-for'];
+        const address = clientAddressOf(
+          req.socket.remoteAddress,
+          Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor,
+          trustedProxies,
+        );
+        return failedAuth.fail(rateLimitKeyOf(address));
+      },
       logger: logger.child({ component: 'remote-access' }),
     }),
     logger: logger.child({ component: 'gateway' }),

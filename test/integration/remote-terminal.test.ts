@@ -207,6 +207,19 @@ describe('outpost devices ssh', () => {
     expect(gone.stderr).toMatch(/UNAVAILABLE: .*offline/);
   }, 60_000);
 
+  it('wrong keys count against the same budget as the REST API: RESOURCE_EXHAUSTED once spent', async () => {
+    const attempt = (apiKey: string): Promise<unknown> =>
+      openRemoteSocket({ server: world.server.url, apiKey }, DEVICE, 'terminal', new URLSearchParams()).then(
+        (ws) => ws.close(),
+        (err: unknown) => err,
+      );
+    const refusals: unknown[] = [];
+    for (let i = 0; i < 25; i++) refusals.push(await attempt('not-a-key'));
+    expect(refusals[0]).toMatchObject({ status: 'UNAUTHENTICATED' });
+    expect(refusals.at(-1)).toMatchObject({ status: 'RESOURCE_EXHAUSTED' });
+    expect(await attempt(TEST_ADMIN_KEY)).toBeUndefined(); // a valid key is always let in
+  }, 60_000);
+
   it('a device whose spec disables the terminal refuses it', async () => {
     await world.server.admin.update(
       { name: OFFLINE, spec: { remoteAccess: { disableTerminal: true } } },

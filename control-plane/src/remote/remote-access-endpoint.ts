@@ -17,6 +17,7 @@ import {
   notFound,
   permissionDenied,
   remoteAccessSchema,
+  resourceExhausted,
   terminalExitSchema,
   unauthenticated,
 } from '@outpost/shared';
@@ -50,6 +51,11 @@ export interface RemoteAccessOptions {
   /** the key's principal name, or undefined when the secret is no valid key */
   authenticate(secret: string): { principal: unknown; keyId: string } | undefined;
   authorize(principal: unknown, permission: string, resourceName: string): void;
+  /**
+   * Records a failed authentication of the request's source (the REST API's limiter): the seconds it must wait when
+   * it failed too often, else undefined.
+   */
+  failedAuthentication?: (req: IncomingMessage) => number | undefined;
   logger: Logger;
 }
 
@@ -86,13 +92,24 @@ export function remoteAccessEndpoint(
     const device = decodeURIComponent(encoded);
     prepare(options, req, device, verb, url.searchParams)
       .then(({ opened, start, transcript }) => {
-        if (socket.destroyed) {
-          opened.channel.abort({ status: 'ABORTED', message: 'the client went away' });
+        const abandon = (message: string): void => {
+          opened.channel.abort({ status: 'ABORTED', message });
           opened.release();
+        };
+        // no session without its audit record: a failed write refuses the session
+        let name: string;
+        try {
+          name = options.audit.started(start);
+        } catch (err) {
+          abandon('the session could not be recorded');
+          throw err;
+        }
+        if (socket.destroyed) {
+          abandon('the client went away');
+          options.audit.ended(name, { ending: 'CLIENT_CLOSED', bytesIn: 0, bytesOut: 0 });
           return;
         }
         wss.handleUpgrade(req, socket, head, (ws) => {
-          const name = options.audit.started(start);
           const relayed =
             start.kind === 'TERMINAL'
               ? relayTerminal(ws, opened.channel, transcript)
@@ -130,7 +147,13 @@ async function prepare(
     );
   }
   const caller = options.authenticate(secret);
-  if (caller === undefined) throw unauthenticated('invalid or revoked API key');
+  if (caller === undefined) {
+    const retryAfterSeconds = options.failedAuthentication?.(req);
+    if (retryAfterSeconds !== undefined) {
+      throw resourceExhausted(`too many failed authentications: retry in ${retryAfterSeconds} s`);
+    }
+    throw unauthenticated('invalid or revoked API key');
+  }
   options.authorize(caller.principal, CONNECT_PERMISSION, `projects/${ids['project']}`);
   const doc = options.devices.find(device);
   if (doc === undefined) throw notFound(`device "${device}" not found`);
