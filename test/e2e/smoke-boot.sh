@@ -39,8 +39,9 @@ wait_for() {
 wait_for 'GRUB picked slot A' 'AB: booting slot A \(trial=0\)'
 wait_for 'systemd started' 'Welcome to .*Debian'
 wait_for '/outpost mounted' 'Mounted .*outpost\.mount|Mounted .*/outpost'
-# The package's unit is Type=notify: `Started droplet.service` comes only once the agent says READY=1, which an
-# agent without a provisioned data partition (as here) never does; `Starting` shows systemd ran it.
+# The package's unit is Type=notify: `Started droplet.service` comes only after the agent's READY=1, by which time
+# the serial getty may own the console (no more status lines), and the unprovisioned agent here exits at once;
+# `Starting` shows systemd ran it.
 wait_for 'droplet.service starting' 'Starting .*droplet\.service'
 sleep "${SMOKE_LINGER:-3}"
 echo "--- serial log (droplet lines) ---"
