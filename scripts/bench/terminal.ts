@@ -10,6 +10,7 @@
  *   forward_upload_mb_s, bare_upload_mb_s          bytes sent to a TCP sink through the forward / straight
  *   forward_vs_bare_download_ratio, forward_vs_bare_upload_ratio   goal >= 0.5
  *   forward_cpu_seconds_per_gb_control_plane, _agent, _cli   CPU each process spent per GB forwarded
+ *   heartbeat_disconnects   times the device went Offline during the sessions (goal 0)
  *
  * The echo is measured KEYSTROKES times one after the other; the transfers move TRANSFER_MIB each, in ROUNDS rounds
  * alternating forward and bare, each figure the best round. MB are 10^6 bytes. Output: one JSON line per figure on
@@ -91,6 +92,17 @@ try {
     const connected = async (): Promise<boolean> =>
       (await admin.get<{ status?: { connectionStatus?: string } }>(DEVICE)).status?.connectionStatus === 'CONNECTED';
     await withTimeout(until(connected), 30_000, 'the agent to connect');
+
+    // the sessions' bytes travel in channels with a credit window: the device's link must stay up throughout
+    let disconnects = 0;
+    const watcher = new AbortController();
+    const watching = (async () => {
+      for await (const message of admin.watch<{
+        change: Record<string, { device?: { status?: { connectionStatus?: string } } }>;
+      }>(`/v1/${DEVICE}:watch`, {}, watcher.signal)) {
+        if (Object.values(message.change)[0]?.device?.status?.connectionStatus === 'DISCONNECTED') disconnects += 1;
+      }
+    })().catch(() => undefined);
 
     report.progress(`keystroke echo, ${KEYSTROKES} keystrokes`);
     const ws = await openRemoteSocket(
@@ -184,6 +196,9 @@ try {
     report.figure('bare_upload_mb_s', mbs(seconds.bUp), { unit: 'MB/s', samples: ROUNDS });
     report.figure('forward_vs_bare_download_ratio', mbs(seconds.fDown) / mbs(seconds.bDown), { goal: '>=0.5' });
     report.figure('forward_vs_bare_upload_ratio', mbs(seconds.fUp) / mbs(seconds.bUp), { goal: '>=0.5' });
+    watcher.abort();
+    await watching;
+    report.figure('heartbeat_disconnects', disconnects, { goal: '=0' });
     source.close();
     sink.close();
   });
