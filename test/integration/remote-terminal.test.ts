@@ -187,6 +187,25 @@ describe('outpost devices ssh', () => {
     expect(record.bytesOut).toBeGreaterThan(20);
   }, 90_000);
 
+  it('a large output arrives whole (through the credit window)', async () => {
+    const child = spawn(
+      process.execPath,
+      [...CLI, 'devices', 'ssh', DEVICE, '--', 'head', '-c', '20000000', '/dev/zero'],
+      {
+        cwd: REPO,
+        env: cliEnv(),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let bytes = 0;
+    child.stdout.on('data', (d: Buffer) => (bytes += d.length));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(code).toBe(0);
+    expect(bytes).toBe(20_000_000);
+    const record = await endedSession((s) => s.command === 'head -c 20000000 /dev/zero');
+    expect(record.bytesOut).toBe(20_000_000);
+  }, 90_000);
+
   it('-t gives a command a pseudo-terminal even without a local one', async () => {
     const result = await cliWithInput(['devices', 'ssh', '-t', DEVICE, '--', 'stty', 'size'], '');
     expect(result.code, result.stderr).toBe(0);

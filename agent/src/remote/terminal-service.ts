@@ -4,6 +4,7 @@ import { constants } from 'node:os';
 import {
   TERMINAL_RECORD,
   TerminalRecordDecoder,
+  MAX_TERMINAL_RECORD_BYTES,
   encodeTerminalRecord,
   failedPrecondition,
   invalidArgument,
@@ -61,20 +62,21 @@ async function runSession(args: TerminalArgs, user: ShellUser, channel: Channel,
   let writing: Promise<void> = Promise.resolve();
   // the process is paused and resumed by its own output, which starts before it is known here
   const flow: { session?: SessionProcess } = {};
+  const settled = (): void => {
+    pending--;
+    if (pending === PAUSE_AFTER_PENDING_WRITES - 1) flow.session?.resume();
+  };
   const output: Output = (type, bytes) => {
-    pending++;
-    if (pending === PAUSE_AFTER_PENDING_WRITES) flow.session?.pause();
-    writing = channel.write(encodeTerminalRecord(type, bytes)).then(
-      () => {
-        pending--;
-        if (pending === PAUSE_AFTER_PENDING_WRITES - 1) flow.session?.resume();
-      },
-      () => undefined,
-    );
+    for (let at = 0; at < bytes.length; at += MAX_TERMINAL_RECORD_BYTES) {
+      pending++;
+      if (pending === PAUSE_AFTER_PENDING_WRITES) flow.session?.pause();
+      const piece = bytes.subarray(at, at + MAX_TERMINAL_RECORD_BYTES);
+      writing = channel.write(encodeTerminalRecord(type, piece)).then(settled, settled);
+    }
   };
   const started = args.tty === undefined ? await startPiped(args, user, output) : await startPty(args, user, output);
   flow.session = started;
-  const reading = readInput(channel, started).catch(() => {
+  void readInput(channel, started).catch(() => {
     if (!ended) started.hangUp();
   });
   const exit = await started.exited;
@@ -84,7 +86,6 @@ async function runSession(args: TerminalArgs, user: ShellUser, channel: Channel,
   if (channel.error !== undefined) return;
   await channel.write(encodeTerminalRecord(TERMINAL_RECORD.EXIT, Buffer.from(JSON.stringify(exit))));
   await channel.end();
-  void reading;
 }
 
 /** The client's records, until it ends its side or the channel fails (which throws: the process is hung up). */

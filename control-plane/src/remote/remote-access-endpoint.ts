@@ -299,8 +299,8 @@ async function relayForward(ws: WebSocket, channel: Channel): Promise<SessionEnd
 }
 
 /**
- * Both directions of a session: the client's messages into the channel (the socket paused while a write waits for
- * credit), the channel's bytes to the client. The client's close ends its side (CLOSE); the device's end closes the
+ * Both directions of a session: the client's messages into the channel (the socket paused while many writes wait
+ * for credit), the channel's bytes to the client. The client's close ends its side (CLOSE); the device's end closes the
  * WebSocket; a failure on either side ends both.
  */
 async function relay(
@@ -320,13 +320,12 @@ async function relay(
     // the channel queues writes in order; the client is paused only while many wait for the device's credit
     pending++;
     if (pending === PAUSE_AFTER_PENDING_WRITES) ws.pause();
-    writes = written.then(
-      () => {
-        pending--;
-        if (pending === PAUSE_AFTER_PENDING_WRITES - 1) ws.resume();
-      },
-      () => undefined,
-    );
+    const settled = (): void => {
+      pending--;
+      if (pending === PAUSE_AFTER_PENDING_WRITES - 1) ws.resume();
+    };
+    // a refused write (the channel failed or ended) ends the relay below; it must not leave the client paused
+    writes = written.then(settled, settled);
   });
   ws.on('error', () => undefined);
   ws.once('close', () => {
