@@ -325,6 +325,9 @@ runtime_packages copy "$staging/node_modules"
 # droplet.service is Type=notify: an agent whose notification addon does not load would never be ready
 [[ -n "$dest_root" ]] || "$node_bin" -e 'require(process.argv[1])' "$staging/node_modules/unix-dgram" ||
   die "the unix-dgram addon does not load with $node_bin: run 'npm rebuild unix-dgram' in $source_dir with that node"
+# the remote terminal's pseudo-terminals (node-pty, loaded on the first one): without it only ssh fails
+[[ -n "$dest_root" ]] || "$node_bin" -e 'require(process.argv[1])' "$staging/node_modules/node-pty" ||
+  echo "warning: the node-pty addon does not load with $node_bin: outpost devices ssh with a terminal will fail on this device (run 'npm rebuild node-pty' in $source_dir with that node)" >&2
 
 if [[ -d "$install_root" ]]; then
   rm -rf "${install_root}.old"
