@@ -86,7 +86,7 @@ export async function* watchStateless(
     }
 
     for (;;) {
-      const batch = await queue.take();
+      let batch = await queue.take();
       if (batch === undefined) return;
       if (queue.resetOverflow()) {
         // the backlog was dropped: start over from the last position the client committed
@@ -99,10 +99,11 @@ export async function* watchStateless(
         }
         continue;
       }
-      const fresh = batch.filter((c) => c.seq > committed);
+      const fresh: (Change | undefined)[] = batch.filter((c) => c.seq > committed);
+      batch = undefined; // fresh alone holds the changes: liveChunks lets go of each once its chunk is built
       if (fresh.length === 0) continue;
       const last = fresh[fresh.length - 1]!.seq;
-      const build = (): ChangeMessage[] => fresh.flatMap((c) => liveMessage(shape, c));
+      const build = (): ChangeMessage[] => fresh.flatMap((c) => (c ? liveMessage(shape, c) : []));
       if (memo && fresh.length <= chunkSize) {
         // one response at most: identical for every watcher of this shape that took the same batch
         const line = memo.get(`${fresh[0]!.seq}-${last}|${memoShape}`, () => {
@@ -115,18 +116,48 @@ export async function* watchStateless(
         committed = last;
         continue;
       }
-      const messages = build();
-      if (messages.length === 0) continue;
-      const chunks = chunked(messages, chunkSize, { resumeToken: encodeResumeToken(last) });
-      for (const chunk of chunks) {
-        if (chunk !== chunks[chunks.length - 1] && queue.overflowed) break; // abandoned: soft reset follows
-        yield chunk;
+      // chunk by chunk: the messages of a backlog of thousands of changes are never all held at once
+      let abandoned = false;
+      let pending: ChangeMessage[] | undefined;
+      for (const chunk of liveChunks(shape, fresh, chunkSize)) {
+        if (pending) {
+          if (queue.overflowed) {
+            abandoned = true; // a soft reset follows
+            break;
+          }
+          yield { ...emptyResponse(), changes: pending };
+        }
+        pending = chunk;
+      }
+      if (!abandoned && pending) {
+        yield { ...emptyResponse(), changes: pending, resumeToken: encodeResumeToken(last), isCurrent: true };
       }
       if (!queue.overflowed) committed = last;
     }
   } finally {
     unsubscribe();
   }
+}
+
+/**
+ * The messages of `changes` in chunks of `size` (0: one chunk), built one chunk at a time; a change whose chunk
+ * is built is dropped from `changes`, so what was sent can be collected while the rest waits for the client.
+ */
+export function* liveChunks(
+  shape: StatelessShape,
+  changes: (Change | undefined)[],
+  size: number,
+): Generator<ChangeMessage[]> {
+  const chunk: ChangeMessage[] = [];
+  for (let i = 0; i < changes.length; i++) {
+    const change = changes[i];
+    changes[i] = undefined;
+    if (change) chunk.push(...liveMessage(shape, change));
+    if (size > 0 && chunk.length >= size) {
+      yield chunk.splice(0, size);
+    }
+  }
+  if (chunk.length > 0) yield chunk;
 }
 
 /** The message a live watcher sends for one change of a resource in its parent, if any. */
