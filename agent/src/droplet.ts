@@ -42,7 +42,7 @@ import type { WorkloadUser } from './workloads/workload-user.js';
 import { startChannelServices } from './transfer/channel-services.js';
 import { removePartFilesLeftBehind } from './transfer/part-files.js';
 import { channelServicesOnDemand } from './channel-services-on-demand.js';
-import { execaCommands } from './config-apply/command-runner.js';
+import { execFileCommands } from './config-apply/command-runner.js';
 import type { SystemCommands } from './config-apply/command-runner.js';
 import { NetworkConfigurator } from './config-apply/network/network-configurator.js';
 import { LoggingConfigurator } from './config-apply/logging/logging-configurator.js';
@@ -83,7 +83,7 @@ export interface DropletOptions {
   logFile?: string;
   /** roots every file written for device configuration (--system-root; default `/`) */
   systemRoot?: string;
-  /** how configuration runs netplan, networkctl, systemctl, sshd (default: execa) */
+  /** how configuration runs netplan, networkctl, systemctl, sshd (default: node's execFile) */
   systemCommands?: SystemCommands;
 }
 
@@ -249,7 +249,7 @@ export async function startDroplet(options: DropletOptions): Promise<Droplet> {
   const systemParts = {
     root: systemRoot(options.systemRoot),
     deviceRoot: paths.deviceRoot,
-    commands: options.systemCommands ?? execaCommands(),
+    commands: options.systemCommands ?? execFileCommands(),
     sink: reporterSink(reporter),
     logger,
   };

@@ -52,6 +52,17 @@ describe('the bundled agent at start (after npm run build)', () => {
     expect(loadedAtStart('__localDateParts')).not.toEqual([]);
   });
 
+  // every device runs these at start: execa (~1.2 MiB resident) stays out of an agent without containers or pods
+  for (const name of ['containerEngineAvailable', 'execFileCommands']) {
+    it(`runs ${name} at start without loading execa`, () => {
+      const declaration = new RegExp(`function ${name}\\d*\\(`);
+      const text = [...startPath().values()].find((chunk) => declaration.test(chunk)) ?? '';
+      const body = new RegExp(`${declaration.source}[^)]*\\)\\{(.*?)\\}function `, 's').exec(text)?.[1];
+      expect(body).toContain('execFile');
+      expect(body).not.toContain('execa');
+    });
+  }
+
   it("turns zod's compiled parsers off before the agent proper builds a schema", () => {
     const main = readFileSync(join(DIST, 'main.js'), 'utf8');
     const jitless = main.search(/import\(\s*["']\.\/chunks\/zod-jitless-/);

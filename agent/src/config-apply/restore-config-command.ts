@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import { createLogger } from '../logging/logger.js';
-import { execaCommands } from './command-runner.js';
+import { execFileCommands } from './command-runner.js';
 import { restoreInterruptedTrial } from './network/restore-known-good.js';
 import { systemRoot } from './system-root.js';
 
@@ -35,7 +35,7 @@ export async function restoreConfigCommand(argv: readonly string[]): Promise<num
     const restored = await restoreInterruptedTrial({
       root: systemRoot(opts.systemRoot),
       deviceRoot: opts.deviceRoot,
-      commands: execaCommands(),
+      commands: execFileCommands(),
       logger,
     });
     if (!restored) logger.info('no configuration trial was interrupted: nothing to restore');

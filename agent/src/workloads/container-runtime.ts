@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import type { RunningService, ServiceExit, ServiceLaunch, WorkloadRuntime } from './runtime.js';
 
 export type ContainerEngine = 'docker' | 'podman';
@@ -32,12 +33,17 @@ export function containerRunArgs(launch: ServiceLaunch, name: string): string[] 
   return args;
 }
 
-/** Whether `engine` is installed and its daemon (or podman itself) answers. */
+/**
+ * Whether `engine` is installed and its daemon (or podman itself) answers. Every device asks at start, so this
+ * runs through node's execFile: execa (loaded below on first use) would stay in the memory of every agent, also
+ * of a device without containers.
+ */
 export async function containerEngineAvailable(engine: ContainerEngine): Promise<boolean> {
-  // loaded on first use (here and below): a device without containers never pays for execa's memory
-  const { execa } = await import('execa');
-  const result = await execa(engine, ['info', '--format', '{{json .}}'], { reject: false, timeout: 10_000 });
-  return !result.failed && result.exitCode === 0;
+  return new Promise((resolve) => {
+    execFile(engine, ['info', '--format', '{{json .}}'], { timeout: 10_000, maxBuffer: 16 * 2 ** 20 }, (err) =>
+      resolve(err === null),
+    );
+  });
 }
 
 /** Services as containers through the docker or podman command line. */
