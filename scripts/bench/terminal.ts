@@ -120,6 +120,7 @@ try {
       const record = shared.decodeTerminalMessage(data);
       if (record?.type === shared.TERMINAL_RECORD.OUTPUT) echoed?.(Buffer.from(record.payload).toString());
     });
+    ws.resume();
     const rounds: number[] = [];
     for (let i = 0; i < KEYSTROKES + 20; i++) {
       const key = String.fromCharCode(97 + (i % 26));

@@ -12,8 +12,10 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { spawn as spawnPty } from 'node-pty';
+import { TERMINAL_RECORD } from '@outpost/shared';
 import type { RemoteSession } from '@outpost/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
 import { openRemoteSocket } from '../../control-plane/src/remote/remote-access-client.js';
 import { TEST_ADMIN_KEY } from '../../control-plane/test/helpers/test-server.js';
 import { REPO, RemoteOpsWorld } from './remote-ops-fixture.js';
@@ -124,7 +126,8 @@ describe('outpost devices ssh', () => {
   }, 60_000);
 
   it("`-- sh -c 'exit 7'` exits 7", async () => {
-    expect((await cliWithInput(['devices', 'ssh', DEVICE, '--', 'sh', '-c', 'exit 7'], '')).code).toBe(7);
+    const result = await cliWithInput(['devices', 'ssh', DEVICE, '--', 'sh', '-c', 'exit 7'], '');
+    expect(result.code, result.stderr).toBe(7);
   }, 60_000);
 
   it('without a terminal the input is piped to the command, and its end ends the input', async () => {
@@ -206,6 +209,23 @@ describe('outpost devices ssh', () => {
     expect(record.bytesOut).toBe(20_000_000);
   }, 90_000);
 
+  it("a browser's way in: the key in a subprotocol, records as messages, the exit status last", async () => {
+    const url = `${world.server.url.replace(/^http/, 'ws')}/v1/${DEVICE}:terminal?command=sh&command=-c&command=${encodeURIComponent('echo hi; exit 3')}`;
+    const ws = new WebSocket(url, ['outpost.v1', `bearer.${TEST_ADMIN_KEY}`]);
+    const records: { type: number; text: string }[] = [];
+    ws.on('message', (data: Buffer) => records.push({ type: data[0]!, text: data.subarray(1).toString() }));
+    await new Promise((resolve) => ws.once('open', resolve));
+    expect(ws.protocol).toBe('outpost.v1');
+    const [code] = await new Promise<[number]>((resolve) =>
+      ws.once('close', (closeCode: number) => resolve([closeCode])),
+    );
+    expect(code).toBe(1000);
+    expect(records).toEqual([
+      { type: TERMINAL_RECORD.OUTPUT, text: 'hi\n' },
+      { type: TERMINAL_RECORD.EXIT, text: '{"exitCode":3}' },
+    ]);
+  }, 60_000);
+
   it('-t gives a command a pseudo-terminal even without a local one', async () => {
     const result = await cliWithInput(['devices', 'ssh', '-t', DEVICE, '--', 'stty', 'size'], '');
     expect(result.code, result.stderr).toBe(0);
@@ -229,7 +249,7 @@ describe('outpost devices ssh', () => {
   it('wrong keys count against the same budget as the REST API: RESOURCE_EXHAUSTED once spent', async () => {
     const attempt = (apiKey: string): Promise<unknown> =>
       openRemoteSocket({ server: world.server.url, apiKey }, DEVICE, 'terminal', new URLSearchParams()).then(
-        (ws) => ws.close(),
+        (ws) => ws.terminate(),
         (err: unknown) => err,
       );
     const refusals: unknown[] = [];

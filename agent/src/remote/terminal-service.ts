@@ -1,6 +1,7 @@
 import { spawn as spawnChild } from 'node:child_process';
 import { access } from 'node:fs/promises';
 import { constants } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   TERMINAL_RECORD,
   TerminalRecordDecoder,
@@ -18,6 +19,8 @@ import { ownRemoteAccess } from './own-remote-access.js';
 import { agentUser, lookUpShellUser } from './shell-user.js';
 import type { ShellUser } from './shell-user.js';
 
+/** How long a session that ended waits for the client to end its side. */
+const CLIENT_END_WAIT_MS = 10_000;
 /** Output waiting for the channel's credit beyond this pauses the process (it then blocks on its own writes). */
 const PAUSE_AFTER_PENDING_WRITES = 8;
 
@@ -76,7 +79,7 @@ async function runSession(args: TerminalArgs, user: ShellUser, channel: Channel,
   };
   const started = args.tty === undefined ? await startPiped(args, user, output) : await startPty(args, user, output);
   flow.session = started;
-  void readInput(channel, started).catch(() => {
+  const inputEnded = readInput(channel, started).catch(() => {
     if (!ended) started.hangUp();
   });
   const exit = await started.exited;
@@ -86,6 +89,9 @@ async function runSession(args: TerminalArgs, user: ShellUser, channel: Channel,
   if (channel.error !== undefined) return;
   await channel.write(encodeTerminalRecord(TERMINAL_RECORD.EXIT, Buffer.from(JSON.stringify(exit))));
   await channel.end();
+  // the channel stays open until the client's side ended too: what it sent as the command exited (its end of input)
+  // must not meet a closed channel, which would fail the session at the client's end
+  await Promise.race([inputEnded, sleep(CLIENT_END_WAIT_MS, undefined, { ref: false })]);
 }
 
 /** The client's records, until it ends its side or the channel fails (which throws: the process is hung up). */

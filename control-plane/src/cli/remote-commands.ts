@@ -96,10 +96,12 @@ async function ssh(connection: TransferConnection, device: string, command: stri
       exitCode = exit.success ? exit.data.exitCode : SESSION_FAILED_EXIT;
     }
   });
+  const closed = new Promise<[number, string]>((resolve) =>
+    ws.once('close', (closeCode: number, closeReason: Buffer) => resolve([closeCode, closeReason.toString()])),
+  );
+  ws.resume();
   try {
-    const [code, reason] = await new Promise<[number, string]>((resolve) =>
-      ws.once('close', (closeCode: number, closeReason: Buffer) => resolve([closeCode, closeReason.toString()])),
-    );
+    const [code, reason] = await closed;
     const error = errorOfClose(code, reason);
     if (error !== undefined) throw new ExitStatus(SESSION_FAILED_EXIT, `${error.status}: ${error.message}`);
     return exitCode ?? SESSION_FAILED_EXIT;
@@ -207,10 +209,12 @@ async function forwardConnection(
   socket.once('end', () => ws.readyState === ws.OPEN && ws.send(Buffer.alloc(0)));
   socket.once('close', () => ws.close());
   socket.on('error', () => ws.close());
-  socket.resume();
-  const [code, reason] = await new Promise<[number, string]>((resolve) =>
+  const closed = new Promise<[number, string]>((resolve) =>
     ws.once('close', (closeCode: number, closeReason: Buffer) => resolve([closeCode, closeReason.toString()])),
   );
+  ws.resume();
+  socket.resume();
+  const [code, reason] = await closed;
   socket.end();
   const error = errorOfClose(code, reason);
   if (error !== undefined && code !== 1005) throw error;

@@ -11,8 +11,9 @@ const devicePath = (device: string, verb: string): string =>
     .join('/')}:${verb}`;
 
 /**
- * Opens a remote-access WebSocket (`{device}:terminal` or `:portForward`); resolves once it is open, or throws the
- * server's refusal as its ApiError (PERMISSION_DENIED, UNAVAILABLE for an offline device, ...).
+ * Opens a remote-access WebSocket (`{device}:terminal` or `:portForward`); resolves once it is open, paused (call
+ * `resume()` once listening to its messages), or throws the server's refusal as its ApiError (PERMISSION_DENIED,
+ * UNAVAILABLE for an offline device, ...).
  */
 export function openRemoteSocket(
   connection: TransferConnection,
@@ -33,6 +34,8 @@ export function openRemoteSocket(
   });
   return new Promise((resolve, reject) => {
     ws.once('open', () => {
+      // the server may send right behind its answer to the upgrade: nothing is emitted before the caller listens
+      ws.pause();
       ws.removeAllListeners('error');
       ws.removeAllListeners('unexpected-response');
       resolve(ws);

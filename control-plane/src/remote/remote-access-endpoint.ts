@@ -83,7 +83,13 @@ interface SessionPlan {
 export function remoteAccessEndpoint(
   options: RemoteAccessOptions,
 ): (req: IncomingMessage, socket: Duplex, head: Buffer) => boolean {
-  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: 2 * 1024 * 1024 });
+  const wss = new WebSocketServer({
+    noServer: true,
+    perMessageDeflate: false,
+    maxPayload: 2 * 1024 * 1024,
+    // a browser needs one of its subprotocols echoed: another than the one carrying its key, when it offers one
+    handleProtocols: (protocols) => [...protocols].find((p) => !BEARER_PROTOCOL.test(p)) ?? [...protocols][0] ?? false,
+  });
   return (req, socket, head) => {
     const url = new URL(req.url ?? '/', 'http://server');
     const match = ROUTE.exec(url.pathname);
@@ -347,6 +353,8 @@ async function relay(
     return { ending: error.status === 'UNAVAILABLE' ? 'DEVICE_CLOSED' : 'FAILED', error: error.message };
   }
   done = true;
+  // the device ended: this side ends too, after what the client sent (the device waits for it before it lets go)
+  void writes.then(() => channel.end()).catch(() => undefined);
   if (clientClosed) return { ending: 'CLIENT_CLOSED' };
   ws.close(1000, 'ended');
   return { ending: 'EXITED' };
