@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { setFlagsFromString } from 'node:v8';
 import { startServer } from '../server.js';
 import { runServer } from './run.js';
 
@@ -13,4 +14,8 @@ await runServer(startServer, {
   },
   onReloadSignal: (handler) => process.on('SIGHUP', handler),
   exit: (code) => process.exit(code),
+  // V8 reads this flag each time it sets the next collection's limit, so setting it at run time takes effect
+  tuneHeap: (percent) => {
+    if (percent > 0) setFlagsFromString(`--heap-growing-percent=${percent}`);
+  },
 });

@@ -1,5 +1,12 @@
 import type { DestinationStream } from 'pino';
-import { ConfigError, loadServerConfig, SERVER_USAGE, wantsHelp, type ServerConfig } from './config.js';
+import {
+  ConfigError,
+  DEFAULT_HEAP_GROWING_PERCENT,
+  loadServerConfig,
+  SERVER_USAGE,
+  wantsHelp,
+  type ServerConfig,
+} from './config.js';
 import { createLogger, type Logger } from './logger.js';
 import { isLoopbackHost } from '@outpost/shared';
 
@@ -27,6 +34,8 @@ export interface ServerProcess {
   /** registers the handler for SIGHUP (re-read the TLS certificate) */
   onReloadSignal?: (handler: () => void) => void;
   exit: (code: number) => void;
+  /** applies --heap-growing-percent to the process's JavaScript heap (0: V8's own) before the server starts */
+  tuneHeap?: (growingPercent: number) => void;
 }
 
 /**
@@ -49,6 +58,7 @@ export async function runServer(start: StartServer, proc: ServerProcess): Promis
     return;
   }
 
+  proc.tuneHeap?.(config.heapGrowingPercent ?? DEFAULT_HEAP_GROWING_PERCENT);
   const logger = createLogger(config.logLevel, proc.logDestination);
   let running: RunningServer;
   try {

@@ -84,6 +84,19 @@ describe('loadServerConfig', () => {
     });
   });
 
+  it('reads --heap-growing-percent or OUTPOST_HEAP_GROWING_PERCENT, 0 to 1000', () => {
+    expect(loadServerConfig([], {}).heapGrowingPercent).toBeUndefined(); // the server applies its default
+    expect(loadServerConfig([], { OUTPOST_HEAP_GROWING_PERCENT: '0' })).toMatchObject({ heapGrowingPercent: 0 });
+    expect(loadServerConfig(['--heap-growing-percent', '100'], { OUTPOST_HEAP_GROWING_PERCENT: '20' })).toMatchObject({
+      heapGrowingPercent: 100,
+    });
+    for (const bad of ['-1', '1001', '1.5', 'half']) {
+      expect(() => loadServerConfig([`--heap-growing-percent=${bad}`], {})).toThrow(
+        new RegExp(`invalid --heap-growing-percent "${bad}"`),
+      );
+    }
+  });
+
   it('treats empty environment variables as unset', () => {
     expect(loadServerConfig([], { OUTPOST_PORT: '', OUTPOST_ADMIN_KEY: '' })).toEqual(DEFAULT_SERVER_CONFIG);
   });

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startServer } from '../../src/server.js';
+import { DEFAULT_HEAP_GROWING_PERCENT } from '../../src/server/config.js';
 import type { ServerConfig } from '../../src/server/config.js';
 import { runServer, type RunningServer, type ServerProcess } from '../../src/server/run.js';
 
@@ -87,6 +88,31 @@ describe('runServer', () => {
     await runServer(() => Promise.reject(new Error('address in use')), p.proc);
     expect(await p.exited).toBe(1);
     expect(p.logs[0]).toMatchObject({ msg: 'cannot start', err: { message: 'address in use' } });
+  });
+
+  it('tunes the heap before starting: --heap-growing-percent, 50 by default; not at all on bad configuration', async () => {
+    const tunedWith = async (argv: string[]): Promise<number[]> => {
+      const tuned: number[] = [];
+      const p = fakeProcess(argv);
+      let startedAfterTuning: boolean | undefined;
+      await runServer(
+        async (config) => {
+          startedAfterTuning = tuned.length === 1;
+          return startHttp(config);
+        },
+        { ...p.proc, tuneHeap: (percent) => tuned.push(percent) },
+      );
+      if (startedAfterTuning !== undefined) {
+        expect(startedAfterTuning).toBe(true);
+        p.signal('SIGTERM');
+      }
+      await p.exited;
+      return tuned;
+    };
+    expect(await tunedWith(['--port', '0'])).toEqual([DEFAULT_HEAP_GROWING_PERCENT]);
+    expect(DEFAULT_HEAP_GROWING_PERCENT).toBe(50);
+    expect(await tunedWith(['--port', '0', '--heap-growing-percent', '0'])).toEqual([0]);
+    expect(await tunedWith(['--heap-growing-percent', 'lots'])).toEqual([]);
   });
 
   it('prints the usage for --help', async () => {
