@@ -144,7 +144,11 @@ describe.skipIf(nginxBinary === undefined && !runsUnderCi)(
       const agent = world.startAgent(await world.provision(device, proxyUrl), ['--ca-file', world.ca.certFile]);
       // followed by a watch stream through nginx: streamed answers are not buffered
       await waitForDevice(throughProxy, device, online, 30_000);
-      expect(agent.output()).toContain(`wss://127.0.0.1:${new URL(proxyUrl).port}/v1/agent:connect`);
+      // the server counts the device online before the agent has read its welcome and logged the connection
+      await vi.waitFor(
+        () => expect(agent.output()).toContain(`wss://127.0.0.1:${new URL(proxyUrl).port}/v1/agent:connect`),
+        { timeout: 15_000, interval: 100 },
+      );
       expect(world.server.gateway.isOnline(device)).toBe(true);
 
       // heartbeats go through nginx both ways: the link outlives several of them

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { mergeReportedStatus, reportedStatusSchema } from '../../src/protocol/index.js';
+import { mergeReportedStatus, reportedStatusSchema, type ReportedStatus } from '../../src/protocol/index.js';
 
-const diskUnlock = {
+const diskUnlock: NonNullable<ReportedStatus['diskUnlock']> = {
   adapter: 'simulated-tpm',
   boundPcrs: [7, 8, 9],
   slotsAccepted: ['A', 'B'],
