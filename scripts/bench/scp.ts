@@ -27,16 +27,18 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { createHash, randomBytes, randomFillSync } from 'node:crypto';
-import { createReadStream, createWriteStream, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, mkdirSync } from 'node:fs';
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { REPO_ROOT, requireBuiltPackages } from './lib/preflight.js';
+import { controlPlaneUp, provisionDeviceRoot } from './lib/bench-device.js';
 import { createReporter } from './lib/report.js';
 import { withTempDir } from './lib/temp-dir.js';
-import { exitAfter, sleep, withTimeout } from './lib/time.js';
+import { freePort } from './lib/process-stats.js';
+import { exitAfter, until, withTimeout } from './lib/time.js';
 
 const SIZE = 1024 * 1024 * 1024;
 const ROUNDS = Number(process.env['ROUNDS'] ?? 3);
@@ -89,20 +91,10 @@ async function main(): Promise<void> {
           },
         ),
       );
-      await withTimeout(
-        until(async () => (await fetch(`${server}/healthz`)).ok),
-        30_000,
-        'the control plane to start',
-      );
+      await controlPlaneUp(server);
       const admin = new shared.OutpostClient({ server, apiKey });
-      await admin.create('projects/bench/regions/local', 'devices', { name: DEVICE });
-      const { credential } = await admin.request<{ credential: string }>('POST', `/v1/${DEVICE}:issueCredential`, {
-        body: {},
-      });
       const root = join(dir, 'device');
-      mkdirSync(join(root, 'config'), { recursive: true });
-      writeFileSync(join(root, 'config', 'credential'), `${credential}\n`, { mode: 0o600 });
-      writeFileSync(join(root, 'config', 'droplet.json'), JSON.stringify({ server, deviceName: DEVICE }));
+      await provisionDeviceRoot(admin, DEVICE, server, root);
       children.push(
         start(process.execPath, [...CHILD_NODE_FLAGS, AGENT_MAIN, '--device-root', root, '--log-level', 'warn'], {}),
       );
@@ -270,26 +262,5 @@ function firstLine(child: ChildProcess): Promise<number> {
       if (text.includes('\n')) resolve(Number(text.split('\n')[0]));
     });
     child.once('exit', () => reject(new Error('the bare server ended')));
-  });
-}
-
-async function until(test: () => Promise<boolean>): Promise<void> {
-  for (;;) {
-    try {
-      if (await test()) return;
-    } catch {
-      // not up yet
-    }
-    await sleep(100);
-  }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer();
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
   });
 }

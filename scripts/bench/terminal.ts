@@ -24,16 +24,17 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import type { AddressInfo, Server } from 'node:net';
 import { join } from 'node:path';
 import { REPO_ROOT, requireBuiltPackages } from './lib/preflight.js';
 import { cpuSecondsOf, freePort } from './lib/process-stats.js';
+import { controlPlaneUp, provisionDeviceRoot } from './lib/bench-device.js';
 import { createReporter } from './lib/report.js';
 import { summarize } from './lib/stats.js';
 import { withTempDir } from './lib/temp-dir.js';
-import { exitAfter, withTimeout } from './lib/time.js';
+import { exitAfter, until, withTimeout } from './lib/time.js';
 
 const KEYSTROKES = Number(process.env['KEYSTROKES'] ?? 500);
 const TRANSFER_BYTES = Number(process.env['TRANSFER_MIB'] ?? 256) * 1024 * 1024;
@@ -73,20 +74,10 @@ try {
     ];
     const controlPlane = start(serverArgs, { OUTPOST_ADMIN_KEY: apiKey });
     children.push(controlPlane);
-    await withTimeout(
-      until(async () => (await fetch(`${server}/healthz`)).ok),
-      30_000,
-      'the control plane to start',
-    );
+    await controlPlaneUp(server);
     const admin = new shared.OutpostClient({ server, apiKey });
-    await admin.create('projects/bench/regions/local', 'devices', { name: DEVICE });
-    const { credential } = await admin.request<{ credential: string }>('POST', `/v1/${DEVICE}:issueCredential`, {
-      body: {},
-    });
     const root = join(dir, 'device');
-    mkdirSync(join(root, 'config'), { recursive: true });
-    writeFileSync(join(root, 'config', 'credential'), `${credential}\n`, { mode: 0o600 });
-    writeFileSync(join(root, 'config', 'droplet.json'), JSON.stringify({ server, deviceName: DEVICE }));
+    await provisionDeviceRoot(admin, DEVICE, server, root);
     const agent = start([AGENT_MAIN, '--device-root', root, '--log-level', 'warn'], {});
     children.push(agent);
     const connected = async (): Promise<boolean> =>
@@ -261,15 +252,4 @@ function firstLine(child: ChildProcess): Promise<string> {
     });
     child.once('exit', () => reject(new Error('the port-forward command ended')));
   });
-}
-
-async function until(test: () => Promise<boolean>): Promise<void> {
-  for (;;) {
-    try {
-      if (await test()) return;
-    } catch {
-      // not up yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }

@@ -29,3 +29,15 @@ export function exitAfter(ms: number, code: number, message: string): void {
  * same machine, unlike performance.now(), whose origin is each process's (or thread's) start.
  */
 export const monotonicMs = (): number => Number(process.hrtime.bigint()) / 1e6;
+
+/** Polls `test` every 100 ms until it answers true; a throw counts as "not yet". */
+export async function until(test: () => Promise<boolean>): Promise<void> {
+  for (;;) {
+    try {
+      if (await test()) return;
+    } catch {
+      // not up yet
+    }
+    await sleep(100);
+  }
+}
