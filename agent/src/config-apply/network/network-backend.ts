@@ -1,4 +1,5 @@
-import { access, readdir } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
+import { pathExists } from '@outpost/shared';
 import type { SystemCommands } from '../command-runner.js';
 import { executableUnder } from '../system-file.js';
 import type { SystemRoot } from '../system-root.js';
@@ -41,7 +42,7 @@ export async function networkBackend(root: SystemRoot, commands: SystemCommands)
         const { renderNetplan } = await import('./render-netplan.js');
         return { ok: true, files: renderNetplan(config) };
       },
-      ownedFiles: async () => ((await exists(root.path(NETPLAN_FILE))) ? [NETPLAN_FILE] : []),
+      ownedFiles: async () => ((await pathExists(root.path(NETPLAN_FILE))) ? [NETPLAN_FILE] : []),
       apply: async () => commandOutcome(await commands.run([netplan, 'apply']), 'netplan apply'),
     };
   }
@@ -66,7 +67,7 @@ export async function networkBackend(root: SystemRoot, commands: SystemCommands)
       if (!reload.ok) return reload;
       // reload reconfigures the interfaces whose files changed; reconfigure also those whose files went away
       const present = [];
-      for (const name of interfaces) if (await exists(root.path(`/sys/class/net/${name}`))) present.push(name);
+      for (const name of interfaces) if (await pathExists(root.path(`/sys/class/net/${name}`))) present.push(name);
       if (present.length === 0) return reload;
       return commandOutcome(await commands.run([networkctl, 'reconfigure', ...present]), 'networkctl reconfigure');
     },
@@ -77,13 +78,4 @@ function commandOutcome(result: { exitCode: number; stderr: string }, what: stri
   if (result.exitCode === 0) return { ok: true };
   const detail = result.stderr.trim().split('\n').slice(-5).join('\n');
   return { ok: false, error: `${what} failed (exit code ${result.exitCode})${detail === '' ? '' : `: ${detail}`}` };
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await access(path);
-    return true;
-  } catch {
-    return false;
-  }
 }

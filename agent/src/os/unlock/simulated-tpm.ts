@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { access, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { SLOTS, isNotFound, readJsonFile, writeJsonFileAtomic } from '@outpost/shared';
+import { SLOTS, isNotFound, pathExists, readJsonFile, writeJsonFileAtomic } from '@outpost/shared';
 import type { Slot } from '@outpost/shared';
 import { readFirstLine } from '../boot/running-root.js';
 import { readSimulatedBoot, slotImageFile, slotVersionFile } from '../boot/simulated-device.js';
@@ -58,7 +58,7 @@ export async function simulatedTpm(
   now: () => number = Date.now,
 ): Promise<DiskUnlockAdapter | undefined> {
   const paths = simulatedTpmPaths(deviceRoot, device);
-  if (!(await exists(paths.dir))) return undefined;
+  if (!(await pathExists(paths.dir))) return undefined;
 
   const measure = async (slot: Slot): Promise<string | undefined> => {
     const version = await readFirstLine(slotVersionFile(device, slot));
@@ -95,7 +95,7 @@ export async function simulatedTpm(
   };
 
   const seal = async (slots: readonly Slot[], reason: string): Promise<UnlockBinding> => {
-    if (await exists(paths.lockoutFile)) {
+    if (await pathExists(paths.lockoutFile)) {
       throw new UnlockPrepareError('the TPM refuses to seal: it is in dictionary-attack lockout');
     }
     const accepted: SealedPolicy['accepted'] = {};
@@ -136,13 +136,4 @@ export async function simulatedTpm(
       return unlocked;
     },
   };
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await access(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
