@@ -34,11 +34,11 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { REPO_ROOT, requireBuiltPackages } from './lib/preflight.js';
-import { controlPlaneUp, provisionDeviceRoot } from './lib/bench-device.js';
+import { controlPlaneUp, countDisconnects, deviceConnected, provisionDeviceRoot } from './lib/bench-device.js';
 import { createReporter } from './lib/report.js';
 import { withTempDir } from './lib/temp-dir.js';
 import { freePort } from './lib/process-stats.js';
-import { exitAfter, until, withTimeout } from './lib/time.js';
+import { exitAfter, withTimeout } from './lib/time.js';
 
 const SIZE = 1024 * 1024 * 1024;
 const ROUNDS = Number(process.env['ROUNDS'] ?? 3);
@@ -98,18 +98,8 @@ async function main(): Promise<void> {
       children.push(
         start(process.execPath, [...CHILD_NODE_FLAGS, AGENT_MAIN, '--device-root', root, '--log-level', 'warn'], {}),
       );
-      const connected = async (): Promise<boolean> =>
-        (await admin.get<{ status?: { connectionStatus?: string } }>(DEVICE)).status?.connectionStatus === 'CONNECTED';
-      await withTimeout(until(connected), 30_000, 'the agent to connect');
-      let disconnects = 0;
-      const watcher = new AbortController();
-      const watching = (async () => {
-        for await (const message of admin.watch<{
-          change: Record<string, { device?: { status?: { connectionStatus?: string } } }>;
-        }>(`/v1/${DEVICE}:watch`, {}, watcher.signal)) {
-          if (Object.values(message.change)[0]?.device?.status?.connectionStatus === 'DISCONNECTED') disconnects += 1;
-        }
-      })().catch(() => undefined);
+      await deviceConnected(admin, DEVICE);
+      const disconnects = countDisconnects(admin, DEVICE);
 
       const connection = { server, apiKey };
       const remote = join(dir, 'on-device');
@@ -154,8 +144,7 @@ async function main(): Promise<void> {
         seconds.get.push(await timed(() => httpGet(`http://127.0.0.1:${barePort}/payload.bin`, got)));
         await check(got, sha, 'the GET copy');
       }
-      watcher.abort();
-      await watching;
+      const heartbeatDisconnects = await disconnects.stop();
       const up = Math.min(...seconds.up);
       const down = Math.min(...seconds.down);
       const put = Math.min(...seconds.put);
@@ -169,7 +158,7 @@ async function main(): Promise<void> {
       report.figure('http_get_mb_s', mbs(get), { unit: 'MB/s', samples });
       report.figure('upload_vs_put_ratio', put / up, { goal: '>=0.5' });
       report.figure('download_vs_put_ratio', put / down, { goal: '>=0.5' });
-      report.figure('heartbeat_disconnects', disconnects, { goal: '=0' });
+      report.figure('heartbeat_disconnects', heartbeatDisconnects, { goal: '=0' });
     });
   } finally {
     for (const child of children) child.kill('SIGTERM');

@@ -30,11 +30,11 @@ import type { AddressInfo, Server } from 'node:net';
 import { join } from 'node:path';
 import { REPO_ROOT, requireBuiltPackages } from './lib/preflight.js';
 import { cpuSecondsOf, freePort } from './lib/process-stats.js';
-import { controlPlaneUp, provisionDeviceRoot } from './lib/bench-device.js';
+import { controlPlaneUp, countDisconnects, deviceConnected, provisionDeviceRoot } from './lib/bench-device.js';
 import { createReporter } from './lib/report.js';
 import { summarize } from './lib/stats.js';
 import { withTempDir } from './lib/temp-dir.js';
-import { exitAfter, until, withTimeout } from './lib/time.js';
+import { exitAfter, withTimeout } from './lib/time.js';
 
 const KEYSTROKES = Number(process.env['KEYSTROKES'] ?? 500);
 const TRANSFER_BYTES = Number(process.env['TRANSFER_MIB'] ?? 256) * 1024 * 1024;
@@ -80,20 +80,10 @@ try {
     await provisionDeviceRoot(admin, DEVICE, server, root);
     const agent = start([AGENT_MAIN, '--device-root', root, '--log-level', 'warn'], {});
     children.push(agent);
-    const connected = async (): Promise<boolean> =>
-      (await admin.get<{ status?: { connectionStatus?: string } }>(DEVICE)).status?.connectionStatus === 'CONNECTED';
-    await withTimeout(until(connected), 30_000, 'the agent to connect');
+    await deviceConnected(admin, DEVICE);
 
     // the sessions' bytes travel in channels with a credit window: the device's link must stay up throughout
-    let disconnects = 0;
-    const watcher = new AbortController();
-    const watching = (async () => {
-      for await (const message of admin.watch<{
-        change: Record<string, { device?: { status?: { connectionStatus?: string } } }>;
-      }>(`/v1/${DEVICE}:watch`, {}, watcher.signal)) {
-        if (Object.values(message.change)[0]?.device?.status?.connectionStatus === 'DISCONNECTED') disconnects += 1;
-      }
-    })().catch(() => undefined);
+    const disconnects = countDisconnects(admin, DEVICE);
 
     report.progress(`keystroke echo, ${KEYSTROKES} keystrokes`);
     const ws = await openRemoteSocket(
@@ -188,9 +178,8 @@ try {
     report.figure('bare_upload_mb_s', mbs(seconds.bUp), { unit: 'MB/s', samples: ROUNDS });
     report.figure('forward_vs_bare_download_ratio', mbs(seconds.fDown) / mbs(seconds.bDown), { goal: '>=0.5' });
     report.figure('forward_vs_bare_upload_ratio', mbs(seconds.fUp) / mbs(seconds.bUp), { goal: '>=0.5' });
-    watcher.abort();
-    await watching;
-    report.figure('heartbeat_disconnects', disconnects, { goal: '=0' });
+    const heartbeatDisconnects = await disconnects.stop();
+    report.figure('heartbeat_disconnects', heartbeatDisconnects, { goal: '=0' });
     source.close();
     sink.close();
   });
