@@ -37,7 +37,7 @@ import { REPO_ROOT, requireBuiltPackages } from './lib/preflight.js';
 import { controlPlaneUp, countDisconnects, deviceConnected, provisionDeviceRoot } from './lib/bench-device.js';
 import { createReporter } from './lib/report.js';
 import { withTempDir } from './lib/temp-dir.js';
-import { freePort } from './lib/process-stats.js';
+import { firstLine, freePort } from './lib/process-stats.js';
 import { exitAfter, withTimeout } from './lib/time.js';
 
 const SIZE = 1024 * 1024 * 1024;
@@ -114,7 +114,7 @@ async function main(): Promise<void> {
         true,
       );
       children.push(bare);
-      const barePort = await withTimeout(firstLine(bare), 30_000, 'the bare server to start');
+      const barePort = Number(await withTimeout(firstLine(bare), 30_000, 'the bare server to start'));
       const got = join(dir, 'got.bin');
 
       // rounds alternate the four transfers, so that a busy moment of the machine does not hit one kind only
@@ -241,15 +241,4 @@ function start(command: string, args: string[], env: Record<string, string>, rea
   });
   child.on('error', (err) => process.stderr.write(`${command}: ${err.message}\n`));
   return child;
-}
-
-function firstLine(child: ChildProcess): Promise<number> {
-  return new Promise((resolve, reject) => {
-    let text = '';
-    child.stdout?.on('data', (d: Buffer) => {
-      text += d.toString();
-      if (text.includes('\n')) resolve(Number(text.split('\n')[0]));
-    });
-    child.once('exit', () => reject(new Error('the bare server ended')));
-  });
 }

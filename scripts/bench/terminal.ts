@@ -29,7 +29,7 @@ import { connect, createServer } from 'node:net';
 import type { AddressInfo, Server } from 'node:net';
 import { join } from 'node:path';
 import { REPO_ROOT, requireBuiltPackages } from './lib/preflight.js';
-import { cpuSecondsOf, freePort } from './lib/process-stats.js';
+import { cpuSecondsOf, firstLine, freePort } from './lib/process-stats.js';
 import { controlPlaneUp, countDisconnects, deviceConnected, provisionDeviceRoot } from './lib/bench-device.js';
 import { createReporter } from './lib/report.js';
 import { summarize } from './lib/stats.js';
@@ -230,15 +230,4 @@ function start(args: string[], env: Record<string, string>, readStdout = false):
   });
   child.on('error', (err) => process.stderr.write(`${args[0]}: ${err.message}\n`));
   return child;
-}
-
-function firstLine(child: ChildProcess): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let text = '';
-    child.stdout?.on('data', (d: Buffer) => {
-      text += d.toString();
-      if (text.includes('\n')) resolve(text.split('\n')[0]!);
-    });
-    child.once('exit', () => reject(new Error('the port-forward command ended')));
-  });
 }

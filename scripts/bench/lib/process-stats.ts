@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -32,4 +33,16 @@ export async function freePort(): Promise<number> {
   const { port } = server.address() as AddressInfo;
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
+}
+
+/** The first line `child` prints on its stdout (spawned with stdout 'pipe'); fails when it exits before one. */
+export function firstLine(child: ChildProcess): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    child.stdout?.on('data', (d: Buffer) => {
+      text += d.toString();
+      if (text.includes('\n')) resolve(text.split('\n')[0]!);
+    });
+    child.once('exit', () => reject(new Error(`${child.spawnfile} ended before it printed a line`)));
+  });
 }
