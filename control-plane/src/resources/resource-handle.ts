@@ -29,8 +29,11 @@ import {
   systemOwnedPaths,
   type PathTree,
 } from './metadata-stamp.js';
+import { compileQuery, type QueryTarget } from './compile-query.js';
+import type { ResourceQuery } from './resource-query.js';
 import type { ResourceRules, OperationContext } from './resource-rules.js';
-import type { Doc, ResourceTable, StoredRow } from './resource-table.js';
+import type { Doc, QueriedRow, ResourceTable, StoredRow, TableQuery } from './resource-table.js';
+import { RowProjection } from './row-projection.js';
 import type {
   BatchGetRequest,
   CreateRequest,
@@ -122,6 +125,60 @@ export class ResourceHandle {
   /** The stored document, or undefined. */
   find(name: string): Doc | undefined {
     return this.table.find(name)?.doc;
+  }
+
+  /** The stored row (its id and document), or undefined: to hold for a later mergeRows or patchRow. */
+  findRow(name: string): StoredRow | undefined {
+    return this.table.find(name);
+  }
+
+  /** The stored rows of many names (absent ones are left out). */
+  findRows(names: Iterable<string>): Map<string, StoredRow> {
+    return this.table.findMany(names);
+  }
+
+  /** The stored rows an engine query selects (see resource-query.ts), in its order. */
+  query(query: ResourceQuery = {}): QueriedRow[] {
+    return this.table.query(this.compile(query));
+  }
+
+  /** The documents an engine query selects, in its order. */
+  list(query: ResourceQuery = {}): Doc[] {
+    return this.query(query).map((row) => row.doc);
+  }
+
+  /** The names an engine query selects, in name order, without reading the documents. */
+  names(query: Omit<ResourceQuery, 'orderBy'> = {}): string[] {
+    const names: string[] = [];
+    this.table.eachStored(this.compile(query), (row) => names.push(String(row.keyValues[0])));
+    return names;
+  }
+
+  /** How many documents an engine query selects. */
+  count(query: Pick<ResourceQuery, 'where'> = {}): number {
+    return this.table.count(this.compile(query).where);
+  }
+
+  /**
+   * Moves with every write of this kind (and when a rollback undid some): a value computed from what is
+   * stored is still current while this has not moved, and rows read earlier may be written over.
+   */
+  get version(): number {
+    return this.table.version;
+  }
+
+  /** A value derived from every stored document, kept in memory and up to date with every write. */
+  project<R>(derive: (doc: Doc, id: number) => R): RowProjection<R> {
+    return new RowProjection(this.table, derive);
+  }
+
+  private compile(query: ResourceQuery): TableQuery {
+    const target: QueryTarget = {
+      def: this.def,
+      sqlTarget: this.table.sqlTarget,
+      patternOfParent: (parent, wildcards) => this.patternOfParent(parent, wildcards),
+    };
+    return compileQuery(target, query);
   }
 
   get(req: GetRequest): Doc {
