@@ -1,0 +1,150 @@
+import { createRequire } from 'node:module';
+import { MessageChannel, Worker, receiveMessageOnPort } from 'node:worker_threads';
+import type { MessagePort } from 'node:worker_threads';
+
+/** One statement: `$1`-style parameters, sent untyped (PostgreSQL infers each from where it stands). */
+export interface PgStatement {
+  sql: string;
+  params?: readonly unknown[];
+}
+
+export interface PgResult {
+  /** each row as an array of its columns, in select order */
+  rows: unknown[][];
+  rowCount: number;
+}
+
+/** A PostgreSQL error as the server reported it (`code` is its SQLSTATE). */
+export class PostgresError extends Error {
+  constructor(
+    message: string,
+    readonly code: string | undefined,
+  ) {
+    super(message);
+    this.name = 'PostgresError';
+  }
+}
+
+interface Reply {
+  results?: PgResult[];
+  error?: { message: string; code?: string };
+}
+
+/** How long a statement may take before the caller gives up on the worker (a hung server, a dead worker). */
+const STATEMENT_TIMEOUT_MS = 120_000;
+
+/*
+ * The worker owns one `pg` connection. Each request is a list of statements run in order (one round trip from
+ * the caller however many there are); the reply goes back on its own port and the shared flag wakes the caller.
+ * Statements are prepared by name once per connection. int8 and numeric come back as JS numbers, JSON and
+ * JSONB as their text (the caller parses it when it wants the document).
+ */
+const WORKER_SOURCE = `
+const { workerData } = require('node:worker_threads');
+const pg = require(workerData.driver);
+const flag = new Int32Array(workerData.flag);
+const port = workerData.port;
+const raw = (v) => v;
+const types = {
+  getTypeParser(oid, format) {
+    if (oid === 20 || oid === 1700 || oid === 701 || oid === 700) return (v) => Number(v);
+    if (oid === 114 || oid === 3802) return raw;
+    return pg.types.getTypeParser(oid, format);
+  },
+};
+const client = new pg.Client({ connectionString: workerData.url, types });
+const names = new Map();
+const connected = client.connect();
+let failed;
+client.on('error', (err) => { failed = err; });
+function reply(message) {
+  port.postMessage(message);
+  Atomics.store(flag, 0, 1);
+  Atomics.notify(flag, 0);
+}
+port.on('message', async (request) => {
+  if (request.close) {
+    try { await client.end(); } catch {}
+    reply({ results: [] });
+    port.close();
+    return;
+  }
+  try {
+    await connected;
+    if (failed) throw failed;
+    const results = [];
+    for (const statement of request.statements) {
+      let name = names.get(statement.sql);
+      if (name === undefined) {
+        name = 's' + names.size;
+        names.set(statement.sql, name);
+      }
+      const result = await client.query({ name, text: statement.sql, values: statement.params || [], rowMode: 'array' });
+      results.push({ rows: result.rows, rowCount: result.rowCount || 0 });
+    }
+    reply({ results });
+  } catch (err) {
+    reply({ error: { message: String(err && err.message ? err.message : err), code: err && err.code } });
+  }
+});
+`;
+
+/**
+ * A PostgreSQL connection used synchronously, as the resource engine uses SQLite: the `pg` driver runs in a
+ * worker thread, and the caller blocks on a shared flag (Atomics.wait) until the worker's reply is there, then
+ * takes it off the port without going through the event loop (receiveMessageOnPort). One connection, so the
+ * statements of a transaction are the caller's alone.
+ */
+export class SyncPostgres {
+  private readonly worker: Worker;
+  private readonly port: MessagePort;
+  private readonly flag = new Int32Array(new SharedArrayBuffer(4));
+  private closed = false;
+
+  constructor(readonly url: string) {
+    const driver = createRequire(import.meta.url).resolve('pg');
+    const channel = new MessageChannel();
+    this.port = channel.port1;
+    this.worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { driver, url, flag: this.flag.buffer, port: channel.port2 },
+      transferList: [channel.port2],
+    });
+    this.worker.unref();
+    this.port.unref();
+  }
+
+  /** Runs one statement; its rows as arrays of columns. */
+  query(sql: string, params: readonly unknown[] = []): PgResult {
+    return this.run([{ sql, params }])[0]!;
+  }
+
+  /** Runs the statements in order in one round trip; stops at the first that fails (its error is thrown). */
+  run(statements: readonly PgStatement[]): PgResult[] {
+    if (this.closed) throw new Error('the PostgreSQL connection is closed');
+    const reply = this.exchange({ statements });
+    if (reply.error) throw new PostgresError(reply.error.message, reply.error.code);
+    return reply.results ?? [];
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      this.exchange({ close: true });
+    } finally {
+      void this.worker.terminate();
+    }
+  }
+
+  private exchange(request: unknown): Reply {
+    Atomics.store(this.flag, 0, 0);
+    this.port.postMessage(request);
+    const outcome = Atomics.wait(this.flag, 0, 0, STATEMENT_TIMEOUT_MS);
+    const message = receiveMessageOnPort(this.port);
+    if (message === undefined) {
+      throw new Error(`PostgreSQL did not answer (${outcome === 'timed-out' ? 'timed out' : 'no reply'})`);
+    }
+    return message.message as Reply;
+  }
+}

@@ -1,0 +1,96 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SyncPostgres } from '../../src/resources/storage/postgres/sync-postgres.js';
+
+/** A throwaway PostgreSQL cluster: its own data folder, loopback only, stopped and removed by `stop`. */
+export interface PostgresCluster {
+  /** the `postgres` database of the cluster */
+  url: string;
+  /** Creates an empty database in the cluster; its URL. */
+  createDatabase(): string;
+  stop(): void;
+}
+
+/** The folder of PostgreSQL's server binaries (Debian's layout), or undefined when none is installed. */
+export function postgresBinaries(): string | undefined {
+  const root = '/usr/lib/postgresql';
+  if (!existsSync(root)) return undefined;
+  const versions = readdirSync(root)
+    .filter((v) => existsSync(join(root, v, 'bin', 'initdb')))
+    .sort((a, b) => Number(b) - Number(a));
+  return versions[0] === undefined ? undefined : join(root, versions[0], 'bin');
+}
+
+/** Why the PostgreSQL half cannot run here (undefined when it can). Under CI it must: callers fail then. */
+export function postgresMissing(): string | undefined {
+  if (postgresBinaries() === undefined) return 'no PostgreSQL server binaries under /usr/lib/postgresql';
+  if (spawnSync('id', ['-u', 'postgres']).status !== 0) return 'no "postgres" user to run the server as';
+  return undefined;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * initdb (as the `postgres` user: PostgreSQL refuses root) into a temporary folder, then pg_ctl start on a free
+ * port of 127.0.0.1 with its socket in that folder. `durable: false` turns fsync off (tests); benchmarks keep
+ * it on, as SQLite's synchronous=FULL.
+ */
+export async function startPostgresCluster(options: { durable?: boolean } = {}): Promise<PostgresCluster> {
+  const missing = postgresMissing();
+  if (missing !== undefined) throw new Error(`cannot start PostgreSQL: ${missing}`);
+  const bin = postgresBinaries()!;
+  const dir = mkdtempSync(join(tmpdir(), 'outpost-pg-'));
+  const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
+  const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
+  chownSync(dir, uid, gid);
+  const data = join(dir, 'data');
+  const asPostgres = (command: string, args: string[]): void => {
+    const result = spawnSync('runuser', ['-u', 'postgres', '--', join(bin, command), ...args], { encoding: 'utf8' });
+    if (result.status !== 0) throw new Error(`${command} failed: ${result.stderr || result.stdout}`);
+  };
+  asPostgres('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '--locale=C', '-E', 'UTF8']);
+  const port = await freePort();
+  const settings = [
+    `-c listen_addresses=127.0.0.1`,
+    `-k ${dir}`,
+    `-p ${port}`,
+    `-c max_connections=200`,
+    ...(options.durable === false ? ['-c fsync=off', '-c synchronous_commit=off', '-c full_page_writes=off'] : []),
+  ];
+  asPostgres('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', '-t', '120', '-o', settings.join(' '), 'start']);
+  const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  let databases = 0;
+  return {
+    url,
+    createDatabase: () => {
+      const name = `t${++databases}`;
+      const admin = new SyncPostgres(url);
+      try {
+        admin.query(`CREATE DATABASE ${name}`);
+      } finally {
+        admin.close();
+      }
+      return `postgres://postgres@127.0.0.1:${port}/${name}`;
+    },
+    stop: () => {
+      try {
+        asPostgres('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  };
+}
