@@ -1,6 +1,4 @@
-import type { Statement } from 'better-sqlite3';
 import type { FilterSchema } from '@outpost/shared';
-import type { Db } from '../db/open-database.js';
 import { changedMemberPaths, encodePaths, priorFilterValues } from './change-facts.js';
 
 export type ChangeOp = 'put' | 'delete';
@@ -54,190 +52,79 @@ export interface Appended {
   changed: readonly string[] | undefined;
 }
 
-interface ChangeRow {
-  seq: number;
-  name: string;
-  op: LoggedOp;
-  doc: string | null;
-  paths: string | null;
-  prior: string | null;
-  time: string;
+/** The columns of one logged change, in the order every store writes them. */
+export type LogRow = [
+  seq: number,
+  plural: string,
+  name: string,
+  op: LoggedOp,
+  doc: string | null,
+  paths: string | null,
+  prior: string | null,
+  time: string,
+];
+
+/**
+ * The row that logs a change (a create when `before` is null, a delete when `after` is), and the changed paths of
+ * an update. `schema`: the kind's filterable fields, whose previous values an update keeps.
+ */
+export function logRowOf(
+  seq: number,
+  plural: string,
+  name: string,
+  before: Record<string, unknown> | null,
+  after: Record<string, unknown> | null,
+  time: string,
+  schema: FilterSchema | undefined,
+): { row: LogRow; changed: string[] | undefined } {
+  if (after === null) {
+    const doc = before === null ? null : JSON.stringify(before);
+    return { row: [seq, plural, name, 'delete', doc, null, null, time], changed: undefined };
+  }
+  if (before === null) return { row: [seq, plural, name, 'create', null, null, null, time], changed: undefined };
+  const changed = changedMemberPaths(before, after);
+  const prior = schema ? priorFilterValues(before, changed, schema) : [];
+  const priorText = prior.length === 0 ? null : JSON.stringify(prior);
+  return { row: [seq, plural, name, 'update', null, encodePaths(changed), priorText, time], changed };
 }
 
-/** Rows per INSERT when the buffer is written (largest first; a remainder takes the smaller ones). */
-const ROWS_PER_INSERT = [256, 32, 4, 1] as const;
-const COLUMNS = 8;
+/** A stored log row as read back: the deleted document parsed. */
+export function loggedChangeOf(row: LogRow): LoggedChange {
+  const [seq, , name, op, doc, paths, prior, time] = row;
+  const deleted = op === 'delete' && doc !== null ? (JSON.parse(doc) as Record<string, unknown>) : null;
+  return { seq, name, op, deleted, paths, prior, time };
+}
 
 /**
  * The store's change log: a monotonic sequence of every write. A watcher's resume token is a position in it.
  * It keeps the newest `retain` entries; older positions answer "too old" and the watcher gets a hard reset.
+ * Positions are handed out in commit order: a reader that has seen position N never later finds a change
+ * below N committed after it read (each store serialises its appends in the writing transaction).
  *
- * Appends are numbered at once but buffered and written many rows per INSERT (one statement per row was a
- * large part of a write touching tens of thousands of resources). The engine writes the buffer before each
- * commit and each savepoint (`flush`), and drops it on a rollback (`rollBack`).
+ * Appends may be numbered at once but written later: the engine calls `flush` before each commit and each
+ * savepoint, and `rollBack` after a rollback (what was buffered is gone, and so are its numbers).
  */
-export class ChangeLog {
-  private readonly inserts = new Map<number, Statement<unknown[]>>();
-  private readonly since;
-  private readonly sinceTime;
-  private readonly prune;
-  private readonly bounds;
-  /** the filterable fields of each kind, whose previous values an update logs */
-  private readonly schemas = new Map<string, FilterSchema>();
-  /** appended rows not yet written, COLUMNS values each */
-  private buffered: unknown[] = [];
-  private appendsSincePrune = 0;
-  /** the newest sequence number, kept in memory; undefined after a rollback until read again */
-  private knownHead: number | undefined;
-
-  constructor(
-    private readonly db: Db,
-    private readonly retain = 200_000,
-  ) {
-    db.exec(`CREATE TABLE IF NOT EXISTS change_log (
-      seq INTEGER PRIMARY KEY AUTOINCREMENT,
-      plural TEXT NOT NULL,
-      name TEXT NOT NULL,
-      op TEXT NOT NULL,
-      doc TEXT,
-      time TEXT NOT NULL
-    )`);
-    // added later: an earlier version's rows have neither (op 'put')
-    const columns = new Set(
-      (db.prepare("SELECT name FROM pragma_table_info('change_log')").all() as { name: string }[]).map((c) => c.name),
-    );
-    if (!columns.has('paths')) db.exec('ALTER TABLE change_log ADD COLUMN paths TEXT');
-    if (!columns.has('prior')) db.exec('ALTER TABLE change_log ADD COLUMN prior TEXT');
-    db.exec('CREATE INDEX IF NOT EXISTS change_log_by_time ON change_log(time)');
-    // an earlier version looked up a resource's previous document by name
-    db.exec('DROP INDEX IF EXISTS change_log_by_name');
-    this.since = db.prepare<[string, number, number], ChangeRow>(
-      'SELECT seq, name, op, doc, paths, prior, time FROM change_log WHERE plural = ? AND seq > ? ORDER BY seq LIMIT ?',
-    );
-    this.sinceTime = db.prepare<[string, string], { seq: number }>(
-      'SELECT COALESCE(MIN(seq) - 1, (SELECT COALESCE(MAX(seq), 0) FROM change_log)) AS seq FROM change_log WHERE plural = ? AND time >= ?',
-    );
-    this.prune = db.prepare<[number]>('DELETE FROM change_log WHERE seq <= ?');
-    this.bounds = db.prepare<[], { oldest: number | null; newest: number | null }>(
-      "SELECT MIN(seq) AS oldest, (SELECT seq FROM sqlite_sequence WHERE name = 'change_log') AS newest FROM change_log",
-    );
-  }
-
+export interface ChangeLog {
   /** Tells the log which fields of a kind are filterable (before its first append). */
-  describe(plural: string, schema: FilterSchema): void {
-    this.schemas.set(plural, schema);
-  }
-
-  /**
-   * Logs a change inside the caller's transaction (written by the next `flush`): a create when `before` is
-   * null, a delete when `after` is.
-   */
+  describe(plural: string, schema: FilterSchema): void;
+  /** Logs a change inside the caller's transaction: a create when `before` is null, a delete when `after` is. */
   append(
     plural: string,
     name: string,
     before: Record<string, unknown> | null,
     after: Record<string, unknown> | null,
     time: string,
-  ): Appended {
-    const seq = this.head() + 1;
-    let changed: string[] | undefined;
-    if (after === null) {
-      this.buffered.push(
-        seq,
-        plural,
-        name,
-        'delete',
-        before === null ? null : JSON.stringify(before),
-        null,
-        null,
-        time,
-      );
-    } else if (before === null) {
-      this.buffered.push(seq, plural, name, 'create', null, null, null, time);
-    } else {
-      changed = changedMemberPaths(before, after);
-      const schema = this.schemas.get(plural);
-      const prior = schema ? priorFilterValues(before, changed, schema) : [];
-      const priorText = prior.length === 0 ? null : JSON.stringify(prior);
-      this.buffered.push(seq, plural, name, 'update', null, encodePaths(changed), priorText, time);
-    }
-    this.knownHead = seq;
-    if (this.buffered.length >= ROWS_PER_INSERT[0] * COLUMNS) this.flush();
-    return { seq, changed };
-  }
-
+  ): Appended;
   /** Writes the buffered appends (inside the caller's transaction). */
-  flush(): void {
-    const values = this.buffered;
-    if (values.length === 0) return;
-    this.buffered = [];
-    let at = 0;
-    for (const rows of ROWS_PER_INSERT) {
-      const statement = this.insertOf(rows);
-      for (; values.length - at >= rows * COLUMNS; at += rows * COLUMNS) {
-        statement.run(...values.slice(at, at + rows * COLUMNS));
-      }
-    }
-    this.appendsSincePrune += values.length / COLUMNS;
-    if (this.appendsSincePrune >= 1000) {
-      this.appendsSincePrune = 0;
-      if (this.knownHead !== undefined && this.knownHead > this.retain) this.prune.run(this.knownHead - this.retain);
-    }
-  }
-
-  /**
-   * OR FAIL: a failing row ends the statement without undoing the rows before it (the caller's transaction
-   * is rolled back anyway), which spares SQLite a statement journal of every page the statement touches.
-   */
-  private insertOf(rows: number): Statement<unknown[]> {
-    let statement = this.inserts.get(rows);
-    if (!statement) {
-      const values = Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, ?, ?, ?)').join(', ');
-      statement = this.db.prepare<unknown[]>(
-        `INSERT OR FAIL INTO change_log(seq, plural, name, op, doc, paths, prior, time) VALUES ${values}`,
-      );
-      this.inserts.set(rows, statement);
-    }
-    return statement;
-  }
-
+  flush(): void;
   /** After a rollback: what was buffered is gone, and so are the sequence numbers it used. */
-  rollBack(): void {
-    this.buffered = [];
-    this.knownHead = undefined;
-  }
-
-  /** The newest sequence number written so far (0 when empty). */
-  head(): number {
-    this.knownHead ??= this.bounds.get()?.newest ?? 0;
-    return this.knownHead;
-  }
-
+  rollBack(): void;
+  /** The newest sequence number written so far (0 when empty); inside a write transaction, its own appends too. */
+  head(): number;
   /** True when every change after `seq` is still in the log. */
-  covers(seq: number): boolean {
-    this.flush();
-    const { oldest, newest } = this.bounds.get() ?? { oldest: null, newest: null };
-    if (seq > (newest ?? 0)) return false;
-    return oldest === null || seq >= oldest - 1;
-  }
-
+  covers(seq: number): boolean;
   /** Changes of one resource kind after `seq`, oldest first. */
-  read(plural: string, afterSeq: number, limit: number): LoggedChange[] {
-    this.flush();
-    return this.since.all(plural, afterSeq, limit).map((row) => ({
-      seq: row.seq,
-      name: row.name,
-      op: row.op,
-      deleted: row.op === 'delete' && row.doc !== null ? (JSON.parse(row.doc) as Record<string, unknown>) : null,
-      paths: row.paths,
-      prior: row.prior,
-      time: row.time,
-    }));
-  }
-
+  read(plural: string, afterSeq: number, limit: number): LoggedChange[];
   /** The position just before the first change of a kind at or after `time`. */
-  positionAt(plural: string, time: string): number {
-    this.flush();
-    return this.sinceTime.get(plural, time)?.seq ?? 0;
-  }
+  positionAt(plural: string, time: string): number;
 }

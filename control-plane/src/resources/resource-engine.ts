@@ -1,14 +1,13 @@
-import { SQL_FUNCTIONS } from '@outpost/shared';
 import type { ResourceDefinition } from '@outpost/shared';
 import type { Db } from '../db/open-database.js';
 import type { CommitCheckpoints } from '../db/wal-checkpointer.js';
 import { ChangeBus } from './change-bus.js';
-import { ChangeLog } from './change-log.js';
-import type { Change } from './change-log.js';
+import type { Change, ChangeLog } from './change-log.js';
 import { ResourceHandle } from './resource-handle.js';
 import type { ResourceRules } from './resource-rules.js';
-import { ResourceTable } from './resource-table.js';
 import type { Doc } from './resource-table.js';
+import { SqliteStorage } from './storage/sqlite/sqlite-storage.js';
+import type { Storage } from './storage/storage.js';
 
 interface QueuedCall {
   fn: () => unknown;
@@ -28,7 +27,7 @@ export interface EngineOptions {
 const LARGE_TRANSACTION_WRITES = 2000;
 
 /**
- * The generic resource engine: one SQLite database, one table per resource kind, one change log.
+ * The generic resource engine: one storage (SQLite or PostgreSQL), one table per resource kind, one change log.
  * Every write runs in a transaction; committed changes are published to watchers after the commit.
  */
 export class ResourceEngine {
@@ -40,20 +39,25 @@ export class ResourceEngine {
   private pending: Change[] = [];
   private queued: QueuedCall[] = [];
   private readonly checkpoints: CommitCheckpoints | undefined;
+  readonly storage: Storage;
 
-  constructor(
-    readonly db: Db,
-    options: EngineOptions = {},
-  ) {
+  /** `store`: the storage, or a SQLite database (opened with openDatabase) to keep it in. */
+  constructor(store: Storage | Db, options: EngineOptions = {}) {
+    this.storage = 'openTable' in store ? store : new SqliteStorage(store);
     this.now = options.now ?? (() => new Date());
-    this.log = new ChangeLog(db, options.changeLogRetain);
+    this.log = this.storage.openChangeLog(options.changeLogRetain);
     this.checkpoints = options.checkpoints;
-    for (const fn of SQL_FUNCTIONS) db.function(fn.name, { deterministic: true }, fn.implementation);
+  }
+
+  /** The SQLite database of a SQLite storage (for the services that still read it directly). */
+  get db(): Db {
+    if (this.storage instanceof SqliteStorage) return this.storage.db;
+    throw new Error(`the ${this.storage.kind} storage has no SQLite database`);
   }
 
   register(def: ResourceDefinition, rules: ResourceRules = {}): ResourceHandle {
     if (this.handles.has(def.plural)) throw new Error(`resource ${def.plural} registered twice`);
-    const table = new ResourceTable(this.db, def.plural, def.filterSchema);
+    const table = this.storage.openTable(def.plural, def.filterSchema);
     this.log.describe(def.plural, def.filterSchema);
     const handle = new ResourceHandle(def, table, rules, {
       transaction: (fn) => this.transaction(fn),
@@ -79,7 +83,7 @@ export class ResourceEngine {
   }
 
   /**
-   * Runs `fn` in one SQLite transaction; changes are published after the commit. A nested call joins the outer
+   * Runs `fn` in one storage transaction; changes are published after the commit. A nested call joins the outer
    * transaction (no savepoint: an error must propagate, and the outer transaction is rolled back whole); use
    * `savepoint` where a failure is caught and the outer work goes on.
    */
@@ -90,18 +94,16 @@ export class ResourceEngine {
     let deferred = false;
     const versions = this.tableVersions();
     try {
-      result = this.db
-        .transaction(() => {
-          const first = this.log.head();
-          const value = fn();
-          this.log.flush();
-          if (this.checkpoints && this.log.head() - first >= LARGE_TRANSACTION_WRITES) {
-            deferred = true;
-            this.checkpoints.deferCheckpoint();
-          }
-          return value;
-        })
-        .immediate();
+      result = this.storage.transaction(() => {
+        const first = this.log.head();
+        const value = fn();
+        this.log.flush();
+        if (this.checkpoints && this.log.head() - first >= LARGE_TRANSACTION_WRITES) {
+          deferred = true;
+          this.checkpoints.deferCheckpoint();
+        }
+        return value;
+      });
     } catch (err) {
       this.pending = [];
       this.forgetRolledBack(versions);
@@ -157,7 +159,7 @@ export class ResourceEngine {
           try {
             outcomes.push({ ok: true, value: this.savepoint(call.fn) });
           } catch (error) {
-            if (!this.db.inTransaction) throw error; // SQLite abandoned the whole transaction
+            if (!this.storage.inTransaction) throw error; // the store abandoned the whole transaction
             outcomes.push({ ok: false, error });
           }
         }
@@ -181,7 +183,7 @@ export class ResourceEngine {
     this.log.flush();
     const versions = this.tableVersions();
     try {
-      return this.db.transaction(fn)();
+      return this.storage.savepoint(fn);
     } catch (err) {
       this.pending.length = mark;
       this.forgetRolledBack(versions);

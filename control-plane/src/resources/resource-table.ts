@@ -1,8 +1,4 @@
-import type { FilterField, FilterSchema, SqlFragment, SqlTarget } from '@outpost/shared';
-import { deepEqual } from '@outpost/shared';
-import type { Statement } from 'better-sqlite3';
-import type { Db } from '../db/open-database.js';
-import { columnOf, isMultiValued, jsonPath, multiValuesOf, sqlLiteral, sqlValueOf } from './sql-columns.js';
+import type { SqlFragment, SqlTarget } from '@outpost/shared';
 
 export type Doc = Record<string, unknown>;
 
@@ -41,409 +37,50 @@ export interface RowObserver {
   written(version: number, id: number, name: string, doc: Doc | null): void;
 }
 
-/** A scalar filterable path and the column that holds its value. */
-interface ScalarColumn {
-  path: string;
-  keys: readonly string[];
-  column: string;
-}
-
-/** Names per batched lookup (SQLite's default limit of bound variables is far above this). */
-const NAMES_PER_LOOKUP = 500;
-
 /**
- * The SQLite table of one resource kind: the JSON document, an indexed column for every scalar filterable
- * path, and a side table of values for labels and string lists.
- *
- * The columns are ordinary columns holding json_extract(doc, path), written with the document: an update
- * sets only the columns whose value may have changed, so SQLite rewrites only their indexes (a generated
- * column would make every index of the table change with every write of the document). Tables made by
- * earlier versions with generated columns are rebuilt once.
+ * The stored rows of one resource kind, as the engine's storage keeps them (storage/sqlite, storage/postgres):
+ * the JSON document, an indexed column for every scalar filterable path, and a side table of values for labels
+ * and string lists. Queries take conditions built by this table's own `sqlTarget` (and `?` parameters).
  */
-export class ResourceTable {
+export interface ResourceTable {
+  /** the table's SQL name */
   readonly table: string;
-  private readonly multiTable: string;
-  private readonly statements = new Map<string, Statement<unknown[]>>();
-  /** UPDATE statements by the columns they write */
-  private readonly updates = new Map<string, Statement<unknown[]>>();
-  private readonly multiFields: { field: FilterField; keys: readonly string[] }[];
-  private readonly scalars: ScalarColumn[];
-  private readonly byName;
-  private readonly byNameExists;
-  private readonly insertRow;
-  private readonly deleteRow;
-  private readonly insertMulti;
-  private readonly deleteMulti;
-  private readonly observers: RowObserver[] = [];
-  private writes = 0;
   /** the filterable paths whose columns this opening added to an existing table (filled from the documents) */
-  readonly addedPaths: string[] = [];
-
-  constructor(
-    private readonly db: Db,
-    plural: string,
-    filterSchema: FilterSchema,
-  ) {
-    this.table = `r_${plural}`;
-    this.multiTable = `r_${plural}_values`;
-    this.multiFields = filterSchema.fields
-      .filter(isMultiValued)
-      .map((field) => ({ field, keys: field.path.split('.') }));
-    this.scalars = filterSchema.fields
-      .filter((field) => !isMultiValued(field) && field.path !== 'name')
-      .map((field) => ({
-        path: field.path,
-        keys: field.path.split('.'),
-        column: columnOf(field),
-      }));
-    this.createSchema(filterSchema);
-    const t = this.table;
-    this.byName = db.prepare<[string], { id: number; doc: string }>(`SELECT id, doc FROM ${t} WHERE name = ?`);
-    this.byNameExists = db.prepare<[string], { id: number }>(`SELECT id FROM ${t} WHERE name = ?`);
-    this.insertRow = db.prepare<unknown[]>(
-      `INSERT INTO ${t}(name, parent, doc${this.scalars.map((c) => `, ${c.column}`).join('')}) ` +
-        `VALUES (?, ?, ?${this.scalars.map(() => ', ?').join('')})`,
-    );
-    this.deleteRow = db.prepare<[number]>(`DELETE FROM ${t} WHERE id = ?`);
-    this.insertMulti = db.prepare<[number, string, string]>(
-      `INSERT INTO ${this.multiTable}(row_id, path, value) VALUES (?, ?, ?)`,
-    );
-    this.deleteMulti = db.prepare<[number]>(`DELETE FROM ${this.multiTable} WHERE row_id = ?`);
-  }
-
+  readonly addedPaths: readonly string[];
+  /** How filters address this table's columns. */
+  readonly sqlTarget: SqlTarget;
   /**
    * Grows with every write: a caller holding rows it read earlier in the transaction may write over them
    * without reading them again only while this has not moved (the engine also moves it when a rollback undid
    * writes to this table).
    */
-  get version(): number {
-    return this.writes;
-  }
-
+  readonly version: number;
   /** The rows read before a rollback may no longer be what is stored. */
-  invalidate(): void {
-    this.writes++;
-  }
-
+  invalidate(): void;
   /** Tells `observer` of every write from now on (see RowProjection), until `unobserve`. */
-  observe(observer: RowObserver): void {
-    this.observers.push(observer);
-  }
-
-  unobserve(observer: RowObserver): void {
-    const at = this.observers.indexOf(observer);
-    if (at >= 0) this.observers.splice(at, 1);
-  }
-
-  private told(id: number, name: string, doc: Doc | null): void {
-    for (const observer of this.observers) observer.written(this.writes, id, name, doc);
-  }
-
-  private createSchema(filterSchema: FilterSchema): void {
-    const t = this.table;
-    this.db.transaction(() => {
-      this.db.exec(`CREATE TABLE IF NOT EXISTS ${t} (
-      id INTEGER PRIMARY KEY,
-      name TEXT NOT NULL UNIQUE,
-      parent TEXT NOT NULL,
-      doc TEXT NOT NULL
-    )`);
-      this.db.exec(`CREATE TABLE IF NOT EXISTS ${this.multiTable} (
-      row_id INTEGER NOT NULL,
-      path TEXT NOT NULL,
-      value TEXT NOT NULL
-    )`);
-      this.db.exec(`CREATE INDEX IF NOT EXISTS ${this.multiTable}_by_value ON ${this.multiTable}(path, value, row_id)`);
-      this.db.exec(`CREATE INDEX IF NOT EXISTS ${this.multiTable}_by_row ON ${this.multiTable}(row_id)`);
-      if (this.columns().some((c) => c.generated)) this.dropGeneratedColumns();
-      const wanted = new Set(this.scalars.map((c) => c.column));
-      for (const column of this.columns()) {
-        if (!column.name.startsWith('f_') || wanted.has(column.name)) continue;
-        // a path no longer filterable: its column would no longer follow the documents
-        for (const shape of INDEX_SHAPES) this.db.exec(`DROP INDEX IF EXISTS ${shape.name(t, column.name)}`);
-        this.db.exec(`ALTER TABLE ${t} DROP COLUMN ${column.name}`);
-      }
-      const existing = new Set(this.columns().map((c) => c.name));
-      for (const scalar of this.scalars) {
-        if (existing.has(scalar.column)) continue;
-        this.db.exec(`ALTER TABLE ${t} ADD COLUMN ${scalar.column}`);
-        this.db.exec(`UPDATE ${t} SET ${scalar.column} = json_extract(doc, ${sqlLiteral(jsonPath(scalar.path))})`);
-        this.addedPaths.push(scalar.path);
-      }
-      this.db.exec(`CREATE INDEX IF NOT EXISTS ${t}_by_parent ON ${t}(parent, name)`);
-      for (const field of filterSchema.fields) {
-        if (isMultiValued(field) || field.path === 'name' || field.type === 'object') continue;
-        const column = columnOf(field);
-        const wanted = indexShapeOf(field);
-        for (const shape of INDEX_SHAPES) {
-          if (shape !== wanted) this.db.exec(`DROP INDEX IF EXISTS ${shape.name(t, column)}`);
-        }
-        this.db.exec(`CREATE INDEX IF NOT EXISTS ${wanted.name(t, column)} ON ${t}(${wanted.columns(column)})`);
-      }
-    })();
-  }
-
-  private columns(): { name: string; generated: boolean }[] {
-    const rows = this.db.prepare(`SELECT name, hidden FROM pragma_table_xinfo('${this.table}')`).all() as {
-      name: string;
-      hidden: number;
-    }[];
-    return rows.map((row) => ({ name: row.name, generated: row.hidden === 2 || row.hidden === 3 }));
-  }
-
-  /** Rebuilds a table of an earlier version (generated columns) with the documents and row ids it holds. */
-  private dropGeneratedColumns(): void {
-    const t = this.table;
-    this.db.exec(`CREATE TABLE ${t}_rebuilt (
-      id INTEGER PRIMARY KEY,
-      name TEXT NOT NULL UNIQUE,
-      parent TEXT NOT NULL,
-      doc TEXT NOT NULL
-    )`);
-    this.db.exec(`INSERT INTO ${t}_rebuilt(id, name, parent, doc) SELECT id, name, parent, doc FROM ${t}`);
-    this.db.exec(`DROP TABLE ${t}`);
-    this.db.exec(`ALTER TABLE ${t}_rebuilt RENAME TO ${t}`);
-  }
-
-  /** How filters address this table's columns. */
-  readonly sqlTarget: SqlTarget = {
-    scalar: (field, mapKey) =>
-      mapKey === undefined && !isMultiValued(field)
-        ? columnOf(field)
-        : `json_extract(doc, ${sqlLiteral(jsonPath(field.path, mapKey))})`,
-    contains: (field, value) => ({
-      sql: `EXISTS (SELECT 1 FROM ${this.multiTable} v WHERE v.row_id = ${this.table}.id AND v.path = ? AND v.value = ?)`,
-      params: [field.path, value],
-    }),
-  };
-
-  find(name: string): StoredRow | undefined {
-    const row = this.byName.get(name);
-    return row && { id: row.id, doc: JSON.parse(row.doc) as Doc };
-  }
-
-  /** The stored rows of many names (absent ones are left out), a few hundred names per statement. */
-  findMany(names: Iterable<string>): Map<string, StoredRow> {
-    const found = new Map<string, StoredRow>();
-    const all = [...new Set(names)];
-    for (let i = 0; i < all.length; i += NAMES_PER_LOOKUP) {
-      const batch = all.slice(i, i + NAMES_PER_LOOKUP);
-      const rows = this.statement(
-        `SELECT id, name, doc FROM ${this.table} WHERE name IN (${batch.map(() => '?').join(', ')})`,
-      ).all(...batch) as { id: number; name: string; doc: string }[];
-      for (const row of rows) found.set(row.name, { id: row.id, doc: JSON.parse(row.doc) as Doc });
-    }
-    return found;
-  }
-
-  insert(name: string, parent: string, doc: Doc, text = JSON.stringify(doc)): number {
-    this.writes++;
-    const values = this.scalars.map((c) => sqlValueOf(valueAt(doc, c.keys)));
-    const id = Number(this.insertRow.run(name, parent, text, ...values).lastInsertRowid);
-    this.writeMultiValues(id, doc);
-    this.told(id, name, doc);
-    return id;
-  }
-
-  exists(name: string): boolean {
-    return this.byNameExists.get(name) !== undefined;
-  }
-
+  observe(observer: RowObserver): void;
+  unobserve(observer: RowObserver): void;
+  find(name: string): StoredRow | undefined;
+  /** The stored rows of many names (absent ones are left out). */
+  findMany(names: Iterable<string>): Map<string, StoredRow>;
+  exists(name: string): boolean;
+  /** Stores a new row; its id. `text`: `doc` as JSON, when the caller has it. */
+  insert(name: string, parent: string, doc: Doc, text?: string): number;
   /**
    * Writes `doc` (serialised as `text`) over row `id`. With `before`, the document stored there now, only the
    * columns and side-table values that may differ are written; without it, all of them. `touched`: the only
    * top-level members that may differ from `before`, when the caller knows.
    */
-  update(id: number, doc: Doc, text = JSON.stringify(doc), before?: Doc, touched?: ReadonlySet<string>): void {
-    this.writes++;
-    const within = (keys: readonly string[]): boolean => touched === undefined || touched.has(keys[0] ?? '');
-    const changed =
-      before === undefined
-        ? this.scalars
-        : this.scalars.filter((c) => within(c.keys) && mayDiffer(before, doc, c.keys));
-    this.updateStatement(changed).run(text, ...changed.map((c) => sqlValueOf(valueAt(doc, c.keys))), id);
-    if (this.multiFields.length > 0 && (before === undefined || this.multiValuesDiffer(before, doc, within))) {
-      this.deleteMulti.run(id);
-      this.writeMultiValues(id, doc);
-    }
-    this.told(id, String(doc['name']), doc);
-  }
-
+  update(id: number, doc: Doc, text?: string, before?: Doc, touched?: ReadonlySet<string>): void;
   /** Removes row `id`, stored under `name`. */
-  remove(id: number, name: string): void {
-    this.writes++;
-    this.deleteRow.run(id);
-    this.deleteMulti.run(id);
-    this.told(id, name, null);
-  }
-
-  private updateStatement(columns: readonly ScalarColumn[]): Statement<unknown[]> {
-    const key = columns.map((c) => c.column).join(',');
-    let statement = this.updates.get(key);
-    if (!statement) {
-      const sets = ['doc = ?', ...columns.map((c) => `${c.column} = ?`)];
-      statement = this.db.prepare<unknown[]>(`UPDATE ${this.table} SET ${sets.join(', ')} WHERE id = ?`);
-      this.updates.set(key, statement);
-    }
-    return statement;
-  }
-
-  private multiValuesDiffer(before: Doc, after: Doc, within: (keys: readonly string[]) => boolean): boolean {
-    return this.multiFields.some(({ field, keys }) => {
-      if (!within(keys)) return false;
-      const old = valueAt(before, keys);
-      const next = valueAt(after, keys);
-      if (old === next || deepEqual(old, next)) return false;
-      const a = new Set(multiValuesOf(field, old));
-      const b = new Set(multiValuesOf(field, next));
-      return a.size !== b.size || [...a].some((value) => !b.has(value));
-    });
-  }
-
-  private writeMultiValues(id: number, doc: Doc): void {
-    for (const { field, keys } of this.multiFields) {
-      for (const value of new Set(multiValuesOf(field, valueAt(doc, keys)))) {
-        this.insertMulti.run(id, field.path, value);
-      }
-    }
-  }
-
-  query(q: TableQuery): QueriedRow[] {
-    const rows: QueriedRow[] = [];
-    this.each(q, (row) => rows.push(row));
-    return rows;
-  }
-
+  remove(id: number, name: string): void;
+  query(q: TableQuery): QueriedRow[];
   /**
    * `query` one row at a time: each document is parsed just before `visit` sees it, so what `visit` does not
    * keep is soon garbage (for reading many rows into something smaller).
    */
-  each(q: TableQuery, visit: (row: QueriedRow) => void): void {
-    this.eachStored(q, (row) =>
-      visit({ id: row.id, doc: JSON.parse(row.text) as Doc, text: row.text, keyValues: row.keyValues }),
-    );
-  }
-
+  each(q: TableQuery, visit: (row: QueriedRow) => void): void;
   /** `each` without parsing the documents (to hold rows for a later write). */
-  eachStored(q: TableQuery, visit: (row: Omit<QueriedRow, 'doc'>) => void): void {
-    const params: unknown[] = [];
-    const conditions = q.where.map((w) => {
-      params.push(...w.params);
-      return `(${w.sql})`;
-    });
-    if (q.seek) {
-      const seek = seekCondition(q.keys, q.seek.values, q.seek.before);
-      conditions.push(seek.sql);
-      params.push(...seek.params);
-    }
-    const flip = (desc: boolean): string => ((q.reverse ?? false) !== desc ? 'DESC' : 'ASC');
-    const keyColumns = q.keys.map((k, i) => `${k.sql} AS k${i}`).join(', ');
-    const sql =
-      `SELECT id, doc, ${keyColumns} FROM ${this.table}` +
-      (conditions.length ? ` WHERE ${conditions.join(' AND ')}` : '') +
-      ` ORDER BY ${q.keys.map((k, i) => `k${i} ${flip(k.desc)}`).join(', ')}` +
-      (q.limit !== undefined ? ` LIMIT ${Math.floor(q.limit)}` : '');
-    const rows = this.statement(sql)
-      .raw()
-      .all(...params) as unknown[][];
-    for (const row of rows) visit({ id: row[0] as number, text: row[1] as string, keyValues: row.slice(2) });
-  }
-
-  count(where: SqlFragment[], seek?: { keys: SortKey[]; values: unknown[]; before: boolean }): number {
-    const params: unknown[] = [];
-    const conditions = where.map((w) => {
-      params.push(...w.params);
-      return `(${w.sql})`;
-    });
-    if (seek) {
-      const s = seekCondition(seek.keys, seek.values, seek.before);
-      conditions.push(s.sql);
-      params.push(...s.params);
-    }
-    const sql =
-      `SELECT COUNT(*) AS n FROM ${this.table}` + (conditions.length ? ` WHERE ${conditions.join(' AND ')}` : '');
-    return (this.statement(sql).get(...params) as { n: number }).n;
-  }
-
-  private statement(sql: string): Statement<unknown[]> {
-    let stmt = this.statements.get(sql);
-    if (!stmt) {
-      stmt = this.db.prepare<unknown[]>(sql);
-      if (this.statements.size > 500) this.statements.clear();
-      this.statements.set(sql, stmt);
-    }
-    return stmt;
-  }
-}
-
-interface IndexShape {
-  name(table: string, column: string): string;
-  columns(column: string): string;
-}
-
-/**
- * Equality on the column and the parent, then in name order: a filtered page and its counts in one range.
- * For names, strings, enums and booleans, which filters compare for equality.
- */
-const IN_PARENT: IndexShape = {
-  name: (table, column) => `${table}_by_${column}_in_parent`,
-  columns: (column) => `${column}, parent, name`,
-};
-
-/**
- * The column alone: for numbers and timestamps, which filters mostly compare as ranges (a page of a range
- * needs a sort by name either way). Its entries are a fraction of the size, so the many writes that change
- * such values (every write moves metadata.updateTime) cost much less.
- */
-const BY_VALUE: IndexShape = {
-  name: (table, column) => `${table}_by_${column}`,
-  columns: (column) => column,
-};
-
-const INDEX_SHAPES: readonly IndexShape[] = [IN_PARENT, BY_VALUE];
-
-const indexShapeOf = (field: FilterField): IndexShape =>
-  field.type === 'int' || field.type === 'double' || field.type === 'timestamp' ? BY_VALUE : IN_PARENT;
-
-/**
- * Whether json_extract at `path` may give another value for `after` than for `before`: equal scalars give
- * the same value; objects and arrays are compared as the text json_extract gives for them.
- */
-function mayDiffer(before: Doc, after: Doc, keys: readonly string[]): boolean {
-  const a = valueAt(before, keys);
-  const b = valueAt(after, keys);
-  if (a === b) return false;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return true;
-  return JSON.stringify(a) !== JSON.stringify(b);
-}
-
-/** getPath over a path split once: own keys of plain objects, anything else ends the walk. */
-function valueAt(doc: Doc, keys: readonly string[]): unknown {
-  let node: unknown = doc;
-  for (const key of keys) {
-    if (typeof node !== 'object' || node === null || Array.isArray(node)) return undefined;
-    node = Object.hasOwn(node, key) ? (node as Doc)[key] : undefined;
-  }
-  return node;
-}
-
-/**
- * Rows strictly after (or before) a position in key order: a lexicographic comparison spelled out as
- * (k0 > v0) OR (k0 IS v0 AND k1 > v1) OR ... with each key's own direction.
- */
-function seekCondition(keys: SortKey[], values: unknown[], before: boolean): SqlFragment {
-  const params: unknown[] = [];
-  const alternatives: string[] = [];
-  keys.forEach((key, i) => {
-    const parts: string[] = [];
-    for (let j = 0; j < i; j++) {
-      parts.push(`${keys[j]!.sql} IS ?`);
-      params.push(values[j] ?? null);
-    }
-    const greater = key.desc === before;
-    parts.push(`${key.sql} ${greater ? '>' : '<'} ?`);
-    params.push(values[i] ?? null);
-    alternatives.push(`(${parts.join(' AND ')})`);
-  });
-  return { sql: `(${alternatives.join(' OR ')})`, params };
+  eachStored(q: TableQuery, visit: (row: Omit<QueriedRow, 'doc'>) => void): void;
+  count(where: SqlFragment[], seek?: { keys: SortKey[]; values: unknown[]; before: boolean }): number;
 }

@@ -1,0 +1,46 @@
+import type { SqlFragment } from '@outpost/shared';
+import type { Doc, SortKey } from '../resource-table.js';
+
+/** getPath over a path split once: own keys of plain objects, anything else ends the walk. */
+export function valueAt(doc: Doc, keys: readonly string[]): unknown {
+  let node: unknown = doc;
+  for (const key of keys) {
+    if (typeof node !== 'object' || node === null || Array.isArray(node)) return undefined;
+    node = Object.hasOwn(node, key) ? (node as Doc)[key] : undefined;
+  }
+  return node;
+}
+
+/**
+ * Whether the column value at `path` may differ between `before` and `after`: equal scalars give the same
+ * value; objects and arrays are compared as their JSON text.
+ */
+export function mayDiffer(before: Doc, after: Doc, keys: readonly string[]): boolean {
+  const a = valueAt(before, keys);
+  const b = valueAt(after, keys);
+  if (a === b) return false;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return true;
+  return JSON.stringify(a) !== JSON.stringify(b);
+}
+
+/**
+ * Rows strictly after (or before) a position in key order: a lexicographic comparison spelled out as
+ * (k0 > v0) OR (k0 IS v0 AND k1 > v1) OR ... with each key's own direction. `same`: the store's null-safe
+ * equality operator (SQLite `IS`, PostgreSQL `IS NOT DISTINCT FROM`).
+ */
+export function seekCondition(keys: SortKey[], values: unknown[], before: boolean, same = 'IS'): SqlFragment {
+  const params: unknown[] = [];
+  const alternatives: string[] = [];
+  keys.forEach((key, i) => {
+    const parts: string[] = [];
+    for (let j = 0; j < i; j++) {
+      parts.push(`${keys[j]!.sql} ${same} ?`);
+      params.push(values[j] ?? null);
+    }
+    const greater = key.desc === before;
+    parts.push(`${key.sql} ${greater ? '>' : '<'} ?`);
+    params.push(values[i] ?? null);
+    alternatives.push(`(${parts.join(' AND ')})`);
+  });
+  return { sql: `(${alternatives.join(' OR ')})`, params };
+}
