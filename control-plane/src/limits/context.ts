@@ -1,7 +1,6 @@
-import type { Statement } from 'better-sqlite3';
-import { resolveField } from '@outpost/shared';
 import type { ResourceEngine } from '../resources/resource-engine.js';
 import type { ResourceHandle } from '../resources/resource-handle.js';
+import { where } from '../resources/resource-query.js';
 import type { Doc, QueriedRow, StoredRow } from '../resources/resource-table.js';
 import { HeldRows } from './held-rows.js';
 import { WorldModel, type StoredWorldRows } from './world-model.js';
@@ -25,28 +24,17 @@ export interface LimitsHandles {
  */
 export class LimitsContext {
   private attached: { handles: LimitsHandles; world: WorldModel } | undefined;
-  private readonly statements = new Map<string, Statement<unknown[]>>();
   private readonly memos = new Map<string, { versions: number[]; value: unknown }>();
 
   constructor(readonly engine: ResourceEngine) {}
 
-  /** A prepared statement of the limits service's own queries, prepared once. */
-  statement<R>(sql: string): Statement<unknown[], R> {
-    let statement = this.statements.get(sql);
-    if (!statement) {
-      statement = this.engine.db.prepare<unknown[]>(sql);
-      this.statements.set(sql, statement);
-    }
-    return statement as Statement<unknown[], R>;
-  }
-
   /**
    * A value derived from the stored documents of `handles`, kept across operations and computed again only
-   * after one of them was written (or a transaction rolled back: see ResourceTable.version). Callers must
+   * after one of them was written (or a transaction rolled back: see ResourceHandle.version). Callers must
    * not change it.
    */
   derived<T>(key: string, handles: readonly ResourceHandle[], compute: () => T): T {
-    const versions = handles.map((handle) => handle.table.version);
+    const versions = handles.map((handle) => handle.version);
     const memo = this.memos.get(key);
     if (memo && memo.versions.every((version, i) => version === versions[i])) return memo.value as T;
     const value = compute();
@@ -75,7 +63,7 @@ export class LimitsContext {
 
   /** One stored row of such a kind: from the world model while it is current, else read from the table. */
   storedRow(kind: keyof StoredWorldRows, name: string): StoredRow | undefined {
-    return this.world.stored[kind].held(name) ?? this.h[kind].table.find(name);
+    return this.world.stored[kind].held(name) ?? this.h[kind].findRow(name);
   }
 
   private registered(): { handles: LimitsHandles; world: WorldModel } {
@@ -91,54 +79,30 @@ export class LimitsContext {
 
 /** Documents whose filterable scalar `path` equals `value` (an indexed lookup), in name order. */
 export function findBy(handle: ResourceHandle, path: string, value: string): Doc[] {
-  return handle.table
-    .query({ where: [{ sql: `${column(handle, path)} = ?`, params: [value] }], keys: [{ sql: 'name', desc: false }] })
-    .map((row) => row.doc);
+  return handle.list({ where: [where.equals(path, value)] });
 }
 
 /** Documents directly under `parent`, in name order. */
 export function childrenOf(handle: ResourceHandle, parent: string): Doc[] {
-  return childRows(handle, parent).map((row) => row.doc);
+  return handle.list({ where: [where.parent(parent)] });
 }
 
-/** The rows directly under `parent`, in name order. */
-export function childRows(handle: ResourceHandle, parent: string): QueriedRow[] {
-  return handle.table.query({ where: [{ sql: 'parent = ?', params: [parent] }], keys: [{ sql: 'name', desc: false }] });
-}
-
-/** The rows directly under any of `parents`, in name order (one statement). */
+/** The rows directly under any of `parents`, in name order (one query). */
 export function rowsUnder(handle: ResourceHandle, parents: readonly string[]): QueriedRow[] {
   if (parents.length === 0) return [];
-  const unique = [...new Set(parents)];
-  return handle.table.query({
-    where: [{ sql: `parent IN (${unique.map(() => '?').join(', ')})`, params: unique }],
-    keys: [{ sql: 'name', desc: false }],
-  });
+  return handle.query({ where: [where.parentIn(parents)] });
 }
 
 /** Every document of a kind, in name order. */
 export function everyDoc(handle: ResourceHandle): Doc[] {
-  return everyRow(handle).map((row) => row.doc);
-}
-
-/** Every row of a kind, in name order. */
-export function everyRow(handle: ResourceHandle): QueriedRow[] {
-  return handle.table.query({ where: [], keys: [{ sql: 'name', desc: false }] });
+  return handle.list();
 }
 
 export function countBy(handle: ResourceHandle, path: string, value: string): number {
-  return handle.table.count([{ sql: `${column(handle, path)} = ?`, params: [value] }]);
+  return handle.count({ where: [where.equals(path, value)] });
 }
 
 /** How many documents hold `value` in the string list at `path`. */
 export function countContaining(handle: ResourceHandle, path: string, value: string): number {
-  const field = resolveField(handle.def.filterSchema, path);
-  if (!field) throw new Error(`${handle.def.plural} cannot be filtered by ${path}`);
-  return handle.table.count([handle.table.sqlTarget.contains(field.field, value)]);
-}
-
-export function column(handle: ResourceHandle, path: string): string {
-  const field = resolveField(handle.def.filterSchema, path);
-  if (!field) throw new Error(`${handle.def.plural} cannot be filtered by ${path}`);
-  return handle.table.sqlTarget.scalar(field.field);
+  return handle.count({ where: [where.contains(path, value)] });
 }

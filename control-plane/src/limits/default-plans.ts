@@ -1,6 +1,7 @@
 import type { Doc } from '../resources/resource-table.js';
 import { saveAssignment, findAssignment } from './assignment-store.js';
-import { column, type LimitsContext } from './context.js';
+import { where } from '../resources/resource-query.js';
+import type { LimitsContext } from './context.js';
 import { entityKind, materializeAssignment, type Plan } from './core/index.js';
 import type { HierarchyReader } from './hierarchy-reader.js';
 import { ownerOf } from './names.js';
@@ -20,16 +21,15 @@ export function defaultPlansFor(ctx: LimitsContext, reader: HierarchyReader, ent
   const wanted = tier !== '' && tier !== 'UNDEFINED' ? tier : undefined;
   const ancestors = reader.ancestors(name);
   const plans = ctx.h.plans;
-  const tierColumn = column(plans, 'businessTier');
-  const candidates = plans.table
-    .query({
+  const candidates = plans
+    .list({
       where: [
-        { sql: `${column(plans, 'planLevel')} = ?`, params: [level] },
-        { sql: `${tierColumn} IS NOT NULL AND ${tierColumn} != 'UNDEFINED'`, params: [] },
+        where.equals('planLevel', level),
+        where.present('businessTier'),
+        where.not(where.equals('businessTier', 'UNDEFINED')),
       ],
-      keys: [{ sql: 'name', desc: false }],
     })
-    .map((row) => planOf(row.doc))
+    .map((doc) => planOf(doc))
     .filter((plan) => wanted === undefined || plan.businessTier === wanted);
   const distance = (plan: Plan): number => {
     const owner = ownerOf(plan.name);

@@ -23,7 +23,7 @@ export class HeldRows {
     private readonly handle: ResourceHandle,
     private readonly memory?: RowProjection<StoredRow>,
   ) {
-    this.version = handle.table.version;
+    this.version = handle.version;
   }
 
   /** Holds a row: its document when the caller parsed it anyway, else its stored text (parsed when written). */
@@ -44,7 +44,7 @@ export class HeldRows {
     }
     if (byName.size === 0) return;
     // each chunk writes only its own rows: what is held for the others stays what is stored
-    const fresh = this.handle.table.version === this.version;
+    const fresh = this.handle.version === this.version;
     const names = [...byName.keys()].sort();
     for (let i = 0; i < names.length; i += ROWS_PER_WRITE) {
       const chunk = names.slice(i, i + ROWS_PER_WRITE);
@@ -57,7 +57,7 @@ export class HeldRows {
         if (row) known.set(name, row);
       }
       const missing = chunk.filter((name) => !known.has(name));
-      const read = missing.length > 0 ? this.handle.table.findMany(missing) : new Map<string, StoredRow>();
+      const read = missing.length > 0 ? this.handle.findRows(missing) : new Map<string, StoredRow>();
       const rows: [StoredRow, Doc][] = [];
       for (const name of chunk) {
         const row = known.get(name) ?? read.get(name);

@@ -1,6 +1,7 @@
 import type { ResourceHandle } from '../resources/resource-handle.js';
 import type { Doc } from '../resources/resource-table.js';
-import { column, type LimitsContext } from './context.js';
+import { where } from '../resources/resource-query.js';
+import type { LimitsContext } from './context.js';
 import { entityKind, type Plan } from './core/index.js';
 import { planOf, regionsOf, text } from './records.js';
 
@@ -57,7 +58,7 @@ export class HierarchyReader {
     return [...this.childNames(h.organizations, org), ...this.childNames(h.projects, org)];
   }
 
-  /** An organization's own regions and those of everything under it (read from the region index, no documents). */
+  /** An organization's own regions and those of everything under it. */
   subtreeRegions(org: string): string[] {
     const h = this.ctx.h;
     return [
@@ -84,23 +85,17 @@ export class HierarchyReader {
     return [...regions].sort();
   }
 
-  /** Every region any project, organization or service lists (a loose index scan: fast for few regions). */
+  /** Every region any project, organization or service lists (from the world model: no documents read). */
   allRegions(): string[] {
     const h = this.ctx.h;
     return [...this.ctx.derived('allRegions', [h.projects, h.organizations, h.services], () => this.readAllRegions())];
   }
 
   private readAllRegions(): string[] {
-    const h = this.ctx.h;
+    const { services, organizations, projects } = this.ctx.world;
     const regions = new Set<string>();
-    for (const handle of [h.projects, h.organizations, h.services]) {
-      const values = `${handle.table.table}_values`;
-      const min = `SELECT MIN(value) FROM ${values} WHERE path = 'regions'`;
-      const scan = this.ctx.statement<{ v: string }>(
-        `WITH RECURSIVE r(v) AS (SELECT (${min}) UNION ALL SELECT (${min} AND value > r.v) FROM r WHERE r.v IS NOT NULL) ` +
-          'SELECT v FROM r WHERE v IS NOT NULL',
-      );
-      for (const row of scan.all()) regions.add(row.v);
+    for (const node of [...services.values(), ...organizations.values(), ...projects.values()]) {
+      for (const region of node.regions ?? []) regions.add(region);
     }
     return [...regions].sort();
   }
@@ -114,21 +109,10 @@ export class HierarchyReader {
   }
 
   private childNames(handle: ResourceHandle, org: string): string[] {
-    const sql = `SELECT name FROM ${handle.table.table} WHERE ${column(handle, 'parentOrganization')} = ? ORDER BY name`;
-    return this.ctx
-      .statement<{ name: string }>(sql)
-      .all(org)
-      .map((row) => row.name);
+    return handle.names({ where: [where.equals('parentOrganization', org)] });
   }
 
   private childRegions(handle: ResourceHandle, org: string): string[] {
-    const t = handle.table.table;
-    const sql =
-      `SELECT DISTINCT v.value AS region FROM ${t} e CROSS JOIN ${t}_values v ON v.row_id = e.id ` +
-      `WHERE e.${column(handle, 'parentOrganization')} = ? AND +v.path = 'regions'`; // '+': look values up by row, not by path
-    return this.ctx
-      .statement<{ region: string }>(sql)
-      .all(org)
-      .map((row) => row.region);
+    return handle.list({ where: [where.equals('parentOrganization', org)] }).flatMap((doc) => regionsOf(doc));
   }
 }

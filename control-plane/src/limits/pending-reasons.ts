@@ -1,13 +1,13 @@
 import { ApiError } from '@outpost/shared';
-import type { SqlFragment } from '@outpost/shared';
 import type { Doc } from '../resources/resource-table.js';
-import { column, type LimitsContext } from './context.js';
+import { where, type Condition } from '../resources/resource-query.js';
+import type { LimitsContext } from './context.js';
 import { submitRequest } from './core/index.js';
 import { ownerOf } from './names.js';
 import { record, text } from './records.js';
 import { currentSpec, prepareRequest } from './prepared-request.js';
 
-/** Beyond this many entities the pending requests are read by conclusion alone (SQLite caps bound values). */
+/** Beyond this many entities the pending requests are read by conclusion alone (a store caps the values one query binds). */
 const MAX_LISTED_ENTITIES = 500;
 
 /**
@@ -19,29 +19,20 @@ const MAX_LISTED_ENTITIES = 500;
  */
 export function refreshPendingReasonsOf(ctx: LimitsContext, entities: ReadonlySet<string>): void {
   if (entities.size === 0) return;
-  const where: SqlFragment[] = [];
-  if (entities.size <= MAX_LISTED_ENTITIES) {
-    where.push({ sql: `parent IN (${[...entities].map(() => '?').join(', ')})`, params: [...entities] });
-  }
+  const under = entities.size <= MAX_LISTED_ENTITIES ? [where.parentIn([...entities])] : [];
   refresh(
     ctx,
-    pendingWhere(ctx, where).filter((doc) => entities.has(ownerOf(text(doc['name'])))),
+    pendingWhere(ctx, under).filter((doc) => entities.has(ownerOf(text(doc['name'])))),
   );
 }
 
 /** The same for the pending requests asking for one plan (its values changed, or it is gone). */
 export function refreshPendingReasonsNaming(ctx: LimitsContext, plan: string): void {
-  refresh(ctx, pendingWhere(ctx, [{ sql: `${column(ctx.h.requests, 'request.assign.plan')} = ?`, params: [plan] }]));
+  refresh(ctx, pendingWhere(ctx, [where.equals('request.assign.plan', plan)]));
 }
 
-function pendingWhere(ctx: LimitsContext, where: SqlFragment[]): Doc[] {
-  const handle = ctx.h.requests;
-  return handle.table
-    .query({
-      where: [{ sql: `${column(handle, 'status.conclusion')} = ?`, params: ['PENDING'] }, ...where],
-      keys: [{ sql: 'name', desc: false }],
-    })
-    .map((row) => row.doc);
+function pendingWhere(ctx: LimitsContext, conditions: readonly Condition[]): Doc[] {
+  return ctx.h.requests.list({ where: [where.equals('status.conclusion', 'PENDING'), ...conditions] });
 }
 
 function refresh(ctx: LimitsContext, pending: readonly Doc[]): void {

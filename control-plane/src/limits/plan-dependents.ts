@@ -1,5 +1,6 @@
 import type { Doc } from '../resources/resource-table.js';
-import { column, countBy, type LimitsContext } from './context.js';
+import { countBy, type LimitsContext } from './context.js';
+import type { AssignmentSpec } from './core/index.js';
 import { ownerOf } from './names.js';
 import { text } from './records.js';
 import { settle } from './settle.js';
@@ -8,17 +9,19 @@ import { loadScope, loadWorld } from './scope.js';
 /** Above this many dependent assignments a plan change recomputes the whole tree in one pass. */
 const WHOLE_TREE_ABOVE = 200;
 
-/** The PlanAssignments that use a plan, as their default or in a regional override. */
+/** The PlanAssignments that use a plan, as their default or in a regional override (in name order). */
 export function assignmentsUsingPlan(ctx: LimitsContext, plan: string): Doc[] {
-  const handle = ctx.h.planAssignments;
-  const overrides = `EXISTS (SELECT 1 FROM json_each(doc, '$.regionalPlanOverrides') o WHERE json_extract(o.value, '$.plan') = ?)`;
-  return handle.table
-    .query({
-      where: [{ sql: `${column(handle, 'defaultRegionalPlan')} = ? OR ${overrides}`, params: [plan, plan] }],
-      keys: [{ sql: 'name', desc: false }],
-    })
-    .map((row) => row.doc);
+  const names = ctx.world.assignments
+    .values()
+    .filter(({ assignment }) => assignment.defaultRegionalPlan === plan || usesInOverride(assignment, plan))
+    .map((row) => row.ref.planAssignment)
+    .sort();
+  const rows = ctx.h.planAssignments.findRows(names);
+  return names.map((name) => rows.get(name)?.doc).filter((doc): doc is Doc => doc !== undefined);
 }
+
+const usesInOverride = (assignment: AssignmentSpec, plan: string): boolean =>
+  assignment.regionalPlanOverrides.some((override) => override.plan === plan);
 
 /** After a plan's limits changed: every assignment using it, and every pool and limit below, follow. */
 export function settlePlanDependents(ctx: LimitsContext, plan: string): void {

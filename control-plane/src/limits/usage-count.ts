@@ -1,3 +1,4 @@
+import { where } from '../resources/resource-query.js';
 import type { LimitsContext } from './context.js';
 import type { Limit } from './core/index.js';
 
@@ -14,5 +15,5 @@ export function existingUsage(ctx: LimitsContext, limit: Limit): number {
   const devices = ctx.devices();
   if (!devices) return limit.usage;
   const project = limit.name.slice(0, limit.name.indexOf('/limits/'));
-  return devices.table.count([{ sql: 'parent = ?', params: [`${project}/regions/${limit.region}`] }]);
+  return devices.count({ where: [where.parent(`${project}/regions/${limit.region}`)] });
 }

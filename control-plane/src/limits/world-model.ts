@@ -1,6 +1,7 @@
 import type { ServiceNode, LimitPool, Limit, OrganizationNode, ProjectNode, Plan } from './core/index.js';
-import { RowProjection } from '../resources/row-projection.js';
-import type { Doc, ResourceTable, StoredRow } from '../resources/resource-table.js';
+import type { ResourceHandle } from '../resources/resource-handle.js';
+import type { RowProjection } from '../resources/row-projection.js';
+import type { Doc, StoredRow } from '../resources/resource-table.js';
 import { assignmentRowOf, type AssignmentRow } from './assignment-row.js';
 import { limitOf, organizationNodeOf, planOf, poolOf, projectNodeOf, regionsOf, text } from './records.js';
 
@@ -32,23 +33,23 @@ export class WorldModel {
   readonly limits: RowProjection<Limit>;
   readonly stored: StoredWorldRows;
 
-  constructor(h: Record<WorldTable, { table: ResourceTable }>) {
-    this.services = new RowProjection(h.services.table, (doc) => ({
+  constructor(h: Record<WorldTable, ResourceHandle>) {
+    this.services = h.services.project((doc) => ({
       name: text(doc['name']),
       regions: regionsOf(doc),
     }));
-    this.organizations = new RowProjection(h.organizations.table, (doc) => organizationNodeOf(doc, regionsOf(doc)));
-    this.projects = new RowProjection(h.projects.table, projectNodeOf);
-    this.plans = new RowProjection(h.plans.table, planOf);
-    this.assignments = new RowProjection(h.planAssignments.table, assignmentRowOf);
-    this.pools = new RowProjection(h.pools.table, poolOf);
-    this.limits = new RowProjection(h.limits.table, limitOf);
+    this.organizations = h.organizations.project((doc) => organizationNodeOf(doc, regionsOf(doc)));
+    this.projects = h.projects.project(projectNodeOf);
+    this.plans = h.plans.project(planOf);
+    this.assignments = h.planAssignments.project(assignmentRowOf);
+    this.pools = h.pools.project(poolOf);
+    this.limits = h.limits.project(limitOf);
     const row = (doc: Doc, id: number): StoredRow => ({ id, doc });
     this.stored = {
-      pools: new RowProjection(h.pools.table, row),
-      limits: new RowProjection(h.limits.table, row),
-      planAssignments: new RowProjection(h.planAssignments.table, row),
-      acceptedPlans: new RowProjection(h.acceptedPlans.table, row),
+      pools: h.pools.project(row),
+      limits: h.limits.project(row),
+      planAssignments: h.planAssignments.project(row),
+      acceptedPlans: h.acceptedPlans.project(row),
     };
   }
 

@@ -86,7 +86,7 @@ function sortKeys(target: QueryTarget, query: ResourceQuery): SortKey[] {
   for (const key of query.orderBy ?? []) {
     if (key.path === 'name') {
       nameDesc = key.desc ?? false;
-      break;
+      continue; // as a list's order_by: name is always the last key
     }
     const column = target.sqlTarget.scalar(fieldOf(target, key.path).field);
     keys.push({ sql: `(${column} IS NOT NULL)`, desc: key.desc ?? false }, { sql: column, desc: key.desc ?? false });

@@ -1,9 +1,10 @@
-import { invalidArgument } from '@outpost/shared';
+import { invalidArgument, parseFilter, parseOrderBy } from '@outpost/shared';
 import { buildCollectionQuery } from './collection-query.js';
 import type { CollectionQuery } from './collection-query.js';
-import { decodePageToken, encodePageToken } from './page-token.js';
+import { decodePageToken, encodePageToken, queryFingerprint } from './page-token.js';
 import type { PagePosition } from './page-token.js';
 import type { ResourceHandle } from './resource-handle.js';
+import { where, type Condition } from './resource-query.js';
 import type { QueriedRow } from './resource-table.js';
 import type { ListRequest, ListResponse } from './requests.js';
 import { present, selectedPaths } from './views.js';
@@ -60,7 +61,36 @@ export function readPage(
 }
 
 export function listResources(handle: ResourceHandle, req: ListRequest): ListResponse {
-  const query = buildCollectionQuery(handle, req.parent, req.filter, req.orderBy);
+  return respond(handle, req, buildCollectionQuery(handle, req.parent, req.filter, req.orderBy));
+}
+
+/** What narrows a custom list: conditions, and the words that tell its page tokens from other lists'. */
+export interface Narrowing {
+  conditions: readonly Condition[];
+  key: readonly unknown[];
+}
+
+/**
+ * A custom list across every parent: the generic list (filter, order_by, paging, field mask, view, paging
+ * info) of the documents that also meet the narrowing's conditions.
+ */
+export function listNarrowed(
+  handle: ResourceHandle,
+  req: Omit<ListRequest, 'parent'>,
+  narrowing: Narrowing,
+): ListResponse {
+  const filter = parseFilter(req.filter ?? '', handle.def.filterSchema);
+  const order = parseOrderBy(req.orderBy, handle.def.filterSchema);
+  const compiled = handle.tableQuery({
+    where: [...narrowing.conditions, where.filter(filter)],
+    orderBy: order.map((term) => ({ path: term.field.path, desc: term.desc })),
+  });
+  const fingerprint = queryFingerprint([...narrowing.key, filter.text, order.map((t) => [t.field.path, t.desc])]);
+  const query = { parent: '', filter, where: compiled.where, keys: compiled.keys, fingerprint, inParent: () => true };
+  return respond(handle, { ...req, parent: '' }, query);
+}
+
+function respond(handle: ResourceHandle, req: ListRequest, query: CollectionQuery): ListResponse {
   const pageSize = pageSizeOf(req.pageSize);
   const position = req.pageToken ? decodePageToken(req.pageToken, query.fingerprint) : undefined;
   const paths = selectedPaths(handle.def, req.view, handle.parseMask(req.fieldMask));

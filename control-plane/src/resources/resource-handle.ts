@@ -172,6 +172,11 @@ export class ResourceHandle {
     return new RowProjection(this.table, derive);
   }
 
+  /** An engine query as this kind's table reads it: for the engine's own operations (list-operation.ts). */
+  tableQuery(query: ResourceQuery): TableQuery {
+    return this.compile(query);
+  }
+
   private compile(query: ResourceQuery): TableQuery {
     const target: QueryTarget = {
       def: this.def,

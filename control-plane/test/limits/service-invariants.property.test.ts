@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { ApiError } from '@outpost/shared';
 import { describe, expect, it } from 'vitest';
 import { createDeviceService } from '../../src/devices/device-service.js';
-import { everyRow, LimitsContext } from '../../src/limits/context.js';
+import { LimitsContext } from '../../src/limits/context.js';
 import { isEmptyDiff, recomputeTree } from '../../src/limits/core/index.js';
 import { createLimitsService, type LimitsService } from '../../src/limits/index.js';
 import { loadWorld, type Scope } from '../../src/limits/scope.js';
@@ -142,7 +142,7 @@ function problems(w: World): string[] {
   }
   for (const kind of ['pools', 'limits', 'planAssignments', 'acceptedPlans'] as const) {
     const kept = byName(w.follower.world.stored[kind].values(), (row) => String(row.doc['name']));
-    const stored = everyRow(w.limits.handles[kind]).map((row) => ({ id: row.id, doc: row.doc }));
+    const stored = w.limits.handles[kind].query().map((row) => ({ id: row.id, doc: row.doc }));
     if (JSON.stringify(kept) !== JSON.stringify(stored)) found.push(`the ${kind} rows kept up by the writes differ`);
   }
   const again = recomputeTree(world.hierarchy, world.assignments, world.plans, world.previous);

@@ -1,13 +1,10 @@
-import { filterToSql, parseFilter, parseOrderBy, planAssignmentRequestDefinition } from '@outpost/shared';
-import type { SqlFragment } from '@outpost/shared';
-import type { CollectionQuery } from '../../resources/collection-query.js';
+import { planAssignmentRequestDefinition } from '@outpost/shared';
 import type { CustomMethod } from '../../resources/http/custom-method.js';
 import { asBoolean, asInteger, asString, only } from '../../resources/http/query-params.js';
-import { pageSizeOf, pagingInfo, readPage } from '../../resources/list-operation.js';
-import { decodePageToken, queryFingerprint } from '../../resources/page-token.js';
-import type { SortKey } from '../../resources/resource-table.js';
-import { parseView, present, selectedPaths } from '../../resources/views.js';
-import { column, type LimitsContext } from '../context.js';
+import { listNarrowed } from '../../resources/list-operation.js';
+import { where } from '../../resources/resource-query.js';
+import { parseView } from '../../resources/views.js';
+import type { LimitsContext } from '../context.js';
 
 export const LIST_APPROVER_PERMISSION = `services/${planAssignmentRequestDefinition.service}/permissions/approverPlanAssignmentRequests.list`;
 
@@ -39,37 +36,23 @@ export function listApproverMethod(ctx: LimitsContext): CustomMethod {
         'includePagingInfo',
       ]);
       const approver = asString(q.approver, 'approver') ?? '';
-      const filter = parseFilter(asString(q.filter, 'filter') ?? '', handle.def.filterSchema);
-      const order = parseOrderBy(asString(q.orderBy, 'orderBy'), handle.def.filterSchema);
-      const where: SqlFragment[] = [];
-      if (approver !== '') where.push({ sql: `${column(handle, 'approver')} = ?`, params: [approver] });
-      const filterSql = filterToSql(filter, handle.table.sqlTarget);
-      if (filterSql.sql !== '1') where.push(filterSql);
-      const keys: SortKey[] = [];
-      for (const term of order) {
-        if (term.field.path === 'name') continue;
-        const sql = handle.table.sqlTarget.scalar(term.field);
-        keys.push({ sql: `(${sql} IS NOT NULL)`, desc: term.desc }, { sql, desc: term.desc });
-      }
-      keys.push({ sql: 'name', desc: order.find((t) => t.field.path === 'name')?.desc ?? false });
-      const fingerprint = queryFingerprint([
-        'planAssignmentRequests:listApprover',
-        approver,
-        filter.text,
-        order.map((t) => [t.field.path, t.desc]),
-      ]);
-      const query: CollectionQuery = { parent: '', filter, where, keys, fingerprint, inParent: () => true };
-      const pageToken = asString(q.pageToken, 'pageToken');
-      const position = pageToken ? decodePageToken(pageToken, fingerprint) : undefined;
-      const page = readPage(handle, query, position, pageSizeOf(asInteger(q.pageSize, 'pageSize')));
-      const fieldMask = asString(q.fieldMask, 'fieldMask');
-      const paths = selectedPaths(handle.def, parseView(q.view), handle.parseMask(fieldMask));
-      return {
-        planAssignmentRequests: page.rows.map((row) => present(row.doc, paths)),
-        prevPageToken: page.prevPageToken,
-        nextPageToken: page.nextPageToken,
-        ...(asBoolean(q.includePagingInfo, 'includePagingInfo') ? pagingInfo(handle, query, page) : {}),
-      };
+      const { items, ...paging } = listNarrowed(
+        handle,
+        {
+          filter: asString(q.filter, 'filter'),
+          orderBy: asString(q.orderBy, 'orderBy'),
+          pageToken: asString(q.pageToken, 'pageToken'),
+          pageSize: asInteger(q.pageSize, 'pageSize'),
+          fieldMask: asString(q.fieldMask, 'fieldMask'),
+          view: parseView(q.view),
+          includePagingInfo: asBoolean(q.includePagingInfo, 'includePagingInfo'),
+        },
+        {
+          conditions: approver === '' ? [] : [where.equals('approver', approver)],
+          key: ['planAssignmentRequests:listApprover', approver],
+        },
+      );
+      return { planAssignmentRequests: items, ...paging };
     },
   };
 }
