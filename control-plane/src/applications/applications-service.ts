@@ -12,7 +12,7 @@ import {
 import type { DesiredPod, PodAction, PodStatus, PodStatusMessage } from '@outpost/shared';
 import type { SpecDependency } from '../gateway/agent-gateway.js';
 import type { Authorize } from '../healthchecks/exec-permissions.js';
-import { buildCollectionQuery } from '../resources/collection-query.js';
+import { where } from '../resources/resource-query.js';
 import type { CustomMethod } from '../resources/http/custom-method.js';
 import type { ResourceEngine } from '../resources/resource-engine.js';
 import type { ResourceHandle } from '../resources/resource-handle.js';
@@ -54,8 +54,7 @@ export function createApplicationsService(
 
   const podsOn = (deviceName: string): Doc[] => {
     const region = deviceName.split('/').slice(0, 4).join('/');
-    const query = buildCollectionQuery(pods, region, `spec.node = ${JSON.stringify(deviceName)}`, undefined);
-    return pods.table.query({ where: query.where, keys: query.keys }).map((row) => row.doc);
+    return pods.list({ where: [where.parent(region), where.equals('spec.node', deviceName)] });
   };
 
   const resolvePods = (device: Doc): DesiredPod[] =>

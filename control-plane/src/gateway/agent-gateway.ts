@@ -30,7 +30,7 @@ import { newChallenge } from '../devices/device-identity.js';
 import type { ResourceEngine } from '../resources/resource-engine.js';
 import type { ResourceHandle } from '../resources/resource-handle.js';
 import type { Doc } from '../resources/resource-table.js';
-import { buildCollectionQuery } from '../resources/collection-query.js';
+import { where } from '../resources/resource-query.js';
 import { AgentSession } from './agent-session.js';
 import { CommandDispatcher } from './command-dispatcher.js';
 import { StatusWriter } from './status-writer.js';
@@ -405,15 +405,9 @@ export class AgentGateway {
 
   /** After a crash no link survives: nothing may stay Online from before this start. */
   private markAllOffline(): void {
-    const query = buildCollectionQuery(
-      this.options.devices,
-      'projects/-/regions/-',
-      'status.connectionStatus = "CONNECTED"',
-      undefined,
-    );
-    const stale = this.options.devices.table.query({ where: query.where, keys: [{ sql: 'name', desc: false }] });
+    const stale = this.options.devices.names({ where: [where.equals('status.connectionStatus', 'CONNECTED')] });
     const now = new Date().toISOString();
-    for (const row of stale) this.status.connection(row.doc['name'] as string, 'DISCONNECTED', now);
+    for (const name of stale) this.status.connection(name, 'DISCONNECTED', now);
     this.status.flush();
   }
 }

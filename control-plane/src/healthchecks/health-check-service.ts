@@ -3,6 +3,7 @@ import type { AppliedHealthCheck, ProbeSpec } from '@outpost/shared';
 import type { SpecDependency } from '../gateway/agent-gateway.js';
 import type { ResourceEngine } from '../resources/resource-engine.js';
 import type { ResourceHandle } from '../resources/resource-handle.js';
+import { where } from '../resources/resource-query.js';
 import type { Doc } from '../resources/resource-table.js';
 import { appliesTo, regionOf } from './applies-to.js';
 import type { Authorize } from './exec-permissions.js';
@@ -27,11 +28,8 @@ export function createHealthCheckService(engine: ResourceEngine, authorize: Auth
   const healthChecks = engine.register(healthCheckDefinition, healthCheckRules(authorize));
 
   const resolveHealthChecks = (device: Doc): AppliedHealthCheck[] => {
-    const rows = healthChecks.table.query({
-      where: [{ sql: 'parent = ?', params: [regionOf(device['name'] as string)] }],
-      keys: [{ sql: 'name', desc: false }],
-    });
-    return rows.filter((row) => appliesTo(row.doc, device)).map((row) => appliedCheck(row.doc));
+    const checks = healthChecks.list({ where: [where.parent(regionOf(device['name'] as string))] });
+    return checks.filter((check) => appliesTo(check, device)).map(appliedCheck);
   };
 
   const specDependency: SpecDependency = {

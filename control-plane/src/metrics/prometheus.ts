@@ -27,8 +27,7 @@ export function createPrometheusMetrics(devices: ResourceHandle, server: ServerF
   collectDefaultMetrics({ register: registry });
 
   const tally = new FleetTally();
-  for (const row of devices.table.query({ where: [], keys: [{ sql: 'name', desc: false }] }))
-    tally.change(null, row.doc);
+  for (const device of devices.list()) tally.change(null, device);
   const unsubscribe = devices.subscribe((change) => tally.change(change.before, change.after));
 
   const registers = [registry];

@@ -11,7 +11,7 @@ import type { ResourceEngine } from '../resources/resource-engine.js';
 import type { ResourceHandle } from '../resources/resource-handle.js';
 import type { ResourceRules } from '../resources/resource-rules.js';
 import type { Doc } from '../resources/resource-table.js';
-import { buildCollectionQuery } from '../resources/collection-query.js';
+import { where } from '../resources/resource-query.js';
 import type { ArtifactStore } from './artifact-store.js';
 import { osReadyAfterWrite } from './os-ready.js';
 
@@ -54,20 +54,16 @@ export function createOsCatalog(engine: ResourceEngine, artifacts: ArtifactStore
   const findVersion = (deviceType: string, version: string): Doc | undefined =>
     osVersions.find(`osVersions/${osVersionId(deviceType, version)}`);
 
-  const versionsWith = (filter: string): Doc[] => {
-    const query = buildCollectionQuery(osVersions, '', filter, undefined);
-    return osVersions.table.query({ where: query.where, keys: query.keys }).map((row) => row.doc);
-  };
-  const isReferenced = (sha256: string): boolean => versionsWith(`artifact.sha256 = "${sha256}"`).length > 0;
+  const isReferenced = (sha256: string): boolean =>
+    osVersions.count({ where: [where.equals('artifact.sha256', sha256)] }) > 0;
   const isPublishedFor = (device: Doc, sha256: string): boolean => {
     const type = deviceTypeOf(device);
     if (!type || !/^[0-9a-f]{64}$/.test(sha256)) return false;
-    return (
-      versionsWith(`deviceType = ${JSON.stringify(`deviceTypes/${type}`)} AND artifact.sha256 = "${sha256}"`).length > 0
-    );
+    const published = [where.equals('deviceType', `deviceTypes/${type}`), where.equals('artifact.sha256', sha256)];
+    return osVersions.count({ where: published }) > 0;
   };
   const referencedArtifacts = (): Set<string> =>
-    new Set(versionsWith('').map((doc) => (doc['artifact'] as { sha256: string }).sha256));
+    new Set(osVersions.list().map((doc) => (doc['artifact'] as { sha256: string }).sha256));
 
   // the artifact of a deleted version goes with it unless another version has it; checked again when removed,
   // after the commit, so that a version created meanwhile keeps it
