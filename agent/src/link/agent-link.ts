@@ -144,16 +144,14 @@ export class AgentLink {
     return this.connected && this.socket !== undefined && sendOn(this.socket, message);
   }
 
-  /** Sends one binary frame (channel data) on the live connection; false while not connected. */
-  sendBinary(frame: Uint8Array): boolean {
+  /**
+   * Sends one binary frame (channel data) on the live connection; false while not connected. `sent` is called once
+   * the socket took the frame (or the connection failed first).
+   */
+  sendBinary(frame: Uint8Array, sent?: () => void): boolean {
     if (!this.connected || this.socket === undefined) return false;
-    this.socket.send(frame, { binary: true });
+    this.socket.send(frame, { binary: true }, sent);
     return true;
-  }
-
-  /** Bytes queued on the connection that the socket has not taken yet (channel data waits while it is large). */
-  get backlog(): number {
-    return this.socket?.bufferedAmount ?? 0;
   }
 
   /** Receives every binary frame (the channel layer routes them). */

@@ -4,7 +4,7 @@ import {
   CHANNEL_OPEN_COMMAND,
   ChannelTable,
   alreadyExists,
-  backlogGate,
+  LinkBacklog,
   channelOpenArgsSchema,
   invalidArgument,
   unavailable,
@@ -47,11 +47,14 @@ export function startChannelServices(options: ChannelServicesOptions): {
 } {
   const { link, logger } = options;
   const running = new Set<Promise<void>>();
-  const table = new ChannelTable(
-    (frame) => link.sendBinary(frame),
-    options.flow,
-    backlogGate(() => link.backlog),
-  );
+  const backlog = new LinkBacklog();
+  const transmit = (frame: Uint8Array): boolean => {
+    const sent = backlog.track(frame.length);
+    if (link.sendBinary(frame, sent)) return true;
+    sent();
+    return false;
+  };
+  const table = new ChannelTable(transmit, options.flow, backlog.ready);
   const offBinary = link.onBinary((frame) => {
     if (table.route(frame) === 'malformed') logger.warn('ignored a malformed channel frame');
   });

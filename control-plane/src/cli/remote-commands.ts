@@ -8,7 +8,7 @@ import {
   terminalExitSchema,
 } from '@outpost/shared';
 import type { Command } from 'commander';
-import type { RawData, WebSocket } from 'ws';
+import type { RawData } from 'ws';
 import { connectionOf } from './connection.js';
 import { ExitStatus } from './exit-status.js';
 import { UsageError } from './usage-error.js';
@@ -199,11 +199,10 @@ async function forwardConnection(
     }
   });
   socket.on('data', (chunk: Buffer) => {
-    ws.send(chunk);
-    if (ws.bufferedAmount > WS_BACKLOG_BYTES) {
-      socket.pause();
-      void drainedWs(ws).then(() => socket.resume());
-    }
+    if (ws.bufferedAmount <= WS_BACKLOG_BYTES) return void ws.send(chunk);
+    // much unsent: read on once the WebSocket's socket took this chunk (and so all before it)
+    socket.pause();
+    ws.send(chunk, () => socket.resume());
   });
   // a half close: an empty message tells the device that no more comes from here
   socket.once('end', () => ws.readyState === ws.OPEN && ws.send(Buffer.alloc(0)));
@@ -218,12 +217,6 @@ async function forwardConnection(
   socket.end();
   const error = errorOfClose(code, reason);
   if (error !== undefined && code !== 1005) throw error;
-}
-
-async function drainedWs(ws: WebSocket): Promise<void> {
-  while (ws.bufferedAmount > WS_BACKLOG_BYTES / 2 && ws.readyState === ws.OPEN) {
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
 }
 
 function bytesOf(data: RawData): Buffer {

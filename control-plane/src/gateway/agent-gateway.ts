@@ -278,11 +278,7 @@ export class AgentGateway {
     }
     const session = new AgentSession(deviceName, ws);
     this.sessions.set(deviceName, session);
-    this.channels.attach(
-      deviceName,
-      (frame) => ws.readyState === ws.OPEN && (ws.send(frame), true),
-      () => ws.bufferedAmount,
-    );
+    this.channels.attach(deviceName, (frame, sent) => ws.readyState === ws.OPEN && (ws.send(frame, sent), true));
     this.status.connection(deviceName, 'CONNECTED', new Date().toISOString());
     log.info('agent connected');
     session.send({

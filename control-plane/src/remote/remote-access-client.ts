@@ -26,6 +26,9 @@ export function openRemoteSocket(
   base.search = query.toString();
   const ws = new WebSocket(base, {
     perMessageDeflate: false,
+    // A zero masking key leaves frames unmasked on both ends (no XOR over every forwarded byte). Masking protects
+    // proxies from scripts in browsers; this client is not one (the agent's link does the same).
+    generateMask: (mask: Buffer) => mask.fill(0),
     headers: {
       'user-agent': 'outpost-cli',
       ...(connection.apiKey === undefined ? {} : { authorization: `Bearer ${connection.apiKey}` }),

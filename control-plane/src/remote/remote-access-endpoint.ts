@@ -296,7 +296,7 @@ async function relayForward(ws: WebSocket, channel: Channel): Promise<SessionEnd
     counts.bytesIn += bytes.length;
     return channel.write(bytes);
   };
-  const toClient = (chunk: Uint8Array): Promise<void> => {
+  const toClient = (chunk: Uint8Array): Promise<void> | undefined => {
     counts.bytesOut += chunk.length;
     return sendToClient(ws, chunk);
   };
@@ -313,7 +313,7 @@ async function relay(
   ws: WebSocket,
   channel: Channel,
   fromClient: (data: RawData) => Promise<void> | undefined,
-  toClient: (chunk: Uint8Array) => Promise<void>,
+  toClient: (chunk: Uint8Array) => Promise<void> | undefined,
 ): Promise<Pick<SessionEnd, 'ending' | 'error'>> {
   let clientClosed = false;
   let done = false;
@@ -344,7 +344,10 @@ async function relay(
     }, 2_000).unref();
   });
   try {
-    for await (const chunk of channel) await toClient(chunk);
+    for await (const chunk of channel) {
+      const full = toClient(chunk);
+      if (full !== undefined) await full;
+    }
   } catch (err) {
     done = true;
     const error = err instanceof ApiError ? err : new ApiError('INTERNAL', String(err));
@@ -369,12 +372,17 @@ function closeReason(error: ApiError): string {
     .replace(/\uFFFD$/, '');
 }
 
-async function sendToClient(ws: WebSocket, bytes: Uint8Array): Promise<void> {
-  if (ws.readyState !== ws.OPEN) return;
-  ws.send(bytes, { binary: true });
-  while (ws.bufferedAmount > WS_BACKLOG_BYTES && ws.readyState === ws.OPEN) {
-    await new Promise((resolve) => setTimeout(resolve, 2));
+/**
+ * Sends to the client; while its WebSocket holds more than WS_BACKLOG_BYTES unsent, a promise that settles once the
+ * socket took this message (and so everything before it): the relay from the device then waits, its channel fills.
+ */
+function sendToClient(ws: WebSocket, bytes: Uint8Array): Promise<void> | undefined {
+  if (ws.readyState !== ws.OPEN) return undefined;
+  if (ws.bufferedAmount <= WS_BACKLOG_BYTES) {
+    ws.send(bytes, { binary: true });
+    return undefined;
   }
+  return new Promise((resolve) => ws.send(bytes, { binary: true }, () => resolve()));
 }
 
 function bytesOf(data: RawData): Uint8Array {

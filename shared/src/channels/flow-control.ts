@@ -34,19 +34,39 @@ export const DEFAULT_FLOW: FlowSettings = {
 export const LINK_BACKLOG_BYTES = 2 * 1024 * 1024;
 
 /**
- * `linkReady` for a link whose queued bytes `backlog()` tells (a WebSocket's bufferedAmount): while above the
- * limit, a promise that settles once the queue has drained to half of it (checked every few milliseconds).
+ * The bytes a link has queued (handed to its WebSocket, not yet taken by the kernel), as channels' `linkReady`
+ * sees them: every frame is counted with `track` when it is sent and uncounted by the callback `track` answers,
+ * which the link calls once its socket took the frame (`ws.send`'s callback). Writers held back wake in the
+ * callback that brings the queue down to half the limit: no polling, so no idle gap between a drained queue and
+ * the next frame.
  */
-export function backlogGate(backlog: () => number, limit = LINK_BACKLOG_BYTES): () => Promise<void> | undefined {
-  return () => {
-    if (backlog() <= limit) return undefined;
-    return new Promise<void>((resolve) => {
-      const check = (): void => {
-        if (backlog() <= limit / 2) resolve();
-        else setTimeout(check, 2);
-      };
-      setTimeout(check, 2);
-    });
+export class LinkBacklog {
+  private queued = 0;
+  private waiters: (() => void)[] = [];
+
+  constructor(private readonly limit = LINK_BACKLOG_BYTES) {}
+
+  /** bytes sent and not yet taken by the socket */
+  get bytes(): number {
+    return this.queued;
+  }
+
+  /** Counts `bytes` handed to the link; call the answer once the socket took them (or the send failed). */
+  track(bytes: number): () => void {
+    this.queued += bytes;
+    let settled = false;
+    return () => {
+      if (settled) return;
+      settled = true;
+      this.queued -= bytes;
+      if (this.queued <= this.limit / 2 && this.waiters.length > 0) for (const wake of this.waiters.splice(0)) wake();
+    };
+  }
+
+  /** `linkReady`: undefined while the queue is within the limit, else a promise that settles once it drained. */
+  readonly ready = (): Promise<void> | undefined => {
+    if (this.queued <= this.limit) return undefined;
+    return new Promise<void>((resolve) => this.waiters.push(resolve));
   };
 }
 

@@ -4,7 +4,7 @@ import {
   ApiError,
   Channel,
   ChannelTable,
-  backlogGate,
+  LinkBacklog,
   decodeChannelFrame,
   encodeChannelFrame,
   unavailable,
@@ -69,26 +69,50 @@ describe('channels over a link', () => {
     expect(carried.filter((c) => c.frame.kind === 'ACK').length).toBeGreaterThan(10);
   });
 
-  it('holds data back while the link has too much queued, and lets it go once the queue drains', async () => {
-    let backlog = 10 * 1024 * 1024;
+  it('holds data back while the link has too much queued, and lets it go once the socket took half of it', async () => {
+    const backlog = new LinkBacklog(1024 * 1024);
+    const taken: (() => void)[] = [];
     const sent: Uint8Array[] = [];
     const channel = new Channel({
       id: 1,
-      transmit: (frame) => (sent.push(frame), true),
-      linkReady: backlogGate(() => backlog, 1024 * 1024),
+      transmit: (frame) => (sent.push(frame), taken.push(backlog.track(frame.length)), true),
+      linkReady: backlog.ready,
       flow: FLOW,
     });
+    const queuedElsewhere = backlog.track(10 * 1024 * 1024);
     const writing = channel.write(new Uint8Array(1000));
     await settle();
     expect(sent).toHaveLength(0);
-    backlog = 100;
+    queuedElsewhere();
     await writing;
     expect(sent).toHaveLength(1);
+    expect(backlog.bytes).toBe(1000 + 14);
+    taken.shift()!();
+    taken.shift()?.(); // a callback called twice changes nothing
+    expect(backlog.bytes).toBe(0);
 
-    backlog = 10 * 1024 * 1024;
+    const stillQueued = backlog.track(10 * 1024 * 1024);
     const stuck = channel.write(new Uint8Array(10));
     channel.fail(unavailable('link down'));
     await expect(stuck).rejects.toMatchObject({ status: 'UNAVAILABLE' });
+    stillQueued();
+  });
+
+  it('wakes a held-back writer only once the queue is down to half the limit', async () => {
+    const backlog = new LinkBacklog(1000);
+    const first = backlog.track(600);
+    const second = backlog.track(600);
+    const ready = backlog.ready();
+    expect(ready).toBeDefined();
+    let woke = false;
+    void ready!.then(() => (woke = true));
+    first(); // 600 queued: within the limit, but above half of it
+    await settle();
+    expect(woke).toBe(false);
+    second();
+    await settle();
+    expect(woke).toBe(true);
+    expect(backlog.ready()).toBeUndefined();
   });
 
   it('a reader that stops reading stalls the writer at the window', async () => {

@@ -1,4 +1,4 @@
-import { CHANNEL_OPEN_COMMAND, ChannelTable, backlogGate, unavailable } from '@outpost/shared';
+import { CHANNEL_OPEN_COMMAND, ChannelTable, LinkBacklog, unavailable } from '@outpost/shared';
 import type { Channel, ChannelService, FlowSettings } from '@outpost/shared';
 
 /** Sends a command over a device's live link (the gateway's `sendCommand`). */
@@ -30,12 +30,19 @@ export class ChannelHub {
   ) {}
 
   /**
-   * A device connected: its frames go out through `send`; `backlog` tells how much its connection has queued
-   * (channel data waits while that is large). Channels of an earlier connection fail.
+   * A device connected: its frames go out through `send`, which calls `sent` once its connection's socket took the
+   * frame (or failed to): channel data waits while much is queued. Channels of an earlier connection fail.
    */
-  attach(deviceName: string, send: (frame: Uint8Array) => boolean, backlog: () => number = () => 0): void {
+  attach(deviceName: string, send: (frame: Uint8Array, sent: () => void) => boolean): void {
     this.detach(deviceName, 'the device connected again');
-    this.links.set(deviceName, new ChannelTable(send, this.flow, backlogGate(backlog)));
+    const backlog = new LinkBacklog();
+    const transmit = (frame: Uint8Array): boolean => {
+      const sent = backlog.track(frame.length);
+      if (send(frame, sent)) return true;
+      sent();
+      return false;
+    };
+    this.links.set(deviceName, new ChannelTable(transmit, this.flow, backlog.ready));
   }
 
   /** The device's link closed: its channels fail as UNAVAILABLE. */
