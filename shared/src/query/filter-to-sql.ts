@@ -25,7 +25,34 @@ export interface SqlTarget {
    * describes) or 'stringList' (membership).
    */
   contains(field: FilterField, value: string): SqlFragment;
+  /** The SQL dialect of the store (SQLite's when absent). */
+  dialect?: SqlDialect;
 }
+
+/** What differs between the SQL of two stores, for the conditions filterToSql() writes. */
+export interface SqlDialect {
+  /** null-safe equality, `a <same> ?` (SQLite `IS`, PostgreSQL `IS NOT DISTINCT FROM`) */
+  same: string;
+  /** the constant conditions */
+  true: string;
+  false: string;
+  /** A never-NULL condition: `column` is text matching the LIKE pattern case-sensitively (see likeMatches). */
+  like(column: string, field: FilterField, mapKey: string | undefined, pattern: string): SqlFragment;
+  /** A never-NULL condition: NAME_MATCH_SQL_FUNCTION of `column` and one `?` pattern. */
+  nameMatch(column: string): string;
+}
+
+/** SQLite's: every condition is 0 or 1; LIKE runs as a GLOB (case-sensitive). */
+export const SQLITE_DIALECT: SqlDialect = {
+  same: 'IS',
+  true: '1',
+  false: '0',
+  like: (column, _field, _mapKey, pattern) => ({
+    sql: `(typeof(${column}) = 'text' AND ${column} GLOB ?)`,
+    params: [likeToGlob(pattern)],
+  }),
+  nameMatch: (column) => `COALESCE(${NAME_MATCH_SQL_FUNCTION}(${column}, ?), 0)`,
+};
 
 /** A SQL function filterToSql() output may call; register each with better-sqlite3 (`db.function(name, impl)`). */
 export interface SqlFunction {
@@ -51,19 +78,20 @@ const SQL_OPS: Readonly<Record<Exclude<CompareOp, '=' | '!='>, string>> = {
  * two-valued logic of evaluateFilter(). Ast null → `1`.
  */
 export function filterToSql(filter: Filter, target: SqlTarget): SqlFragment {
-  return filter.ast === null ? { sql: '1', params: [] } : nodeToSql(filter.ast, target);
+  const dialect = target.dialect ?? SQLITE_DIALECT;
+  return filter.ast === null ? { sql: dialect.true, params: [] } : nodeToSql(filter.ast, target, dialect);
 }
 
-function nodeToSql(node: FilterNode, target: SqlTarget): SqlFragment {
+function nodeToSql(node: FilterNode, target: SqlTarget, dialect: SqlDialect): SqlFragment {
   switch (node.kind) {
     case 'and':
     case 'or':
       return join(
-        node.children.map((child) => nodeToSql(child, target)),
+        node.children.map((child) => nodeToSql(child, target, dialect)),
         node.kind === 'and' ? ' AND ' : ' OR ',
       );
     case 'not':
-      return negate(nodeToSql(node.child, target));
+      return negate(nodeToSql(node.child, target, dialect));
     case 'isNull':
       return {
         sql: `(${target.scalar(node.field.field, node.field.mapKey)} IS ${node.negated ? 'NOT ' : ''}NULL)`,
@@ -72,8 +100,8 @@ function nodeToSql(node: FilterNode, target: SqlTarget): SqlFragment {
     case 'compare': {
       const column = target.scalar(node.field.field, node.field.mapKey);
       const isName = node.field.type === 'name';
-      if (node.op === '=') return equalsSql(column, node.value, isName);
-      if (node.op === '!=') return negate(equalsSql(column, node.value, isName));
+      if (node.op === '=') return equalsSql(column, node.value, isName, dialect);
+      if (node.op === '!=') return negate(equalsSql(column, node.value, isName, dialect));
       return {
         sql: `(${column} IS NOT NULL AND ${column} ${SQL_OPS[node.op]} ?)`,
         params: [filterValueToSql(node.value)],
@@ -84,35 +112,35 @@ function nodeToSql(node: FilterNode, target: SqlTarget): SqlFragment {
       const isName = node.field.type === 'name';
       const patterns = node.values.filter((v): v is string => isName && typeof v === 'string' && hasNameWildcard(v));
       const exact = node.values.filter((v) => typeof v !== 'string' || !patterns.includes(v));
-      const parts = patterns.map((pattern) => nameMatchFragment(column, pattern));
+      const parts = patterns.map((pattern) => nameMatchFragment(column, pattern, dialect));
       if (exact.length > 0) {
         parts.unshift({
           sql: `(${column} IS NOT NULL AND ${column} IN (${exact.map(() => '?').join(', ')}))`,
           params: exact.map(filterValueToSql),
         });
       }
-      const any = parts.length === 0 ? { sql: '0', params: [] } : join(parts, ' OR ');
+      const any = parts.length === 0 ? { sql: dialect.false, params: [] } : join(parts, ' OR ');
       return node.negated ? negate(any) : any;
     }
     case 'like': {
       const column = target.scalar(node.field.field, node.field.mapKey);
-      return { sql: `(typeof(${column}) = 'text' AND ${column} GLOB ?)`, params: [likeToGlob(node.pattern)] };
+      return dialect.like(column, node.field.field, node.field.mapKey, node.pattern);
     }
     case 'contains': {
-      if (node.values.length === 0) return { sql: node.mode === 'all' ? '1' : '0', params: [] };
+      if (node.values.length === 0) return { sql: node.mode === 'all' ? dialect.true : dialect.false, params: [] };
       const parts = node.values.map((value) => wrap(target.contains(node.field.field, value)));
       return join(parts, node.mode === 'all' ? ' AND ' : ' OR ');
     }
   }
 }
 
-function equalsSql(column: string, value: FilterValue, isName: boolean): SqlFragment {
-  if (isName && typeof value === 'string' && hasNameWildcard(value)) return nameMatchFragment(column, value);
-  return { sql: `(${column} IS ?)`, params: [filterValueToSql(value)] };
+function equalsSql(column: string, value: FilterValue, isName: boolean, dialect: SqlDialect): SqlFragment {
+  if (isName && typeof value === 'string' && hasNameWildcard(value)) return nameMatchFragment(column, value, dialect);
+  return { sql: `(${column} ${dialect.same} ?)`, params: [filterValueToSql(value)] };
 }
 
-function nameMatchFragment(column: string, pattern: string): SqlFragment {
-  return { sql: `COALESCE(${NAME_MATCH_SQL_FUNCTION}(${column}, ?), 0)`, params: [pattern] };
+function nameMatchFragment(column: string, pattern: string, dialect: SqlDialect): SqlFragment {
+  return { sql: dialect.nameMatch(column), params: [pattern] };
 }
 
 function wrap(fragment: SqlFragment): SqlFragment {

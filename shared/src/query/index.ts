@@ -5,7 +5,7 @@ export * from './parse-filter.js';
 export * from './evaluate-filter.js';
 export * from './filter-to-sql.js';
 export * from './order-by.js';
-export { likeMatches, likeToGlob } from './like.js';
+export { likeMatches, likeToGlob, likeToPostgres } from './like.js';
 export { hasNameWildcard } from './name-match.js';
 export { labelContainsCandidates, labelsContain, listContains } from './collection-contains.js';
 export { normalizeTimestamp } from './filter-values.js';

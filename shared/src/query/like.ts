@@ -45,3 +45,14 @@ export function likeToGlob(pattern: string): string {
     })
     .join('');
 }
+
+/** The PostgreSQL LIKE pattern (backslash escapes; case-sensitive under collation "C") matching what a LIKE pattern matches. */
+export function likeToPostgres(pattern: string): string {
+  return likeParts(pattern)
+    .map((part) => {
+      if (part.kind === 'anyRun') return '%';
+      if (part.kind === 'oneChar') return '_';
+      return part.char === '%' || part.char === '_' || part.char === '\\' ? `\\${part.char}` : part.char;
+    })
+    .join('');
+}

@@ -36,7 +36,7 @@ const STATEMENT_TIMEOUT_MS = 120_000;
 /*
  * The worker owns one `pg` connection. Each request is a list of statements run in order (one round trip from
  * the caller however many there are); the reply goes back on its own port and the shared flag wakes the caller.
- * Statements are prepared by name once per connection. int8 and numeric come back as JS numbers, JSON and
+ * Statements are prepared by name once per connection (the first 2,000 texts). int8 and numeric come back as JS numbers, JSON and
  * JSONB as their text (the caller parses it when it wants the document).
  */
 const WORKER_SOURCE = `
@@ -54,6 +54,7 @@ const types = {
 };
 const client = new pg.Client({ connectionString: workerData.url, types });
 const names = new Map();
+const MAX_PREPARED = 2000; // statements beyond these (one-off filters) run unnamed
 const connected = client.connect();
 let failed;
 client.on('error', (err) => { failed = err; });
@@ -75,7 +76,7 @@ port.on('message', async (request) => {
     const results = [];
     for (const statement of request.statements) {
       let name = names.get(statement.sql);
-      if (name === undefined) {
+      if (name === undefined && names.size < MAX_PREPARED) {
         name = 's' + names.size;
         names.set(statement.sql, name);
       }

@@ -1,0 +1,118 @@
+import type { FilterSchema } from '@outpost/shared';
+import { loggedChangeOf, logRowOf } from '../../change-log.js';
+import type { Appended, ChangeLog, LoggedChange, LogRow } from '../../change-log.js';
+import type { PgStorage } from './pg-storage.js';
+
+/** Appended rows written per statement (as arrays: one statement whatever the count). */
+const ROWS_PER_WRITE = 2000;
+
+/**
+ * The change log in PostgreSQL (see ChangeLog). Positions are handed out in commit order: a transaction reads
+ * the head from change_log_head FOR UPDATE before its first append, and that row lock is held until it commits
+ * or rolls back, so a second writer (another connection, another control plane) numbers its changes only after
+ * the first is committed. A reader that has seen position N therefore never finds a change below N committed
+ * later. Outside a transaction the head is read from the database (another writer may have moved it).
+ */
+export class PgChangeLog implements ChangeLog {
+  private readonly schemas = new Map<string, FilterSchema>();
+  private buffered: LogRow[] = [];
+  private appendsSincePrune = 0;
+  /** the head as this transaction holds it (locked), and which transaction that is */
+  private knownHead: number | undefined;
+  private lockedIn = 0;
+
+  constructor(
+    private readonly storage: PgStorage,
+    private readonly retain = 200_000,
+  ) {}
+
+  describe(plural: string, schema: FilterSchema): void {
+    this.schemas.set(plural, schema);
+  }
+
+  append(
+    plural: string,
+    name: string,
+    before: Record<string, unknown> | null,
+    after: Record<string, unknown> | null,
+    time: string,
+  ): Appended {
+    if (this.storage.transactionNumber === 0) throw new Error('the change log is written only in a transaction');
+    const seq = this.head() + 1;
+    const { row, changed } = logRowOf(seq, plural, name, before, after, time, this.schemas.get(plural));
+    this.buffered.push(row);
+    this.knownHead = seq;
+    if (this.buffered.length >= ROWS_PER_WRITE) this.flush();
+    return { seq, changed };
+  }
+
+  flush(): void {
+    const rows = this.buffered;
+    if (rows.length === 0) return;
+    this.buffered = [];
+    const column = (i: number): unknown[] => rows.map((row) => row[i]);
+    const last = rows[rows.length - 1]![0];
+    const statements = [
+      {
+        sql:
+          'INSERT INTO change_log(seq, plural, name, op, doc, paths, prior, time) SELECT * FROM ' +
+          'unnest(?::bigint[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])',
+        params: [0, 1, 2, 3, 4, 5, 6, 7].map(column),
+      },
+      { sql: 'UPDATE change_log_head SET seq = ?', params: [last] },
+    ];
+    this.appendsSincePrune += rows.length;
+    if (this.appendsSincePrune >= 1000) {
+      this.appendsSincePrune = 0;
+      if (last > this.retain)
+        statements.push({ sql: 'DELETE FROM change_log WHERE seq <= ?', params: [last - this.retain] });
+    }
+    this.storage.run(statements);
+  }
+
+  rollBack(): void {
+    this.buffered = [];
+    this.knownHead = undefined;
+  }
+
+  head(): number {
+    const transaction = this.storage.transactionNumber;
+    if (transaction === 0) {
+      this.knownHead = undefined;
+      return Number(this.storage.query('SELECT seq FROM change_log_head').rows[0]?.[0] ?? 0);
+    }
+    if (this.lockedIn !== transaction || this.knownHead === undefined) {
+      // this transaction's first look (or its first after a savepoint was undone): lock the head, then read it
+      this.knownHead = Number(this.storage.query('SELECT seq FROM change_log_head FOR UPDATE').rows[0]?.[0] ?? 0);
+      this.lockedIn = transaction;
+    }
+    return this.knownHead;
+  }
+
+  covers(seq: number): boolean {
+    this.flush();
+    const [oldest, newest] = this.storage.query(
+      'SELECT (SELECT MIN(seq) FROM change_log), (SELECT seq FROM change_log_head)',
+    ).rows[0] as [number | null, number];
+    if (seq > newest) return false;
+    return oldest === null || seq >= oldest - 1;
+  }
+
+  read(plural: string, afterSeq: number, limit: number): LoggedChange[] {
+    this.flush();
+    const { rows } = this.storage.query(
+      'SELECT seq, plural, name, op, doc, paths, prior, time FROM change_log WHERE plural = ? AND seq > ? ORDER BY seq LIMIT ?',
+      [plural, afterSeq, limit],
+    );
+    return rows.map((row) => loggedChangeOf(row as LogRow));
+  }
+
+  positionAt(plural: string, time: string): number {
+    this.flush();
+    const { rows } = this.storage.query(
+      'SELECT COALESCE(MIN(seq) - 1, (SELECT seq FROM change_log_head)) FROM change_log WHERE plural = ? AND time >= ?',
+      [plural, time],
+    );
+    return Number(rows[0]?.[0] ?? 0);
+  }
+}

@@ -1,0 +1,350 @@
+import type { FilterField, FilterSchema, SqlFragment, SqlTarget } from '@outpost/shared';
+import { deepEqual } from '@outpost/shared';
+import type { Doc, QueriedRow, ResourceTable, SortKey, StoredRow, TableQuery } from '../../resource-table.js';
+import { columnOf, isMultiValued, multiValuesOf } from '../../sql-columns.js';
+import { mayDiffer, seekCondition, valueAt } from '../row-values.js';
+import { TableBase } from '../table-base.js';
+import { SCHEMA_LOCK } from './pg-migrations.js';
+import { columnDeclaration, columnTypeOf, columnValueOf, identifier, jsonTextAt, POSTGRES_DIALECT } from './pg-sql.js';
+import type { ColumnType } from './pg-sql.js';
+import type { PgStorage, Sql } from './pg-storage.js';
+
+interface ScalarColumn {
+  path: string;
+  keys: readonly string[];
+  column: string;
+  type: ColumnType;
+}
+
+/** Names per batched lookup. */
+const NAMES_PER_LOOKUP = 500;
+/** Rows per statement when columns added to an existing table are filled. */
+const ROWS_PER_FILL = 1000;
+
+/**
+ * The PostgreSQL table of one resource kind, laid out as SQLite's (see SqliteTable): the document as JSONB, a
+ * typed, indexed column per scalar filterable path holding what json_extract would give (text in byte order,
+ * numbers as numeric, bools as 1/0), and a side table of values for labels and string lists. A write sends its
+ * statements in one round trip.
+ */
+export class PgTable extends TableBase implements ResourceTable {
+  readonly table: string;
+  private readonly multiTable: string;
+  private readonly multiFields: { field: FilterField; keys: readonly string[] }[];
+  private readonly scalars: ScalarColumn[];
+  readonly addedPaths: string[] = [];
+
+  constructor(
+    private readonly storage: PgStorage,
+    plural: string,
+    filterSchema: FilterSchema,
+  ) {
+    super();
+    this.table = identifier(`r_${plural}`);
+    this.multiTable = identifier(`r_${plural}_values`);
+    this.multiFields = filterSchema.fields
+      .filter(isMultiValued)
+      .map((field) => ({ field, keys: field.path.split('.') }));
+    this.scalars = filterSchema.fields
+      .filter((field) => !isMultiValued(field) && field.path !== 'name')
+      .map((field) => ({
+        path: field.path,
+        keys: field.path.split('.'),
+        column: columnOf(field),
+        type: columnTypeOf(field),
+      }));
+    this.createSchema(filterSchema);
+  }
+
+  readonly sqlTarget: SqlTarget = {
+    scalar: (field, mapKey) =>
+      mapKey === undefined && !isMultiValued(field)
+        ? columnOf(field)
+        : jsonTextAt(mapKey === undefined ? field.path.split('.') : [...field.path.split('.'), mapKey]),
+    contains: (field, value) => ({
+      sql: `EXISTS (SELECT 1 FROM ${this.multiTable} v WHERE v.row_id = ${this.table}.id AND v.path = ? AND v.value = ?)`,
+      params: [field.path, value],
+    }),
+    dialect: POSTGRES_DIALECT,
+  };
+
+  private createSchema(filterSchema: FilterSchema): void {
+    const t = this.table;
+    const v = this.multiTable;
+    this.storage.transaction(() => {
+      // another control plane may be creating the same table
+      this.storage.query('SELECT pg_advisory_xact_lock(?)', [SCHEMA_LOCK]);
+      this.storage.run([
+        {
+          sql: `CREATE TABLE IF NOT EXISTS ${t} (
+            id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            name text COLLATE "C" NOT NULL UNIQUE,
+            parent text COLLATE "C" NOT NULL,
+            doc jsonb NOT NULL)`,
+        },
+        {
+          sql: `CREATE TABLE IF NOT EXISTS ${v} (
+            row_id bigint NOT NULL,
+            path text COLLATE "C" NOT NULL,
+            value text COLLATE "C" NOT NULL)`,
+        },
+        { sql: `CREATE INDEX IF NOT EXISTS ${identifier(`${v}_by_value`)} ON ${v}(path, value, row_id)` },
+        { sql: `CREATE INDEX IF NOT EXISTS ${identifier(`${v}_by_row`)} ON ${v}(row_id)` },
+        { sql: `CREATE INDEX IF NOT EXISTS ${identifier(`${t}_by_parent`)} ON ${t}(parent, name)` },
+      ]);
+      const existing = new Map(
+        this.storage
+          .query(
+            'SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ?',
+            [t],
+          )
+          .rows.map((row) => [String(row[0]), String(row[1])]),
+      );
+      const wanted = new Map(this.scalars.map((c) => [c.column, c]));
+      const changes: Sql[] = [];
+      for (const [column, type] of existing) {
+        if (!column.startsWith('f_')) continue;
+        const scalar = wanted.get(column);
+        // a path no longer filterable (its column would no longer follow the documents), or now of another type
+        if (scalar === undefined || !sameType(scalar.type, type)) {
+          changes.push({ sql: `ALTER TABLE ${t} DROP COLUMN ${column}` });
+          existing.delete(column);
+        }
+      }
+      const added = this.scalars.filter((c) => !existing.has(c.column));
+      for (const scalar of added) {
+        changes.push({ sql: `ALTER TABLE ${t} ADD COLUMN ${scalar.column} ${columnDeclaration(scalar.type)}` });
+        this.addedPaths.push(scalar.path);
+      }
+      for (const field of filterSchema.fields) {
+        if (isMultiValued(field) || field.path === 'name' || field.type === 'object') continue;
+        const column = columnOf(field);
+        const shape = indexShapeOf(field);
+        for (const other of INDEX_SHAPES) {
+          if (other !== shape) changes.push({ sql: `DROP INDEX IF EXISTS ${identifier(other.name(t, column))}` });
+        }
+        changes.push({
+          sql: `CREATE INDEX IF NOT EXISTS ${identifier(shape.name(t, column))} ON ${t}(${shape.columns(column)})`,
+        });
+      }
+      if (changes.length > 0) this.storage.run(changes);
+      if (added.length > 0) this.fill(added);
+    });
+  }
+
+  /** Sets columns just added to an existing table from the documents it holds. */
+  private fill(columns: readonly ScalarColumn[]): void {
+    let after = 0;
+    for (;;) {
+      const { rows } = this.storage.query(
+        `SELECT id, doc FROM ${this.table} WHERE id > ? ORDER BY id LIMIT ${ROWS_PER_FILL}`,
+        [after],
+      );
+      if (rows.length === 0) return;
+      const ids = rows.map((row) => row[0] as number);
+      const docs = rows.map((row) => JSON.parse(row[1] as string) as Doc);
+      const sets = columns.map((c, i) => `${c.column} = u.c${i}::${c.type}`).join(', ');
+      const unnest = columns.map(() => ', ?::text[]').join('');
+      const names = columns.map((_, i) => `, c${i}`).join('');
+      this.storage.run([
+        {
+          sql: `UPDATE ${this.table} SET ${sets} FROM unnest(?::bigint[]${unnest}) AS u(id${names}) WHERE ${this.table}.id = u.id`,
+          params: [ids, ...columns.map((c) => docs.map((doc) => text(columnValueOf(c.type, valueAt(doc, c.keys)))))],
+        },
+      ]);
+      after = ids[ids.length - 1]!;
+    }
+  }
+
+  find(name: string): StoredRow | undefined {
+    const row = this.storage.query(`SELECT id, doc FROM ${this.table} WHERE name = ?`, [name]).rows[0];
+    return row && { id: row[0] as number, doc: JSON.parse(row[1] as string) as Doc };
+  }
+
+  findMany(names: Iterable<string>): Map<string, StoredRow> {
+    const found = new Map<string, StoredRow>();
+    const all = [...new Set(names)];
+    for (let i = 0; i < all.length; i += NAMES_PER_LOOKUP) {
+      const batch = all.slice(i, i + NAMES_PER_LOOKUP);
+      const { rows } = this.storage.query(`SELECT id, name, doc FROM ${this.table} WHERE name = ANY(?::text[])`, [
+        batch,
+      ]);
+      for (const row of rows) {
+        found.set(row[1] as string, { id: row[0] as number, doc: JSON.parse(row[2] as string) as Doc });
+      }
+    }
+    return found;
+  }
+
+  exists(name: string): boolean {
+    return this.storage.query(`SELECT 1 FROM ${this.table} WHERE name = ?`, [name]).rows.length > 0;
+  }
+
+  insert(name: string, parent: string, doc: Doc, json = JSON.stringify(doc)): number {
+    this.writing();
+    const columns = this.scalars.map((c) => `, ${c.column}`).join('');
+    const values = this.scalars.map(() => ', ?').join('');
+    const scalarValues = this.scalars.map((c) => columnValueOf(c.type, valueAt(doc, c.keys)));
+    const multi = this.multiValuesOf(doc);
+    const insert = `INSERT INTO ${this.table}(name, parent, doc${columns}) VALUES (?, ?, ?${values}) RETURNING id`;
+    const result =
+      multi.paths.length === 0
+        ? this.storage.query(insert, [name, parent, json, ...scalarValues])
+        : this.storage.query(
+            `WITH r AS (${insert}), m AS (INSERT INTO ${this.multiTable}(row_id, path, value) ` +
+              `SELECT r.id, u.path, u.value FROM r, unnest(?::text[], ?::text[]) AS u(path, value)) SELECT id FROM r`,
+            [name, parent, json, ...scalarValues, multi.paths, multi.values],
+          );
+    const id = result.rows[0]![0] as number;
+    this.told(id, name, doc);
+    return id;
+  }
+
+  update(id: number, doc: Doc, json = JSON.stringify(doc), before?: Doc, touched?: ReadonlySet<string>): void {
+    this.writing();
+    const within = (keys: readonly string[]): boolean => touched === undefined || touched.has(keys[0] ?? '');
+    const changed =
+      before === undefined
+        ? this.scalars
+        : this.scalars.filter((c) => within(c.keys) && mayDiffer(before, doc, c.keys));
+    const sets = ['doc = ?', ...changed.map((c) => `${c.column} = ?`)].join(', ');
+    const statements: Sql[] = [
+      {
+        sql: `UPDATE ${this.table} SET ${sets} WHERE id = ?`,
+        params: [json, ...changed.map((c) => columnValueOf(c.type, valueAt(doc, c.keys))), id],
+      },
+    ];
+    if (this.multiFields.length > 0 && (before === undefined || this.multiValuesDiffer(before, doc, within))) {
+      const multi = this.multiValuesOf(doc);
+      statements.push({ sql: `DELETE FROM ${this.multiTable} WHERE row_id = ?`, params: [id] });
+      if (multi.paths.length > 0) {
+        statements.push({
+          sql: `INSERT INTO ${this.multiTable}(row_id, path, value) SELECT ?::bigint, u.path, u.value FROM unnest(?::text[], ?::text[]) AS u(path, value)`,
+          params: [id, multi.paths, multi.values],
+        });
+      }
+    }
+    this.storage.run(statements);
+    this.told(id, String(doc['name']), doc);
+  }
+
+  remove(id: number, name: string): void {
+    this.writing();
+    this.storage.run([
+      { sql: `DELETE FROM ${this.table} WHERE id = ?`, params: [id] },
+      { sql: `DELETE FROM ${this.multiTable} WHERE row_id = ?`, params: [id] },
+    ]);
+    this.told(id, name, null);
+  }
+
+  private multiValuesOf(doc: Doc): { paths: string[]; values: string[] } {
+    const paths: string[] = [];
+    const values: string[] = [];
+    for (const { field, keys } of this.multiFields) {
+      for (const value of new Set(multiValuesOf(field, valueAt(doc, keys)))) {
+        paths.push(field.path);
+        values.push(value);
+      }
+    }
+    return { paths, values };
+  }
+
+  private multiValuesDiffer(before: Doc, after: Doc, within: (keys: readonly string[]) => boolean): boolean {
+    return this.multiFields.some(({ field, keys }) => {
+      if (!within(keys)) return false;
+      const old = valueAt(before, keys);
+      const next = valueAt(after, keys);
+      if (old === next || deepEqual(old, next)) return false;
+      const a = new Set(multiValuesOf(field, old));
+      const b = new Set(multiValuesOf(field, next));
+      return a.size !== b.size || [...a].some((value) => !b.has(value));
+    });
+  }
+
+  query(q: TableQuery): QueriedRow[] {
+    const rows: QueriedRow[] = [];
+    this.each(q, (row) => rows.push(row));
+    return rows;
+  }
+
+  each(q: TableQuery, visit: (row: QueriedRow) => void): void {
+    this.eachStored(q, (row) =>
+      visit({ id: row.id, doc: JSON.parse(row.text) as Doc, text: row.text, keyValues: row.keyValues }),
+    );
+  }
+
+  eachStored(q: TableQuery, visit: (row: Omit<QueriedRow, 'doc'>) => void): void {
+    const { conditions, params } = this.conditionsOf(q.where, q.seek && { keys: q.keys, ...q.seek });
+    const flip = (desc: boolean): string => ((q.reverse ?? false) !== desc ? 'DESC' : 'ASC');
+    const keyColumns = q.keys.map((k, i) => `${k.sql} AS k${i}`).join(', ');
+    const sql =
+      `SELECT id, doc, ${keyColumns} FROM ${this.table}` +
+      (conditions.length ? ` WHERE ${conditions.join(' AND ')}` : '') +
+      ` ORDER BY ${q.keys.map((k, i) => `k${i} ${flip(k.desc)}`).join(', ')}` +
+      (q.limit !== undefined ? ` LIMIT ${Math.floor(q.limit)}` : '');
+    for (const row of this.storage.query(sql, params).rows) {
+      visit({ id: row[0] as number, text: row[1] as string, keyValues: row.slice(2).map(keyValueOf) });
+    }
+  }
+
+  count(where: SqlFragment[], seek?: { keys: SortKey[]; values: unknown[]; before: boolean }): number {
+    const { conditions, params } = this.conditionsOf(where, seek);
+    const sql = `SELECT COUNT(*) FROM ${this.table}` + (conditions.length ? ` WHERE ${conditions.join(' AND ')}` : '');
+    return Number(this.storage.query(sql, params).rows[0]?.[0] ?? 0);
+  }
+
+  private conditionsOf(
+    where: readonly SqlFragment[],
+    seek: { keys: SortKey[]; values: unknown[]; before: boolean } | undefined,
+  ): { conditions: string[]; params: unknown[] } {
+    const params: unknown[] = [];
+    const conditions = where.map((w) => {
+      params.push(...w.params);
+      return `(${booleanCondition(w.sql)})`;
+    });
+    if (seek) {
+      const s = seekCondition(seek.keys, seek.values, seek.before, POSTGRES_DIALECT.same);
+      conditions.push(s.sql);
+      params.push(...s.params);
+    }
+    return { conditions, params };
+  }
+}
+
+/** The constant conditions some callers write as SQLite's integers. */
+function booleanCondition(sql: string): string {
+  return sql === '1' ? 'TRUE' : sql === '0' ? 'FALSE' : sql;
+}
+
+/** A sort-key value as SQLite gives it (bools 1/0), so page tokens read the same on both stores. */
+function keyValueOf(value: unknown): unknown {
+  return typeof value === 'boolean' ? (value ? 1 : 0) : value;
+}
+
+/** A column value sent as text (arrays of mixed types go as text[] and are cast per column). */
+const text = (value: string | number | null): string | null => (value === null ? null : String(value));
+
+function sameType(wanted: ColumnType, dataType: string): boolean {
+  return dataType === wanted;
+}
+
+interface IndexShape {
+  name(table: string, column: string): string;
+  columns(column: string): string;
+}
+
+/** As SQLite's (see SqliteTable): equality on the column and parent in name order, or the column alone. */
+const IN_PARENT: IndexShape = {
+  name: (table, column) => `${table}_by_${column}_in_parent`,
+  columns: (column) => `${column}, parent, name`,
+};
+
+const BY_VALUE: IndexShape = {
+  name: (table, column) => `${table}_by_${column}`,
+  columns: (column) => column,
+};
+
+const INDEX_SHAPES: readonly IndexShape[] = [IN_PARENT, BY_VALUE];
+
+const indexShapeOf = (field: FilterField): IndexShape =>
+  field.type === 'int' || field.type === 'double' || field.type === 'timestamp' ? BY_VALUE : IN_PARENT;
