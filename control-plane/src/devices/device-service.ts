@@ -9,12 +9,14 @@ import {
   unauthenticated,
 } from '@outpost/shared';
 import type { Db } from '../db/open-database.js';
+import type { Metering } from '../limits/metering.js';
 import type { ResourceEngine } from '../resources/resource-engine.js';
 import type { ResourceHandle } from '../resources/resource-handle.js';
 import type { ResourceRules } from '../resources/resource-rules.js';
 import type { Doc } from '../resources/resource-table.js';
 import type { CustomMethod } from '../resources/http/custom-method.js';
 import { deviceConfigRules } from './device-config-rules.js';
+import { deviceMeter } from './device-metering.js';
 import { DeviceCredentials } from './device-credentials.js';
 import { parseDevicePublicKey } from './device-identity.js';
 import { provisionRequestSchema, withProvisionedFacts } from './provisioned-facts.js';
@@ -31,8 +33,10 @@ export interface DeviceService {
 }
 
 export interface DeviceServiceOptions {
-  /** more rules from other services (e.g. limits, OS catalog), run after the devices service's own */
+  /** more rules from other services (e.g. the OS catalog), run after the devices service's own */
   extraRules?: ResourceRules[];
+  /** the limits service: devices register as metered (a device takes one from its project's devices Limit) */
+  meteredBy?: Metering;
 }
 
 /** The devices API of spec 000: the Device resource, its credentials and self-registration. */
@@ -52,9 +56,10 @@ export function createDeviceService(engine: ResourceEngine, db: Db, options: Dev
       credentials.revoke(doc['name'] as string);
     },
   };
-  const devices = engine.register(
+  const metered = options.meteredBy?.meter(deviceMeter(() => devices));
+  const devices: ResourceHandle = engine.register(
     deviceDefinition,
-    combineRules([own, deviceConfigRules, ...(options.extraRules ?? [])]),
+    combineRules([own, deviceConfigRules, ...(options.extraRules ?? []), ...(metered ? [metered] : [])]),
   );
 
   const existing = (name: string): Doc => {

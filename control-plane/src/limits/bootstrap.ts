@@ -1,44 +1,53 @@
 import type { LimitsContext } from './context.js';
 import { saveAssignment } from './assignment-store.js';
 import { materializeAssignment } from './core/index.js';
-import { DEVICES_RESOURCE, DEVICES_SERVICE } from './usage-count.js';
 import { HierarchyReader } from './hierarchy-reader.js';
+import type { MeteredResource } from './metering.js';
 import { planOf } from './records.js';
 import { settle } from './settle.js';
 import { loadScope } from './scope.js';
 
-/** Devices per region of the plans a fresh control plane starts with (administrators edit them as plans). */
-export const DEFAULT_DEVICE_LIMITS = { service: 1_000_000_000, organization: 100_000, project: 1_000 } as const;
-
 /**
- * On a fresh control plane: the service `services/devices.outpost` with three plans (one per level; the
- * organization and project plans are the SMALL-tier defaults new organizations and projects get) and the
- * service's plan for itself, so that an administrator can create an organization, a project and devices at
- * once. Once the service exists nothing is touched again: what administrators changed stays.
+ * On a fresh control plane, for each metered resource with default limits: its service (e.g.
+ * `services/devices.outpost`) with three plans (one per level; the organization and project plans are the
+ * SMALL-tier defaults new organizations and projects get) and the service's plan for itself, so that an
+ * administrator can create an organization, a project and instances at once. Once the service exists nothing
+ * is touched again: what administrators changed stays.
  */
 export function bootstrapLimits(ctx: LimitsContext): void {
+  for (const meter of ctx.meters.values()) {
+    if (meter.defaultLimits) bootstrapService(ctx, meter, meter.defaultLimits);
+  }
+}
+
+function bootstrapService(
+  ctx: LimitsContext,
+  meter: MeteredResource,
+  limits: NonNullable<MeteredResource['defaultLimits']>,
+): void {
+  const service = meter.service;
   ctx.engine.transaction(() => {
     const h = ctx.h;
-    if (h.services.find(DEVICES_SERVICE)) return;
-    h.services.put({ name: DEVICES_SERVICE, displayName: 'Devices' });
+    if (h.services.find(service)) return;
+    h.services.put({ name: service, displayName: meter.serviceDisplayName });
     const plan = (id: string, displayName: string, planLevel: string, businessTier: string, value: number) =>
       planOf(
         h.plans.put({
-          name: `${DEVICES_SERVICE}/plans/${id}`,
+          name: `${service}/plans/${id}`,
           displayName,
-          service: DEVICES_SERVICE,
+          service,
           planLevel,
           businessTier,
-          resourceLimits: [{ resource: DEVICES_RESOURCE, value }],
+          resourceLimits: [{ resource: meter.resource, value }],
         }),
       );
-    const own = plan('service', 'Devices service', 'SERVICE', 'UNDEFINED', DEFAULT_DEVICE_LIMITS.service);
-    plan('organization-small', 'Organization (small)', 'ORGANIZATION', 'SMALL', DEFAULT_DEVICE_LIMITS.organization);
-    plan('project-small', 'Project (small)', 'PROJECT', 'SMALL', DEFAULT_DEVICE_LIMITS.project);
-    const spec = { service: DEVICES_SERVICE, defaultRegionalPlan: own.name, regionalPlanOverrides: [], extensions: [] };
-    const regions = new HierarchyReader(ctx).effectiveRegions(DEVICES_SERVICE);
+    const own = plan('service', `${meter.serviceDisplayName} service`, 'SERVICE', 'UNDEFINED', limits.service);
+    plan('organization-small', 'Organization (small)', 'ORGANIZATION', 'SMALL', limits.organization);
+    plan('project-small', 'Project (small)', 'PROJECT', 'SMALL', limits.project);
+    const spec = { service, defaultRegionalPlan: own.name, regionalPlanOverrides: [], extensions: [] };
+    const regions = new HierarchyReader(ctx).effectiveRegions(service);
     const next = materializeAssignment(spec, new Map([[own.name, own]]), regions);
-    saveAssignment(ctx, { assignee: DEVICES_SERVICE, assigner: DEVICES_SERVICE, next });
-    settle(ctx, loadScope(ctx, [DEVICES_SERVICE]));
+    saveAssignment(ctx, { assignee: service, assigner: service, next });
+    settle(ctx, loadScope(ctx, [service]));
   });
 }

@@ -3,6 +3,7 @@ import type { ResourceHandle } from '../resources/resource-handle.js';
 import { where } from '../resources/resource-query.js';
 import type { Doc, QueriedRow, StoredRow } from '../resources/resource-table.js';
 import { HeldRows } from './held-rows.js';
+import type { MeteredResource } from './metering.js';
 import { WorldModel, type StoredWorldRows } from './world-model.js';
 
 /** The registered handles of the hierarchy and limits resources. */
@@ -25,6 +26,9 @@ export interface LimitsHandles {
 export class LimitsContext {
   private attached: { handles: LimitsHandles; world: WorldModel } | undefined;
   private readonly memos = new Map<string, { versions: number[]; value: unknown }>();
+
+  /** the resources other services registered as metered, by the resource name plans count */
+  readonly meters = new Map<string, MeteredResource>();
 
   constructor(readonly engine: ResourceEngine) {}
 
@@ -69,11 +73,6 @@ export class LimitsContext {
   private registered(): { handles: LimitsHandles; world: WorldModel } {
     if (!this.attached) throw new Error('limits handles used before registration finished');
     return this.attached;
-  }
-
-  /** The registered devices handle, when the devices service is part of this control plane. */
-  devices(): ResourceHandle | undefined {
-    return this.engine.all().find((handle) => handle.def.plural === 'devices');
   }
 }
 

@@ -63,7 +63,8 @@
  * - Migrate: since moves settle in their transaction, MigrateLimitSource / MigrateLimitPoolSource /
  *   MigratePlanAssignment are idempotent repairs that re-derive one resource from the current hierarchy and
  *   answer it (see methods/migrate-methods.ts).
- * - Devices (the first client): creating `projects/p/regions/r/devices/d` takes one from the Limit
+ * - Metered resources register themselves (LimitsService.meter; limits names none of them). Devices, the first
+ *   client (devices/device-metering.ts): creating `projects/p/regions/r/devices/d` takes one from the Limit
  *   `projects/p/limits/r/devices.outpost/devices` (RESOURCE_EXHAUSTED beyond activeLimit, or when the project
  *   has no devices limit in r), deleting gives it back. A region the project does not list is
  *   FAILED_PRECONDITION. A device of a project that does not exist as a resource is not metered (so the devices
@@ -75,5 +76,4 @@
  */
 export { createLimitsService } from './limits-service.js';
 export type { LimitsService } from './limits-service.js';
-export { DEFAULT_DEVICE_LIMITS } from './bootstrap.js';
-export { DEVICES_RESOURCE, DEVICES_SERVICE } from './usage-count.js';
+export type { MeteredPlace, MeteredResource, Metering } from './metering.js';

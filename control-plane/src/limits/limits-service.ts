@@ -12,11 +12,10 @@ import {
 import type { AncestorsResolver } from '../iam/permission-match.js';
 import type { CustomMethod } from '../resources/http/custom-method.js';
 import type { ResourceEngine } from '../resources/resource-engine.js';
-import type { ResourceRules } from '../resources/resource-rules.js';
 import { bootstrapLimits } from './bootstrap.js';
 import { LimitsContext, type LimitsHandles } from './context.js';
-import { deviceLimitRules } from './device-usage.js';
 import { HierarchyReader } from './hierarchy-reader.js';
+import { meteredRules, type MeteredResource, type Metering } from './metering.js';
 import { listApproverMethod } from './methods/list-approver.js';
 import { migrateMethods } from './methods/migrate-methods.js';
 import { reviewMethods } from './methods/review-methods.js';
@@ -29,15 +28,13 @@ import { requestRules } from './rules/request-rules.js';
 import { settle } from './settle.js';
 import { loadWorld } from './scope.js';
 
-export interface LimitsService {
+export interface LimitsService extends Metering {
   handles: LimitsHandles;
   /** accept, decline, listApprover and the three migrate methods */
   customMethods: CustomMethod[];
-  /** pass to the devices service (extraRules): devices consume their project's devices Limit */
-  deviceRules: ResourceRules;
   /** for the Authorizer: a key scoped to an organization covers everything under it */
   ancestorsOf: AncestorsResolver;
-  /** creates the devices service, its default plans and its own assignment on a fresh control plane */
+  /** creates each metered resource's service, its default plans and its own assignment on a fresh control plane */
   bootstrap(): void;
   /** recomputes the whole tree in one transaction (a repair; every write already settles what it touches) */
   settleAll(): void;
@@ -71,7 +68,11 @@ export function createLimitsService(engine: ResourceEngine, options: LimitsServi
   return {
     handles,
     customMethods: [...reviewMethods(ctx), listApproverMethod(ctx), ...migrateMethods(ctx)],
-    deviceRules: deviceLimitRules(ctx),
+    meter: (resource: MeteredResource) => {
+      if (ctx.meters.has(resource.resource)) throw new Error(`${resource.resource} is metered twice`);
+      ctx.meters.set(resource.resource, resource);
+      return meteredRules(ctx, resource);
+    },
     ancestorsOf: (name) => {
       const owner = ownerOf(name);
       return /^(projects|organizations)\//.test(owner) && isEntityName(owner)
