@@ -32,6 +32,8 @@ import { recordDeviceMetrics } from './metrics/metrics-recorder.js';
 import { metricsRoutes } from './metrics/metrics-routes.js';
 import { createPrometheusMetrics } from './metrics/prometheus.js';
 import { createResourceRouter } from './resources/http/resource-router.js';
+import { openApiDocument } from './openapi/openapi-document.js';
+import { openApiRoutes } from './openapi/openapi-route.js';
 import { DEFAULT_STREAM_LIMITS, StreamAdmission } from './resources/watch/stream-admission.js';
 import { createApplicationsService } from './applications/applications-service.js';
 import { powerMethods } from './devices/power-methods.js';
@@ -123,19 +125,20 @@ export async function startServer(
   const remoteSessions = engine.register(remoteSessionDefinition);
   const authorizer = new Authorizer({ ancestorsOf: limits.ancestorsOf });
 
+  const customMethods = [
+    ...devices.customMethods,
+    ...limits.customMethods,
+    ...applications.customMethods,
+    ...powerMethods(devices.devices, sendCommand),
+    artifactGcMethod(artifacts, catalog.referencedArtifacts, () => new Date()),
+  ];
   const resources = createResourceRouter({
     engine,
     authorize: (principal, permission, name) => {
       if (!principal) throw unauthenticated('request is not authenticated');
       authorizer.authorize(principal as Principal, permission, name);
     },
-    customMethods: [
-      ...devices.customMethods,
-      ...limits.customMethods,
-      ...applications.customMethods,
-      ...powerMethods(devices.devices, sendCommand),
-      artifactGcMethod(artifacts, catalog.referencedArtifacts, () => new Date()),
-    ],
+    customMethods,
     watchOptions: { maxBufferedBytes: config.watchStreamMaxBytes },
     streamAdmission: {
       admission: new StreamAdmission({
@@ -175,6 +178,7 @@ export async function startServer(
   // no body is parsed before its route has authenticated the caller: each route reads its own body
   app.use(stalledBodies.middleware());
   app.get('/healthz', (_req, res) => void res.json({ ok: true }));
+  app.use(openApiRoutes(openApiDocument({ definitions: engine.all().map((handle) => handle.def), customMethods })));
   app.use(iamRoutes(keys, authorizer, requireApiKey));
   app.use(
     artifactRoutes(

@@ -89,20 +89,3 @@ export const errorResponses = (): Record<string, { $ref: string }> => ({
 });
 
 export const NDJSON = 'application/x-ndjson';
-
-/** A watch's change message; the resource inside is keyed by the kind's singular name (`{"device": {...}}`). */
-export const CHANGE_MESSAGE_SCHEMA: JsonSchema = {
-  type: 'object',
-  description: 'Exactly one of added, modified, removed, current.',
-  properties: {
-    added: { type: 'object' },
-    modified: { type: 'object' },
-    removed: {
-      type: 'object',
-      properties: { name: { type: 'string' }, viewIndex: { type: 'integer' } },
-    },
-    current: { type: 'object' },
-  },
-  minProperties: 1,
-  maxProperties: 1,
-};

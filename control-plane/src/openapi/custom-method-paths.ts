@@ -3,7 +3,7 @@ import type { CustomMethod } from '../resources/http/custom-method.js';
 import { NDJSON, errorResponses } from './common-components.js';
 import { addOperation } from './openapi-types.js';
 import type { HttpMethod, Operation, PathItem } from './openapi-types.js';
-import { collectionPath, operationStem, resourcePath } from './resource-paths.js';
+import { collectionPath, operationStem, resourcePath } from './kind-operations.js';
 
 /**
  * A service's own methods (`:provision`, `:reboot`, `:accept`, ...) as the router finds them: on every name

@@ -3,7 +3,7 @@ import { CONNECT_PERMISSION } from '../remote/remote-access-endpoint.js';
 import { errorResponses } from './common-components.js';
 import { addOperation } from './openapi-types.js';
 import type { Operation, Parameter, PathItem } from './openapi-types.js';
-import { operationStem, resourcePath } from './resource-paths.js';
+import { operationStem, resourcePath } from './kind-operations.js';
 
 const query = (name: string, type: 'string' | 'integer', description: string, required = false): Parameter => ({
   name,

@@ -4,7 +4,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { permissionOf } from '@outpost/shared';
 import type { StandardVerb } from '@outpost/shared';
-import { collectionPath, resourcePath } from '../../src/openapi/resource-paths.js';
+import { collectionPath, resourcePath } from '../../src/openapi/kind-operations.js';
 import type { JsonSchema, OpenApiDocument, Operation, PathItem } from '../../src/openapi/openapi-types.js';
 import { RawAgent, createDevice } from '../healthchecks/helpers/raw-agent.js';
 import { startTestServer, TEST_ADMIN_KEY } from '../helpers/test-server.js';
@@ -202,37 +202,95 @@ describe('round trip: real responses validate against the document', () => {
     return { status: res.status, body: await res.json() };
   };
 
-  it('a connected device, a list of devices and plans, and an error', async () => {
-    const parent = 'projects/roundtrip/regions/eu';
-    const name = `${parent}/devices/gw-1`;
-    const credential = await createDevice(server, name, { site: 'berlin' });
-    const agent = await RawAgent.connect(server, credential);
-    try {
-      const device = await getJson(`/v1/${name}`);
-      expect(device.status).toBe(200);
-      expectValid(
-        device.body,
-        responseSchema('/v1/projects/{project}/regions/{region}/devices/{device}', 'get', '200'),
-      );
-
-      const list = await getJson(`/v1/${parent}/devices?includePagingInfo=true`);
-      expect(list.status).toBe(200);
-      expect((list.body as { devices: unknown[] }).devices).toHaveLength(1);
-      expectValid(list.body, responseSchema('/v1/projects/{project}/regions/{region}/devices', 'get', '200'));
-
-      const plans = await getJson('/v1/services/devices.outpost/plans');
-      expect(plans.status).toBe(200);
-      expectValid(plans.body, responseSchema('/v1/services/{service}/plans', 'get', '200'));
-
-      const missing = await getJson(`/v1/${parent}/devices/nope`);
-      expect(missing.status).toBe(404);
-      expectValid(
-        missing.body,
-        responseSchema('/v1/projects/{project}/regions/{region}/devices/{device}', 'get', '404'),
-      );
-    } finally {
-      await agent.close();
+  const parent = 'projects/roundtrip/regions/eu';
+  const name = `${parent}/devices/gw-1`;
+  let agent: RawAgent;
+  beforeAll(async () => {
+    agent = await RawAgent.connect(server, await createDevice(server, name, { site: 'berlin' }));
+    // a status report and a metrics sample fill the device's status, as a real agent's do
+    agent.send({ type: 'status', seq: 1, deviceInfo: { osVersion: '1.0.0', kernelVersion: '6.1.0' } });
+    agent.send({
+      type: 'metrics',
+      time: new Date().toISOString(),
+      cpu: { usagePercent: 12 },
+      memory: { totalBytes: 1000, usedBytes: 400 },
+      storage: [{ mount: '/', totalBytes: 10_000, usedBytes: 5_000 }],
+      uptimeSeconds: 60,
+    });
+    for (const deadline = Date.now() + 30_000; ;) {
+      const { body } = await getJson(`/v1/${name}`);
+      const status = (body as { status?: { connectionStatus?: string; deviceInfo?: { usage?: unknown } } }).status;
+      if (status?.connectionStatus === 'CONNECTED' && status.deviceInfo?.usage !== undefined) break;
+      if (Date.now() > deadline) throw new Error(`the device's status was never stored: ${JSON.stringify(body)}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
     }
+  }, 60_000);
+  afterAll(async () => agent.close());
+
+  it('a connected device, a list of devices and plans, and an error', async () => {
+    const device = await getJson(`/v1/${name}`);
+    expect(device.status).toBe(200);
+    expect(device.body).toMatchObject({ status: { connectionStatus: 'CONNECTED' } });
+    expectValid(device.body, responseSchema('/v1/projects/{project}/regions/{region}/devices/{device}', 'get', '200'));
+
+    const list = await getJson(`/v1/${parent}/devices?includePagingInfo=true`);
+    expect(list.status).toBe(200);
+    expect((list.body as { devices: unknown[] }).devices).toHaveLength(1);
+    expectValid(list.body, responseSchema('/v1/projects/{project}/regions/{region}/devices', 'get', '200'));
+
+    const plans = await getJson('/v1/services/devices.outpost/plans');
+    expect(plans.status).toBe(200);
+    expectValid(plans.body, responseSchema('/v1/services/{service}/plans', 'get', '200'));
+
+    const missing = await getJson(`/v1/${parent}/devices/nope`);
+    expect(missing.status).toBe(404);
+    expectValid(missing.body, responseSchema('/v1/projects/{project}/regions/{region}/devices/{device}', 'get', '404'));
+  }, 60_000);
+
+  /** The first non-empty line of an NDJSON answer to `POST path` with `body`. */
+  async function firstLine(path: string, body: unknown): Promise<unknown> {
+    const controller = new AbortController();
+    const res = await fetch(server.url + path, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TEST_ADMIN_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal: controller.signal,
+    });
+    expect(res.headers.get('content-type')).toMatch(/^application\/x-ndjson/);
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = '';
+    try {
+      while (!/\S\n/.test(text)) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += value;
+      }
+    } finally {
+      controller.abort();
+    }
+    const line = text.split('\n').find((l) => l.trim() !== '');
+    return JSON.parse(line ?? 'null') as unknown;
+  }
+
+  function ndjsonSchema(path: string): JsonSchema {
+    const schema = doc.paths[path]?.post?.responses['200'];
+    const content = schema && 'content' in schema ? schema.content?.['application/x-ndjson']?.schema : undefined;
+    if (!content) throw new Error(`no NDJSON schema of POST ${path}`);
+    responseSchema(path, 'post', 'default'); // adds the document to ajv
+    return JSON.parse(JSON.stringify(content).replaceAll('"$ref":"#', `"$ref":"${DOC_ID}#`)) as JsonSchema;
+  }
+
+  it('the first messages of a watch of one device and of a collection', async () => {
+    const one = await firstLine(`/v1/${name}:watch`, {});
+    expect(one).toMatchObject({ change: { current: { device: { name } } } });
+    expectValid(one, ndjsonSchema('/v1/projects/{project}/regions/{region}/devices/{device}:watch'));
+    const path = '/v1/projects/{project}/regions/{region}/devices:watch';
+    const stateful = await firstLine('/v1/projects/roundtrip/regions/eu/devices:watch', {});
+    expect(stateful).toMatchObject({ deviceChanges: [{ added: { device: { name } } }] });
+    expectValid(stateful, ndjsonSchema(path));
+    const stateless = await firstLine('/v1/projects/roundtrip/regions/eu/devices:watch', { type: 'STATELESS' });
+    expect(stateless).toMatchObject({ deviceChanges: [{ current: { device: { name } } }] });
+    expectValid(stateless, ndjsonSchema(path));
   }, 60_000);
 
   it('the schemas are strict: a response with a field the document does not know fails', () => {

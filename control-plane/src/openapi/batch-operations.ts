@@ -1,0 +1,78 @@
+import type { ResourceDefinition } from '@outpost/shared';
+import { ERROR_DETAIL_SCHEMA, parameterRef } from './common-components.js';
+import { json, ok, standardOperation } from './kind-operations.js';
+import type { KindAtPattern, PlacedOperation } from './kind-operations.js';
+import type { JsonSchema } from './openapi-types.js';
+import { readSchemaName, schemaRef } from './resource-schemas.js';
+
+/** `GET /v1/{plural}:batchGet?names=…`: one per kind, whatever its patterns. */
+export function batchGetOperation(def: ResourceDefinition): PlacedOperation {
+  return {
+    path: `/v1/${def.plural}:batchGet`,
+    method: 'get',
+    operation: standardOperation(def, 'batchGet', `${def.plural}.batchGet`, `Get several ${def.plural} by name`, {
+      parameters: [parameterRef('names'), parameterRef('fieldMask'), parameterRef('view')],
+      responses: ok(`The ${def.plural} found, and the names that were not.`, {
+        type: 'object',
+        properties: {
+          [def.plural]: { type: 'array', items: schemaRef(readSchemaName(def)) },
+          missing: { type: 'array', items: { type: 'string' } },
+        },
+      }),
+    }),
+  };
+}
+
+/** `POST /v1/{parent}/{plural}:batchUpdate`: masked updates of names in the parent. */
+export function batchUpdateOperation(at: KindAtPattern): PlacedOperation {
+  const { def, collection, stem, resource, input } = at;
+  return {
+    path: `${collection}:batchUpdate`,
+    method: 'post',
+    operation: standardOperation(def, 'update', `${stem}.batchUpdate`, `Update several ${def.plural}`, {
+      description:
+        'Each request is the update a PUT with its updateMask makes (permission update on each name); all or ' +
+        'nothing unless allowPartialSuccess. At most 1000.',
+      requestBody: { required: true, content: json(batchUpdateRequest(def, input)) },
+      responses: ok('The updated resources and the refused updates.', {
+        type: 'object',
+        properties: {
+          [def.plural]: { type: 'array', items: resource },
+          failures: {
+            type: 'array',
+            items: { type: 'object', properties: { name: { type: 'string' }, error: ERROR_DETAIL_SCHEMA } },
+          },
+        },
+      }),
+    }),
+  };
+}
+
+const batchUpdateRequest = (def: ResourceDefinition, input: JsonSchema): JsonSchema => ({
+  type: 'object',
+  properties: {
+    requests: {
+      type: 'array',
+      maxItems: 1000,
+      items: {
+        type: 'object',
+        properties: {
+          [def.singular]: input,
+          updateMask: { type: 'string' },
+          cas: { type: 'object', properties: { fieldMask: { type: 'string' }, conditionalState: { type: 'object' } } },
+        },
+        required: [def.singular, 'updateMask'],
+      },
+    },
+    allowPartialSuccess: { type: 'boolean' },
+    responseMask: {
+      type: 'object',
+      properties: {
+        skipEntireResponseBody: { type: 'boolean' },
+        updatedFieldsOnly: { type: 'boolean' },
+        bodyMask: { type: 'string' },
+      },
+    },
+  },
+  required: ['requests'],
+});
