@@ -8,9 +8,6 @@ export default defineConfig({
     // Tests run against the TypeScript sources of our own packages, not their build output.
     alias: {
       '@outpost/shared': here('./shared/src/index.ts'),
-      // `// @vitest-environment dashboard-dom` (a docblock names an environment, never a path): jsdom, with the
-      // modules transformed for Node, so a test runs the dashboard's screens beside a real server in its process
-      'vitest-environment-dashboard-dom': here('./control-plane/test/web/dashboard-dom-environment.ts'),
     },
   },
   test: {

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import express from 'express';
 import type { Response, Router } from 'express';
@@ -22,7 +23,7 @@ const CONTENT_SECURITY_POLICY = [
 ].join('; ');
 
 /**
- * The dashboard (spec 000 "Dashboard operations"): a single page of plain browser modules that calls the REST
+ * The dashboard (spec 000 "Dashboard operations"): a single page, bundled by `npm run build`, that calls the REST
  * API with the API key the user pastes. Serves `GET /` (the page) and `GET /dashboard/*` (its files); anything
  * else, and any missing file, falls through to the other routes, so it shadows none of them. The page is public
  * (it holds no data); every call it makes needs an API key.
@@ -38,6 +39,13 @@ export function dashboardRoutes(assetDirectory: string): Router {
   };
   router.get('/', (_req, res, next) => {
     securityHeaders(res);
+    if (!existsSync(join(assetDirectory, 'index.html'))) {
+      res
+        .status(503)
+        .type('text/plain')
+        .send(`The dashboard is not built (no ${assetDirectory}): run npm run build.\n`);
+      return;
+    }
     res.sendFile(join(assetDirectory, 'index.html'), (err?: Error) => {
       if (err !== undefined) next(err);
     });

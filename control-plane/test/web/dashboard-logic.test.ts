@@ -17,13 +17,15 @@ const device = 'projects/p/regions/eu/devices/gw-1';
 describe('screens and names', () => {
   it('round-trips routes through the location hash, defaulting to every device', () => {
     for (const route of [
-      { screen: 'devices', parent: 'projects/p/regions/-' },
+      { screen: 'devices', parent: 'projects/p/regions/-', filter: '', orderBy: '' },
+      { screen: 'devices', parent: 'projects/p/regions/-', filter: 'labels.a = "b&c"', orderBy: 'name desc' },
       { screen: 'device', name: device },
     ] as const) {
       expect(parseRoute(routeHash(route))).toEqual(route);
     }
-    expect(parseRoute('')).toEqual({ screen: 'devices', parent: DEFAULT_PARENT });
-    expect(parseRoute('#device')).toEqual({ screen: 'devices', parent: DEFAULT_PARENT });
+    const everyDevice = { screen: 'devices', parent: DEFAULT_PARENT, filter: '', orderBy: '' };
+    expect(parseRoute('')).toEqual(everyDevice);
+    expect(parseRoute('#device')).toEqual(everyDevice);
   });
 
   it('checks a typed parent and escapes ids in paths, keeping custom methods', () => {

@@ -1,17 +1,21 @@
 /**
  * The Outpost dashboard's entry point: signs in with an API key (kept for the tab in sessionStorage), then shows
- * the screen the location hash names. Every call goes to the REST API of the server that served this page.
+ * the screen the location hash names, live: each screen follows watch streams, closed when it is left. Every call goes to the REST API of the server that served this page.
  */
 import { DashboardClient } from './api/client.js';
 import { DashboardApiError } from './api/errors.js';
 import { parseRoute, routeHash } from './api/routes.js';
 import { renderDeviceList } from './ui/device-list.js';
 import { renderDeviceOverview } from './ui/device-overview.js';
+import { LiveStreams } from './ui/live.js';
 import { renderLogin } from './ui/login.js';
 import { forgetApiKey, storeApiKey, storedApiKey } from './ui/session.js';
 
 const view = document.getElementById('view');
 const signOut = document.getElementById('sign-out');
+const liveState = document.getElementById('live-state');
+/** @type {LiveStreams | undefined} the shown screen's watch streams */
+let live;
 
 /**
  * @param {string} apiKey
@@ -35,6 +39,8 @@ function newScreen(area) {
 
 function render() {
   if (!view || !signOut) return;
+  live?.closeAll();
+  live = undefined;
   const screen = newScreen(view);
   const apiKey = storedApiKey();
   signOut.hidden = apiKey === undefined;
@@ -51,10 +57,12 @@ function render() {
     });
     return;
   }
+  live = new LiveStreams(liveState, apiKey);
   /** @type {import('./ui/context.js').Context} */
   const ctx = {
     client: clientFor(apiKey),
     apiKey,
+    live,
     navigate: (route) => {
       const hash = routeHash(route);
       if (location.hash === hash) render();
@@ -62,8 +70,8 @@ function render() {
     },
   };
   const route = parseRoute(location.hash);
-  if (route.screen === 'device') void renderDeviceOverview(screen, ctx, route.name);
-  else renderDeviceList(screen, ctx, route.parent);
+  if (route.screen === 'device') renderDeviceOverview(screen, ctx, route.name);
+  else renderDeviceList(screen, ctx, route);
 }
 
 signOut?.addEventListener('click', () => {

@@ -1,12 +1,15 @@
 /**
  * The dashboard's screens as location hashes, so a screen can be bookmarked and the browser's back button works:
- * `#devices?parent=projects/p/regions/-` (the device list) and `#device?name=projects/p/regions/eu/devices/gw-1`
- * (one device's overview).
+ * `#devices?parent=projects/p/regions/-&filter=…&orderBy=…` (the fleet overview and the device list) and
+ * `#device?name=projects/p/regions/eu/devices/gw-1` (one device's page).
  */
 
 export const DEFAULT_PARENT = 'projects/-/regions/-';
 
-/** @typedef {{ screen: 'devices', parent: string } | { screen: 'device', name: string }} Route */
+/**
+ * @typedef {{ screen: 'devices', parent: string, filter?: string, orderBy?: string }
+ *   | { screen: 'device', name: string }} Route
+ */
 
 /**
  * @param {string} hash location.hash, with or without its '#'
@@ -19,7 +22,12 @@ export function parseRoute(hash) {
   const params = new URLSearchParams(at < 0 ? '' : text.slice(at + 1));
   const name = params.get('name');
   if (screen === 'device' && name) return { screen: 'device', name };
-  return { screen: 'devices', parent: params.get('parent') || DEFAULT_PARENT };
+  return {
+    screen: 'devices',
+    parent: params.get('parent') || DEFAULT_PARENT,
+    filter: params.get('filter') ?? '',
+    orderBy: params.get('orderBy') ?? '',
+  };
 }
 
 /**
@@ -27,9 +35,12 @@ export function parseRoute(hash) {
  * @returns {string} the hash, '#' included
  */
 export function routeHash(route) {
-  const params =
-    route.screen === 'device'
-      ? new URLSearchParams({ name: route.name })
-      : new URLSearchParams({ parent: route.parent });
+  const params = new URLSearchParams();
+  if (route.screen === 'device') params.set('name', route.name);
+  else {
+    params.set('parent', route.parent);
+    if (route.filter) params.set('filter', route.filter);
+    if (route.orderBy) params.set('orderBy', route.orderBy);
+  }
   return `#${route.screen}?${params.toString()}`;
 }

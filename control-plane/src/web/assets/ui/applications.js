@@ -1,5 +1,11 @@
-/** The device's applications (pods whose spec.node is the device), each with a menu holding Restart. */
+/**
+ * The device's applications (pods whose spec.node is the device), live (a stateful watch of its pods), each with
+ * a menu holding Restart.
+ */
+import { quote } from '../api/client.js';
 import { summarizePod } from '../api/device-view.js';
+import { StatefulPage } from '../api/live-collections.js';
+import { collectionPath, regionOf } from '../api/paths.js';
 import { confirmDialog, h, menu, show, table } from './dom.js';
 
 /**
@@ -7,29 +13,38 @@ import { confirmDialog, h, menu, show, table } from './dom.js';
  * @param {import('./context.js').Context} ctx
  * @param {string} device
  */
-export async function renderApplications(card, ctx, device) {
+export function renderApplications(card, ctx, device) {
   const messages = h('div');
-  card.replaceChildren(h('h2', {}, 'Applications'), messages);
-  try {
-    const pods = (await ctx.client.listPods(device)).map(summarizePod);
-    if (pods.length === 0) {
-      card.append(h('p', { class: 'muted' }, 'No application runs on this device.'));
-      return;
-    }
-    card.append(
-      table(
-        ['Application', 'Phase', 'Services', ''],
-        pods.map((pod) => [
-          pod.id,
-          pod.phase,
-          pod.services,
-          menu('Actions', [{ label: 'Restart', run: () => void restart(ctx, messages, pod.name) }]),
-        ]),
-      ),
+  const list = h('div', {}, h('p', { class: 'muted' }, 'Loading the applications…'));
+  card.replaceChildren(h('h2', {}, 'Applications'), messages, list);
+  const page = new StatefulPage('pod');
+  const draw = () => {
+    const pods = page.rows.map(summarizePod);
+    list.replaceChildren(
+      pods.length === 0
+        ? h('p', { class: 'muted' }, 'No application runs on this device.')
+        : table(
+            ['Application', 'Phase', 'Services', ''],
+            pods.map((pod) => [
+              pod.id,
+              pod.phase,
+              pod.services,
+              menu('Actions', [{ label: 'Restart', run: () => void restart(ctx, messages, pod.name) }]),
+            ]),
+          ),
     );
-  } catch (err) {
-    show(messages, 'error', err);
-  }
+  };
+  ctx.live.open(`${collectionPath(regionOf(device), 'pods')}:watch`, {
+    reopenBody: () => ({ type: 'STATEFUL', filter: `spec.node = ${quote(device)}`, pageSize: 1000 }),
+    onOpen: () => page.reset(),
+    onMessage: (message) => {
+      page.apply(message);
+      if (page.loaded) draw();
+    },
+    onState: (state, error) => {
+      if (state === 'failed') show(messages, 'error', error);
+    },
+  });
 }
 
 /**

@@ -4,5 +4,6 @@
  * @property {import('../api/client.js').DashboardClient} client the REST API, with the tab's API key
  * @property {string} apiKey for the byte transfers (XMLHttpRequest)
  * @property {(route: import('../api/routes.js').Route) => void} navigate
+ * @property {import('./live.js').LiveStreams} live the screen's watch streams (closed when it is left)
  */
 export {};

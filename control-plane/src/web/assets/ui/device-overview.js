@@ -1,94 +1,140 @@
 /**
- * One device's overview: name, Online/Offline, OS version asked for against running, conditions, and the
- * operations of spec 000 "Dashboard operations": Edit detail (OS version), the Reboot/Shutdown menu, the
- * device's applications, file upload and download, and its health checks.
+ * One device's page, live (a watch of the device): name, Online/Offline, OS version asked for against running,
+ * what it reports (hardware, disks, interfaces, temperature, configuration applied or fallen back, hooks, OS
+ * slots), its conditions with readable times, and the operations of spec 000 "Dashboard operations": Edit detail
+ * (OS version), the Reboot/Shutdown menu, the device's applications, file upload and download, and its health
+ * checks. Remote operations are disabled, with the reason, while the device is offline.
  */
-import { osVersionLine, summarizeDevice } from '../api/device-view.js';
+import { osVersionLine, summarizeDevice, field } from '../api/device-view.js';
+import { readableTime, relativeTime, singleWatchResource } from '../api/live-collections.js';
+import { resourcePath } from '../api/paths.js';
 import { connectionBadge } from './device-list.js';
 import { confirmDialog, h, menu, show, table } from './dom.js';
 import { renderApplications } from './applications.js';
 import { renderFileTransfer } from './file-transfer.js';
 import { renderHealthChecks } from './health-checks.js';
 import { renderOsVersionEditor } from './os-version-editor.js';
+import { describeValue } from './value-view.js';
+
+const OFFLINE_REASON = 'The device is offline: reboot, shutdown, file transfers and restarts need it online.';
 
 /**
  * @param {Element} view
  * @param {import('./context.js').Context} ctx
  * @param {string} name the device
  */
-export async function renderDeviceOverview(view, ctx, name) {
+export function renderDeviceOverview(view, ctx, name) {
   const messages = h('div');
   const back = h('a', { href: '#' }, '← Devices');
   back.addEventListener('click', (event) => {
     event.preventDefault();
     ctx.navigate({ screen: 'devices', parent: `${name.split('/').slice(0, 3).join('/')}/-` });
   });
-  view.replaceChildren(h('p', {}, back), messages, h('p', { class: 'muted' }, `Loading ${name}…`));
-  /** @type {Record<string, unknown> & { name: string }} */
-  let device;
-  try {
-    device = await ctx.client.get(name);
-  } catch (err) {
-    view.replaceChildren(h('p', {}, back), messages);
-    show(messages, 'error', err);
-    return;
-  }
-  const refresh = () => void renderDeviceOverview(view, ctx, name);
-  const summary = summarizeDevice(device);
+  const heading = h('div', { class: 'header-row' });
+  const offlineNote = h('p', { class: 'notice warn', role: 'status', hidden: true }, OFFLINE_REASON);
   const details = h('section', { class: 'card' });
-  const sections = [h('section', { class: 'card' }), h('section', { class: 'card' }), h('section', { class: 'card' })];
-  const [applications, files, checks] = sections;
+  const reported = h('section', { class: 'card' });
+  const [applications, files, checks] = [
+    h('section', { class: 'card' }),
+    h('section', { class: 'card' }),
+    h('section', { class: 'card' }),
+  ];
+  const remote = h(
+    'fieldset',
+    { class: 'remote' },
+    h('legend', { class: 'visually-hidden' }, 'Remote operations'),
+    applications,
+    files,
+  );
   view.replaceChildren(
     h('p', {}, back),
     messages,
-    h(
-      'div',
-      { class: 'header-row' },
-      h('h1', {}, summary.id, ' ', connectionBadge(summary.connection)),
-      h(
-        'div',
-        { class: 'row' },
-        h('button', { type: 'button', onclick: refresh }, 'Refresh'),
-        menu('Device', [
-          { label: 'Reboot', run: () => void power(ctx, messages, name, 'reboot') },
-          { label: 'Shutdown', danger: true, run: () => void power(ctx, messages, name, 'shutdown') },
-        ]),
-      ),
-    ),
-    details,
-    ...sections,
+    heading,
+    offlineNote,
+    h('p', { class: 'muted' }, `Loading ${name}…`),
   );
-  renderDetails(details, ctx, device, refresh);
-  if (applications) void renderApplications(applications, ctx, name);
-  if (files) renderFileTransfer(files, ctx, name);
-  if (checks) void renderHealthChecks(checks, ctx, device, refresh);
+  /** @type {(Record<string, unknown> & { name: string }) | undefined} */
+  let device;
+  const detailsArea = h('div');
+  const editor = h('div');
+  const redraw = () => {
+    if (!device) return;
+    const summary = summarizeDevice(device);
+    const offline = summary.connection !== 'Online';
+    heading.replaceChildren(
+      h('h1', {}, summary.id, ' ', connectionBadge(summary.connection)),
+      offline
+        ? h(
+            'button',
+            { type: 'button', disabled: true, title: OFFLINE_REASON, 'aria-describedby': 'offline-reason' },
+            'Device ▾',
+          )
+        : menu('Device', [
+            { label: 'Reboot', run: () => void power(ctx, messages, name, 'reboot') },
+            { label: 'Shutdown', danger: true, run: () => void power(ctx, messages, name, 'shutdown') },
+          ]),
+    );
+    offlineNote.hidden = !offline;
+    offlineNote.id = 'offline-reason';
+    remote.disabled = offline;
+    drawDetails(detailsArea, device);
+    reported.replaceChildren(h('h2', {}, 'Reported by the device'), describeReported(device));
+  };
+  const edit = h('button', { type: 'button' }, 'Edit detail');
+  edit.addEventListener('click', () => {
+    if (!device) return;
+    edit.hidden = true;
+    const close = () => {
+      editor.replaceChildren();
+      edit.hidden = false;
+    };
+    renderOsVersionEditor(editor, ctx, summarizeDevice(device), { saved: close, cancelled: close });
+  });
+  details.replaceChildren(h('div', { class: 'header-row' }, h('h2', {}, 'Detail'), edit), detailsArea, editor);
+  let first = true;
+  const refreshChecks = () => {
+    if (device) void renderHealthChecks(checks, ctx, device, refreshChecks);
+  };
+  ctx.live.open(`${resourcePath(name)}:watch`, {
+    reopenBody: () => ({}),
+    onMessage: (message) => {
+      const changed = singleWatchResource(message, 'device');
+      if (changed === undefined) return;
+      if (changed === null) {
+        show(messages, 'error', `${name} was deleted.`);
+        return;
+      }
+      device = changed;
+      if (first) {
+        first = false;
+        view.replaceChildren(h('p', {}, back), messages, heading, offlineNote, details, reported, remote, checks);
+        renderApplications(applications, ctx, name);
+        renderFileTransfer(files, ctx, name);
+        void renderHealthChecks(checks, ctx, device, refreshChecks);
+      }
+      redraw();
+    },
+    onState: (state, error) => {
+      if (state === 'failed') show(messages, 'error', error);
+    },
+  });
+  ctx.live.every(redraw, 10_000); // relative times age
 }
 
 /**
- * The detail card: what the device is and runs, with Edit detail for the OS version.
- * @param {HTMLElement} card
- * @param {import('./context.js').Context} ctx
+ * The detail table and the conditions.
+ * @param {HTMLElement} area
  * @param {Record<string, unknown> & { name: string }} device
- * @param {() => void} refresh
  */
-function renderDetails(card, ctx, device, refresh) {
+function drawDetails(area, device) {
   const summary = summarizeDevice(device);
-  const editor = h('div');
-  const edit = h('button', { type: 'button' }, 'Edit detail');
-  edit.addEventListener('click', () => {
-    edit.hidden = true;
-    renderOsVersionEditor(editor, ctx, summary, {
-      saved: refresh,
-      cancelled: () => {
-        editor.replaceChildren();
-        edit.hidden = false;
-      },
-    });
-  });
+  const now = Date.now();
   const row = (/** @type {string} */ label, /** @type {import('./dom.js').Child} */ value) =>
     h('tr', {}, h('th', {}, label), h('td', {}, value));
-  card.replaceChildren(
-    h('div', { class: 'header-row' }, h('h2', {}, 'Detail'), edit),
+  const since = summary.connectionSince
+    ? ` since ${readableTime(summary.connectionSince)} (${relativeTime(summary.connectionSince, now)})`
+    : '';
+  area.replaceChildren(
     h(
       'table',
       {},
@@ -96,21 +142,58 @@ function renderDetails(card, ctx, device, refresh) {
         'tbody',
         {},
         row('Name', summary.name),
-        row('State', `${summary.connection}${summary.connectionSince ? ` since ${summary.connectionSince}` : ''}`),
+        row('State', `${summary.connection}${since}`),
         row('Device type', summary.deviceType || 'not reported'),
         row('OS version (spec.osVersion)', summary.wantedOsVersion || '(not set)'),
         row('Running OS version (status.deviceInfo.osVersion)', summary.runningOsVersion || 'not reported'),
         row('OS', osVersionLine(summary)),
       ),
     ),
-    editor,
     h('h2', {}, 'Conditions'),
     summary.conditions.length === 0
       ? h('p', { class: 'muted' }, 'No conditions reported.')
       : table(
           ['Type', 'Status', 'Reason', 'Message', 'Since'],
-          summary.conditions.map((c) => [c.type, c.status, c.reason, c.message, c.lastTransitionTime]),
+          summary.conditions.map((c) => [
+            c.type,
+            c.status,
+            c.reason,
+            c.message,
+            h(
+              'span',
+              { title: c.lastTransitionTime },
+              readableTime(c.lastTransitionTime),
+              ' (',
+              relativeTime(c.lastTransitionTime, now),
+              ')',
+            ),
+          ]),
         ),
+  );
+}
+
+/**
+ * What the device reports besides its conditions, section by section.
+ * @param {Record<string, unknown>} device
+ * @returns {HTMLElement}
+ */
+function describeReported(device) {
+  const sections = /** @type {const} */ ([
+    ['Hardware, disks, network interfaces and usage', 'status.deviceInfo'],
+    ['Latest metrics', 'status.metrics'],
+    ['Addresses', 'status.addresses'],
+    ['Network and SSH configuration (applied or fallen back)', 'status.configuration'],
+    ['OS update and slots', 'status.osUpdate'],
+    ['Hook runs', 'status.hooks'],
+    ['Agent', 'status.agent'],
+    ['Maintenance', 'status.maintenance'],
+  ]);
+  const shown = sections.filter(([, path]) => field(device, path) !== undefined);
+  if (shown.length === 0) return h('p', { class: 'muted' }, 'Nothing reported yet.');
+  return h(
+    'div',
+    { class: 'reported' },
+    shown.map(([title, path]) => h('div', {}, h('h3', {}, title), describeValue(field(device, path)))),
   );
 }
 
