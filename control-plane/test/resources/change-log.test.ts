@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { decodePaths } from '../../src/resources/change-facts.js';
 import { ResourceEngine } from '../../src/resources/resource-engine.js';
+import { describeStorages } from '../helpers/storages.js';
+import type { FreshStorage } from '../helpers/storages.js';
 import { tempDatabases } from '../helpers/temp-databases.js';
 import { widgetDefinition } from '../helpers/widgets.js';
 
@@ -11,19 +13,18 @@ import { widgetDefinition } from '../helpers/widgets.js';
  */
 const freshDatabase = tempDatabases('outpost-change-log-');
 
-function freshEngine() {
-  const { db } = freshDatabase();
-  const engine = new ResourceEngine(db);
+function freshEngine(fresh: FreshStorage) {
+  const engine = new ResourceEngine(fresh());
   const widgets = engine.register(widgetDefinition);
-  return { db, engine, widgets };
+  return { engine, widgets };
 }
 
 const PARENT = 'projects/p1/regions/eu';
 const name = (id: string): string => `${PARENT}/widgets/${id}`;
 
-describe('change log', () => {
+describeStorages('change log', (fresh) => {
   it('keeps large transactions and savepoints in order, without what a savepoint undid', () => {
-    const { engine, widgets } = freshEngine();
+    const { engine, widgets } = freshEngine(fresh);
     const start = engine.log.head();
     const kept: string[] = [];
     engine.transaction(() => {
@@ -54,7 +55,7 @@ describe('change log', () => {
   });
 
   it('forgets the numbers of a transaction that rolled back', () => {
-    const { engine, widgets } = freshEngine();
+    const { engine, widgets } = freshEngine(fresh);
     widgets.create({ parent: PARENT, resource: { name: name('first') } });
     const start = engine.log.head();
     expect(() =>
@@ -69,7 +70,7 @@ describe('change log', () => {
   });
 
   it('keeps a deleted document', () => {
-    const { engine, widgets } = freshEngine();
+    const { engine, widgets } = freshEngine(fresh);
     widgets.create({ parent: PARENT, resource: { name: name('doomed'), spec: { size: 3 } } });
     const start = engine.log.head();
     widgets.remove(name('doomed'));
@@ -78,7 +79,7 @@ describe('change log', () => {
   });
 
   it('keeps what a resume needs of an update: its changed paths and the previous values of changed filterable fields', async () => {
-    const { engine, widgets } = freshEngine();
+    const { engine, widgets } = freshEngine(fresh);
     const start = engine.log.head();
     widgets.put({ name: name('w1'), displayName: 'a', spec: { color: 'red', size: 1 } });
     // metadata.updateTime has millisecond resolution: the update must fall in a later millisecond to change it
@@ -102,7 +103,9 @@ describe('change log', () => {
       ['status.counter', null],
     ]);
   });
+});
 
+describe('change log [sqlite]', () => {
   it('upgrades a log written by an earlier version: its rows read as puts that kept neither paths nor values', () => {
     const { db } = freshDatabase();
     db.exec(`CREATE TABLE change_log (

@@ -1,18 +1,18 @@
 import { parseFilter } from '@outpost/shared';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { ResourceEngine } from '../../src/resources/resource-engine.js';
 import { where } from '../../src/resources/resource-query.js';
-import { tempDatabases } from '../helpers/temp-databases.js';
+import { describeStorages } from '../helpers/storages.js';
+import type { FreshStorage } from '../helpers/storages.js';
 import { widgetDefinition } from '../helpers/widgets.js';
 
 /** Engine queries: what services read instead of writing SQL, through a real SQLite file. */
-const freshDatabase = tempDatabases('outpost-engine-query-');
 
 const EU = 'projects/p1/regions/eu';
 const US = 'projects/p1/regions/us';
 
-function setUp() {
-  const engine = new ResourceEngine(freshDatabase().db);
+function setUp(fresh: FreshStorage) {
+  const engine = new ResourceEngine(fresh());
   const widgets = engine.register(widgetDefinition);
   const make = (parent: string, id: string, spec: Record<string, unknown>): void => {
     widgets.create({ parent, resource: { name: `${parent}/widgets/${id}`, spec } });
@@ -27,9 +27,9 @@ function setUp() {
 const ids = (names: readonly string[]): string[] => names.map((name) => name.slice(name.lastIndexOf('/') + 2));
 const docIds = (docs: readonly Record<string, unknown>[]): string[] => ids(docs.map((doc) => String(doc['name'])));
 
-describe('engine queries', () => {
+describeStorages('engine queries', (fresh) => {
   it('selects by equality, membership, presence, parent and their combinations', () => {
-    const { widgets } = setUp();
+    const { widgets } = setUp(fresh);
     expect(docIds(widgets.list({ where: [where.equals('spec.color', 'red')] }))).toEqual(['a', 'c', 'd']);
     expect(docIds(widgets.list({ where: [where.equals('spec.enabled', false)] }))).toEqual(['d']);
     expect(docIds(widgets.list({ where: [where.in('spec.size', [1, 5])] }))).toEqual(['b', 'd']);
@@ -44,26 +44,26 @@ describe('engine queries', () => {
   });
 
   it('compares names exactly: a "-" in a structured value is no wildcard', () => {
-    const { widgets } = setUp();
+    const { widgets } = setUp(fresh);
     expect(docIds(widgets.list({ where: [where.equals('spec.owner', 'projects/-')] }))).toEqual(['b']);
   });
 
   it('takes a parsed filter of the filter language', () => {
-    const { widgets } = setUp();
+    const { widgets } = setUp(fresh);
     const filter = parseFilter('spec.size >= 2 AND spec.color = "red"', widgetDefinition.filterSchema);
     expect(docIds(widgets.list({ where: [where.filter(filter)] }))).toEqual(['a', 'c', 'd']);
     expect(widgets.count({ where: [where.filter(filter), where.parent(EU)] })).toBe(2);
   });
 
   it('orders by paths, then by name, and limits', () => {
-    const { widgets } = setUp();
+    const { widgets } = setUp(fresh);
     expect(docIds(widgets.list({ orderBy: [{ path: 'spec.size', desc: true }] }))).toEqual(['d', 'a', 'c', 'b']);
     expect(docIds(widgets.list({ orderBy: [{ path: 'name', desc: true }], limit: 2 }))).toEqual(['d', 'c']);
     expect(ids(widgets.names({ where: [where.equals('spec.color', 'red')] }))).toEqual(['a', 'c', 'd']);
   });
 
   it('counts, finds rows, and moves its version with every write', () => {
-    const { widgets } = setUp();
+    const { widgets } = setUp(fresh);
     expect(widgets.count()).toBe(4);
     const before = widgets.version;
     const row = widgets.findRow(`${EU}/widgets/wa`);
@@ -75,7 +75,7 @@ describe('engine queries', () => {
   });
 
   it('refuses a path the resource cannot be queried by', () => {
-    const { widgets } = setUp();
+    const { widgets } = setUp(fresh);
     expect(() => widgets.list({ where: [where.equals('spec.nothing', 'x')] })).toThrow(/cannot be queried/);
   });
 });

@@ -1,16 +1,16 @@
 import { ID_RULES, NamePattern } from '@outpost/shared';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { ResourceEngine } from '../../src/resources/resource-engine.js';
 import type { Doc } from '../../src/resources/resource-table.js';
 import { RowProjection } from '../../src/resources/row-projection.js';
-import { tempDatabases } from '../helpers/temp-databases.js';
+import { describeStorages } from '../helpers/storages.js';
+import type { FreshStorage } from '../helpers/storages.js';
 import { widgetDefinition } from '../helpers/widgets.js';
 
 /**
  * A row projection holds a value per stored row and follows the table's writes: it reads the table only
  * when it is built and again after a write it could not follow (one undone by a rollback).
  */
-const freshDatabase = tempDatabases('outpost-row-projection-');
 
 const gadgetDefinition = {
   ...widgetDefinition,
@@ -28,8 +28,8 @@ const gadgetDefinition = {
 
 const PARENT = 'projects/p1/regions/eu';
 
-function setUp() {
-  const engine = new ResourceEngine(freshDatabase().db);
+function setUp(fresh: FreshStorage) {
+  const engine = new ResourceEngine(fresh());
   const widgets = engine.register(widgetDefinition);
   const gadgets = engine.register(gadgetDefinition);
   for (let i = 0; i < 5; i++) {
@@ -49,9 +49,9 @@ function counted(table: ConstructorParameters<typeof RowProjection>[0]) {
   return { projection, derived };
 }
 
-describe('RowProjection', () => {
+describeStorages('RowProjection', (fresh) => {
   it('follows creates, updates and deletes without reading the table again', () => {
-    const { widgets } = setUp();
+    const { widgets } = setUp(fresh);
     const { projection, derived } = counted(widgets.table);
     projection.build();
     expect(derived.count).toBe(5);
@@ -63,7 +63,7 @@ describe('RowProjection', () => {
   });
 
   it('reads a table again after a rollback undid writes to it, and only that table', () => {
-    const { engine, widgets, gadgets } = setUp();
+    const { engine, widgets, gadgets } = setUp(fresh);
     const w = counted(widgets.table);
     const g = counted(gadgets.table);
     w.projection.build();
@@ -88,7 +88,7 @@ describe('RowProjection', () => {
   });
 
   it('gives one row by name only while what it holds is current, and never reads the table for it', () => {
-    const { engine, widgets } = setUp();
+    const { engine, widgets } = setUp(fresh);
     const { projection, derived } = counted(widgets.table);
     expect(projection.held(`${PARENT}/widgets/w1`)).toBeUndefined(); // not built: nothing held
     projection.build();
@@ -108,7 +108,7 @@ describe('RowProjection', () => {
   });
 
   it('stops following its table when closed', () => {
-    const { widgets } = setUp();
+    const { widgets } = setUp(fresh);
     const { projection, derived } = counted(widgets.table);
     projection.close();
     projection.build(); // holds the rows again, but no longer told of writes

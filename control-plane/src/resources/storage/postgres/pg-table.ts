@@ -74,6 +74,14 @@ export class PgTable extends TableBase implements ResourceTable {
     this.storage.transaction(() => {
       // another control plane may be creating the same table
       this.storage.query('SELECT pg_advisory_xact_lock(?)', [SCHEMA_LOCK]);
+      // DDL only for what is missing: even an IF NOT EXISTS on an existing index waits for every open writer
+      const indexes = new Set(
+        this.storage
+          .query('SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND tablename IN (?, ?)', [t, v])
+          .rows.map((row) => String(row[0])),
+      );
+      const index = (name: string, on: string): Sql[] =>
+        indexes.has(identifier(name)) ? [] : [{ sql: `CREATE INDEX ${identifier(name)} ON ${on}` }];
       this.storage.run([
         {
           sql: `CREATE TABLE IF NOT EXISTS ${t} (
@@ -88,9 +96,9 @@ export class PgTable extends TableBase implements ResourceTable {
             path text COLLATE "C" NOT NULL,
             value text COLLATE "C" NOT NULL)`,
         },
-        { sql: `CREATE INDEX IF NOT EXISTS ${identifier(`${v}_by_value`)} ON ${v}(path, value, row_id)` },
-        { sql: `CREATE INDEX IF NOT EXISTS ${identifier(`${v}_by_row`)} ON ${v}(row_id)` },
-        { sql: `CREATE INDEX IF NOT EXISTS ${identifier(`${t}_by_parent`)} ON ${t}(parent, name)` },
+        ...index(`${v}_by_value`, `${v}(path, value, row_id)`),
+        ...index(`${v}_by_row`, `${v}(row_id)`),
+        ...index(`${t}_by_parent`, `${t}(parent, name)`),
       ]);
       const existing = new Map(
         this.storage
@@ -108,6 +116,7 @@ export class PgTable extends TableBase implements ResourceTable {
         // a path no longer filterable (its column would no longer follow the documents), or now of another type
         if (scalar === undefined || !sameType(scalar.type, type)) {
           changes.push({ sql: `ALTER TABLE ${t} DROP COLUMN ${column}` });
+          for (const shape of INDEX_SHAPES) indexes.delete(identifier(shape.name(t, column)));
           existing.delete(column);
         }
       }
@@ -121,11 +130,10 @@ export class PgTable extends TableBase implements ResourceTable {
         const column = columnOf(field);
         const shape = indexShapeOf(field);
         for (const other of INDEX_SHAPES) {
-          if (other !== shape) changes.push({ sql: `DROP INDEX IF EXISTS ${identifier(other.name(t, column))}` });
+          const name = identifier(other.name(t, column));
+          if (other !== shape && indexes.has(name)) changes.push({ sql: `DROP INDEX ${name}` });
         }
-        changes.push({
-          sql: `CREATE INDEX IF NOT EXISTS ${identifier(shape.name(t, column))} ON ${t}(${shape.columns(column)})`,
-        });
+        changes.push(...index(shape.name(t, column), `${t}(${shape.columns(column)})`));
       }
       if (changes.length > 0) this.storage.run(changes);
       if (added.length > 0) this.fill(added);
