@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { openDatabase } from '../../../src/db/open-database.js';
+import { ResourceEngine } from '../../../src/resources/resource-engine.js';
+import { SQLITE_MIGRATIONS } from '../../../src/resources/storage/sqlite/sqlite-migrations.js';
+import { SqliteStorage } from '../../../src/resources/storage/sqlite/sqlite-storage.js';
+import { PgStorage } from '../../../src/resources/storage/postgres/pg-storage.js';
+import { POSTGRES_MIGRATIONS } from '../../../src/resources/storage/postgres/pg-migrations.js';
+import { describeStorages } from '../../helpers/storages.js';
+import { tempDatabases } from '../../helpers/temp-databases.js';
+import { widgetDefinition } from '../../helpers/widgets.js';
+
+const PARENT = 'projects/p1/regions/eu';
+const latest = (migrations: readonly { version: number }[]): number => Math.max(...migrations.map((m) => m.version));
+
+describe('SQLite schema migrations', () => {
+  const freshDatabase = tempDatabases('outpost-migrations-');
+
+  it('upgrades a database of the previous schema (version 1, unrecorded) and keeps its data', () => {
+    const { db, file } = freshDatabase();
+    // what the release before versioned schemas left: today's tables, no change_log_by_plural, user_version 0
+    const before = new ResourceEngine(db).register(widgetDefinition);
+    before.put({ name: `${PARENT}/widgets/kept`, spec: { color: 'red', size: 3 } });
+    before.put({ name: `${PARENT}/widgets/kept`, spec: { color: 'blue', size: 3 } });
+    db.exec('DROP INDEX change_log_by_plural');
+    db.pragma('user_version = 0');
+    db.close();
+
+    const reopened = openDatabase(file);
+    const engine = new ResourceEngine(reopened);
+    const widgets = engine.register(widgetDefinition);
+    expect(reopened.pragma('user_version', { simple: true })).toBe(latest(SQLITE_MIGRATIONS));
+    const indexes = reopened.prepare("SELECT name FROM sqlite_master WHERE type = 'index'").all() as { name: string }[];
+    expect(indexes.map((i) => i.name)).toContain('change_log_by_plural');
+    expect((widgets.find(`${PARENT}/widgets/kept`)!['spec'] as { color: string }).color).toBe('blue');
+    expect(engine.log.read('widgets', 0, 10).map((c) => [c.seq, c.op])).toEqual([
+      [1, 'create'],
+      [2, 'update'],
+    ]);
+    widgets.put({ name: `${PARENT}/widgets/new`, spec: { color: 'red' } });
+    expect(engine.log.head()).toBe(3);
+    reopened.close();
+  });
+
+  it('refuses a database of a newer schema than it knows', () => {
+    const { db } = freshDatabase();
+    db.pragma(`user_version = ${latest(SQLITE_MIGRATIONS) + 1}`);
+    expect(() => new SqliteStorage(db)).toThrow(/newer than this control plane knows/);
+  });
+});
+
+describeStorages('schema migrations on every store', (fresh, kind) => {
+  it('record the newest version once, and opening again changes nothing', () => {
+    const storage = fresh();
+    const engine = new ResourceEngine(storage);
+    engine.register(widgetDefinition).put({ name: `${PARENT}/widgets/w1`, spec: { size: 1 } });
+    if (storage instanceof PgStorage) {
+      const versions = storage.query('SELECT version FROM outpost_schema ORDER BY version').rows.flat();
+      expect(versions).toEqual(POSTGRES_MIGRATIONS.map((m) => m.version));
+      const again = new PgStorage(storage.url);
+      try {
+        expect(again.query('SELECT count(*) FROM outpost_schema').rows[0]![0]).toBe(versions.length);
+        const widgets = new ResourceEngine(again).register(widgetDefinition);
+        expect(widgets.find(`${PARENT}/widgets/w1`)).toBeDefined();
+        again.query('INSERT INTO outpost_schema(version) VALUES (?)', [latest(POSTGRES_MIGRATIONS) + 1]);
+        expect(() => new PgStorage(storage.url)).toThrow(/newer than this control plane knows/);
+      } finally {
+        again.close();
+      }
+    } else {
+      expect(kind).toBe('sqlite');
+      expect((storage as SqliteStorage).db.pragma('user_version', { simple: true })).toBe(latest(SQLITE_MIGRATIONS));
+    }
+  });
+});
