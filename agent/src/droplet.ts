@@ -20,7 +20,7 @@ import { UNSUPPORTED } from './os/os-planner.js';
 import { osProgressStore } from './os/os-progress.js';
 import { OsUpdater } from './os/os-updater.js';
 import type { DiskUnlockAdapter } from './os/unlock/unlock-adapter.js';
-import { DiskUnlockKeeper } from './os/unlock/unlock-keeper.js';
+import { DiskUnlockKeeper, RECOVERY_KEY_FILE_NAME } from './os/unlock/unlock-keeper.js';
 import { UNLOCK_UNSUPPORTED } from './os/unlock/unlock-planner.js';
 import type { OsUpdaterOptions } from './os/os-updater.js';
 import type { StepBoundary } from './os/step-boundaries.js';
@@ -233,7 +233,14 @@ export async function startDroplet(options: DropletOptions): Promise<Droplet> {
           cronJobs,
           ...(options.os.diskUnlock === undefined
             ? {}
-            : { diskUnlock: new DiskUnlockKeeper({ adapter: options.os.diskUnlock, reporter, logger }) }),
+            : {
+                diskUnlock: new DiskUnlockKeeper({
+                  adapter: options.os.diskUnlock,
+                  reporter,
+                  logger,
+                  recoveryKeyFile: `${paths.configDir}/${RECOVERY_KEY_FILE_NAME}`,
+                }),
+              }),
         });
   // the last checks, before the first plan: a trial boot must not commit before their verdicts
   health.apply(lastDesired?.healthChecks);

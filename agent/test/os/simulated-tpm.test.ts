@@ -1,4 +1,4 @@
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fileBackend } from '../../src/os/boot/file-backend.js';
@@ -87,5 +87,22 @@ describe('simulated TPM of the file boot backend (files under {device_root}/sim-
     await writeFile(join(root, 'sim-tpm', 'lockout'), '');
     await expect(tpm?.seal(['A', 'B'], 'locked out')).rejects.toThrow(/dictionary-attack lockout/);
     expect(await tpm?.readBinding()).toMatchObject({ slots: ['A'] });
+  });
+
+  it('adds recovery key slots only at a boot the TPM unlocked, numbering them after the TPM key slot 0', async () => {
+    const { root, tpm, install, backend, powerCycle } = await newDevice();
+    await tpm?.unlockedThisBoot();
+    const keyFile = join(root, 'recovery-key');
+    await writeFile(keyFile, 'cbdefghi-jklnrtuv');
+    expect(await tpm?.addRecoveryKey(keyFile)).toBe(1);
+    expect(await tpm?.addRecoveryKey(keyFile)).toBe(2);
+    await writeFile(keyFile, '');
+    await expect(tpm?.addRecoveryKey(keyFile)).rejects.toThrow(/is empty/);
+    await install('B', '1.1.0', 'kernel 1.1.0');
+    await backend.tryOnce('B');
+    await powerCycle();
+    await writeFile(keyFile, 'cbdefghi-jklnrtuv');
+    await expect(tpm?.addRecoveryKey(keyFile)).rejects.toThrow(UnlockPrepareError);
+    expect(Object.keys(JSON.parse(await readFile(join(root, 'sim-tpm', 'keyslots.json'), 'utf8')))).toEqual(['1', '2']);
   });
 });

@@ -230,10 +230,10 @@ describe.skipIf(skip)('tpm2 unlock adapter (swtpm, tpm2-tools, cryptsetup on a L
     await adapter.enroll(provisioningKey, ['A'], 'enrolled');
     const recovery = join(dir, 'recovery.key');
     await writeFile(recovery, 'cbdefghi-jklnrtuv-cbdefghi-jklnrtuv');
-    const slot = await adapter.addKey(recovery);
+    const slot = await adapter.addRecoveryKey(recovery);
     expect(slot).toBeGreaterThan(1);
     sh(['cryptsetup', 'open', '--test-passphrase', '--key-slot', String(slot), '--key-file', recovery, device]);
     await bootInto('A', 'tampered');
-    await expect(adapter.addKey(recovery)).rejects.toThrow();
+    await expect(adapter.addRecoveryKey(recovery)).rejects.toThrow();
   }, 120_000);
 });

@@ -1,9 +1,10 @@
-import { rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import {
   ApiError,
   deviceDefinition,
   healthCheckDefinition,
+  pathExists,
   remoteSessionDefinition,
   stageFileDeviceKey,
   writeFileAtomic,
@@ -17,6 +18,7 @@ import { registerResourceCommands } from './resource-commands.js';
 import { registerPowerCommands } from './power-commands.js';
 import { registerRemoteCommands } from './remote-commands.js';
 import { registerProvisioningTokenCommands } from './provisioning-token-commands.js';
+import { DEVICE_RECOVERY_KEY_FILE, newRecoveryKey, writeNewSecretFile } from './recovery-key.js';
 import { registerRolloutCommands } from './rollout-commands.js';
 import { registerTransferCommands } from './transfer-commands.js';
 import { UsageError } from './usage-error.js';
@@ -28,6 +30,26 @@ interface ProvisionOptions {
   deviceType?: string;
   bootBackend?: string;
   factoryVersion?: string;
+  encrypted?: boolean;
+  recoveryKeyFile?: string;
+}
+
+/** The recovery key of an encrypted device: one copy for the agent to enrol, the other only where the operator says. */
+async function provisionRecoveryKey(
+  ctx: { print(line: string): void; note(line: string): void },
+  root: string,
+  opts: ProvisionOptions,
+): Promise<void> {
+  const key = newRecoveryKey();
+  if (opts.recoveryKeyFile !== undefined) await writeNewSecretFile(resolve(opts.recoveryKeyFile), key);
+  await writeFileAtomic(join(root, 'config', DEVICE_RECOVERY_KEY_FILE), key, 0o600);
+  if (opts.bootBackend === 'file') await mkdir(join(root, 'sim-tpm'), { recursive: true });
+  if (opts.recoveryKeyFile === undefined) {
+    ctx.print(`recovery key (shown once, Outpost keeps no copy; store it now): ${key}`);
+  } else {
+    ctx.print(`recovery key written to ${resolve(opts.recoveryKeyFile)} (Outpost keeps no other copy)`);
+  }
+  ctx.note('the agent enrols the recovery key at its first start and then deletes its copy in config/');
 }
 
 /** `outpost devices ...`: the Device resource's verbs plus provisioning, credentials, waves and rollouts. */
@@ -72,8 +94,27 @@ export function registerDeviceCommands(program: Command, ctxFactory: ContextFact
       '--factory-version <version>',
       'the OS version the device shipped with, recorded on the device until its agent reports',
     )
+    .option(
+      '--encrypted',
+      'the data partition is encrypted: make a recovery key, shown once (or written to --recovery-key-file), and leave it in <dir>/config/recovery-key for the agent to enrol as a second key slot (it removes that copy); with --boot-backend file, also makes <dir>/sim-tpm/ (the simulated TPM)',
+    )
+    .option(
+      '--recovery-key-file <path>',
+      'with --encrypted: write the recovery key here (mode 0600, a new file) instead of printing it',
+    )
     .action(async (deviceName: string, opts: ProvisionOptions, command: Command) => {
       const ctx = ctxFactory(command);
+      if (opts.recoveryKeyFile !== undefined && opts.encrypted !== true) {
+        throw new UsageError('--recovery-key-file needs --encrypted');
+      }
+      if (opts.recoveryKeyFile !== undefined && (await pathExists(resolve(opts.recoveryKeyFile)))) {
+        throw new UsageError(`${opts.recoveryKeyFile} exists: the recovery key goes into a new file`);
+      }
+      if (opts.encrypted === true && opts.bootBackend === 'none') {
+        throw new UsageError(
+          '--encrypted needs a managed OS: with boot backend none the agent leaves encryption alone',
+        );
+      }
       await ensureDevice(ctx.client, deviceName);
       // the server records the type and factory version until the agent reports its own, so that the rules of
       // spec.osVersion hold from now on; it takes the device's new public key in the same request
@@ -88,6 +129,7 @@ export function registerDeviceCommands(program: Command, ctxFactory: ContextFact
       if (opts.factoryVersion) config['factoryVersion'] = opts.factoryVersion;
       await writeFileAtomic(join(root, 'config', 'droplet.json'), JSON.stringify(config, null, 2) + '\n', 0o600);
       ctx.print(`provisioned ${deviceName} into ${join(root, 'config')}`);
+      if (opts.encrypted === true) await provisionRecoveryKey(ctx, root, opts);
       ctx.note(`start its agent with: droplet --device-root ${root}`);
     });
 

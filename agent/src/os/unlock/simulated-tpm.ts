@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { SLOTS, isNotFound, pathExists, readJsonFile, writeJsonFileAtomic } from '@outpost/shared';
@@ -23,6 +23,8 @@ export interface SimulatedTpmPaths {
   lockoutFile: string;
   /** {device_root}/sim-run/unlock.json: whether this boot unlocked (volatile, like the boot's own record) */
   bootUnlockFile: string;
+  /** the LUKS2 key slots besides the TPM's (slot 0): slot number → SHA-256 of its key */
+  keyslotsFile: string;
 }
 
 export function simulatedTpmPaths(deviceRoot: string, device: SimulatedDevicePaths): SimulatedTpmPaths {
@@ -32,6 +34,7 @@ export function simulatedTpmPaths(deviceRoot: string, device: SimulatedDevicePat
     policyFile: join(dir, 'policy.json'),
     lockoutFile: join(dir, 'lockout'),
     bootUnlockFile: join(device.volatileDir, 'unlock.json'),
+    keyslotsFile: join(dir, 'keyslots.json'),
   };
 }
 
@@ -45,6 +48,7 @@ const policySchema = z.object({
 type SealedPolicy = z.infer<typeof policySchema>;
 
 const bootUnlockSchema = z.object({ bootId: z.string(), unlocked: z.boolean() });
+const keyslotsSchema = z.record(z.string().regex(/^\d+$/), digest);
 
 /**
  * The simulated TPM when `{device_root}/sim-tpm/` exists, else undefined (the simulated device is not encrypted).
@@ -113,27 +117,45 @@ export async function simulatedTpm(
     return bindingOf(policy);
   };
 
+  const unlockedThisBoot = async (): Promise<boolean> => {
+    const boot = await readSimulatedBoot(device);
+    if (boot === undefined) throw new Error(`${device.bootFile} is missing: the simulated device is not running`);
+    const known = bootUnlockSchema.safeParse(await readJsonFile(paths.bootUnlockFile).catch(() => undefined));
+    if (known.success && known.data.bootId === boot.bootId) return known.data.unlocked;
+    const policy = await readPolicy();
+    let unlocked: boolean;
+    if (policy === undefined) {
+      await seal([boot.slot], `enrolled at the first boot, to the boot chain of slot ${boot.slot}`);
+      unlocked = true;
+    } else {
+      const measured = await measure(boot.slot);
+      unlocked = measured !== undefined && Object.values(policy.accepted).includes(measured);
+    }
+    await writeJsonFileAtomic(paths.bootUnlockFile, { bootId: boot.bootId, unlocked });
+    return unlocked;
+  };
+
   return {
     kind: 'simulated-tpm',
     boundPcrs: SIMULATED_BOUND_PCRS,
     readBinding: async () => bindingOf(await readPolicy()),
     seal,
-    async unlockedThisBoot() {
-      const boot = await readSimulatedBoot(device);
-      if (boot === undefined) throw new Error(`${device.bootFile} is missing: the simulated device is not running`);
-      const known = bootUnlockSchema.safeParse(await readJsonFile(paths.bootUnlockFile).catch(() => undefined));
-      if (known.success && known.data.bootId === boot.bootId) return known.data.unlocked;
-      const policy = await readPolicy();
-      let unlocked: boolean;
-      if (policy === undefined) {
-        await seal([boot.slot], `enrolled at the first boot, to the boot chain of slot ${boot.slot}`);
-        unlocked = true;
-      } else {
-        const measured = await measure(boot.slot);
-        unlocked = measured !== undefined && Object.values(policy.accepted).includes(measured);
+    unlockedThisBoot,
+    async addRecoveryKey(keyFile) {
+      // like cryptsetup luksAddKey: only a key that opens the partition (the TPM's, at a boot it unlocked) adds one
+      if (!(await unlockedThisBoot())) {
+        throw new UnlockPrepareError('the TPM does not release the key at this boot: no key slot can be added');
       }
-      await writeJsonFileAtomic(paths.bootUnlockFile, { bootId: boot.bootId, unlocked });
-      return unlocked;
+      const key = await readFile(keyFile);
+      if (key.length === 0) throw new Error(`${keyFile} is empty: no recovery key to add`);
+      const parsed = keyslotsSchema.safeParse((await readJsonFile(paths.keyslotsFile)) ?? {});
+      if (!parsed.success) throw new Error(`${paths.keyslotsFile} is not a key slot table: ${parsed.error.message}`);
+      const used = new Set(['0', ...Object.keys(parsed.data)]);
+      let slot = 0;
+      while (used.has(String(slot))) slot++;
+      const keyslots = { ...parsed.data, [String(slot)]: createHash('sha256').update(key).digest('hex') };
+      await writeJsonFileAtomic(paths.keyslotsFile, keyslots, 0o600);
+      return slot;
     },
   };
 }

@@ -54,8 +54,6 @@ export interface Tpm2Unlock extends DiskUnlockAdapter {
   enroll(existingKeyFile: string, slots: readonly Slot[], reason: string): Promise<UnlockBinding>;
   /** Unseals the key with this boot's PCRs and opens (or tests) the data partition; records the result. */
   unlockAtBoot(action: UnlockAction): Promise<BootUnlockResult>;
-  /** Adds a key slot for `newKeyFile` (the recovery key), authorised by the TPM-sealed key of this boot. */
-  addKey(newKeyFile: string): Promise<number>;
 }
 
 /** A command of tpm2-tools or cryptsetup failed; the message has its stderr. */
@@ -380,7 +378,7 @@ export function tpm2Unlock(options: Tpm2UnlockOptions): Tpm2Unlock {
       return result;
     },
 
-    async addKey(newKeyFile) {
+    async addRecoveryKey(newKeyFile) {
       const current = await readToken();
       if (current === undefined) throw new UnlockPrepareError(`${options.device} has no TPM-sealed key`);
       return withScratch(async (dir) => {

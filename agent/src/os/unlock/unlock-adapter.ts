@@ -12,7 +12,8 @@ import type { Slot } from '@outpost/shared';
  *    chain of each slot live in files under `{device_root}/sim-tpm/`; present only when that folder exists (the
  *    simulated device was provisioned "encrypted").
  *
- *  tpm2 — a real device (tpm2-tools / systemd-cryptenroll): not implemented yet; the design is in DESIGN.md.
+ *  tpm2 — a real device (tpm2-adapter.ts): tpm2-tools and cryptsetup, the sealed key in a LUKS2 token; the
+ *    design and the measurements behind it are in DESIGN.md.
  */
 export interface DiskUnlockAdapter {
   readonly kind: 'simulated-tpm' | 'tpm2';
@@ -28,6 +29,11 @@ export interface DiskUnlockAdapter {
   seal(slots: readonly Slot[], reason: string): Promise<UnlockBinding>;
   /** whether the boot chain measured at this boot is one the policy accepts (the data unlocked without a passphrase) */
   unlockedThisBoot(): Promise<boolean>;
+  /**
+   * Adds a key slot opened by the content of `keyFile` (the recovery key made at provisioning), authorised by the
+   * TPM-sealed key of this boot; answers the key slot's number.
+   */
+  addRecoveryKey(keyFile: string): Promise<number>;
 }
 
 export interface UnlockBinding {

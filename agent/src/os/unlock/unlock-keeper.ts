@@ -1,3 +1,5 @@
+import { rm } from 'node:fs/promises';
+import { pathExists } from '@outpost/shared';
 import type { ReportedStatus, Slot } from '@outpost/shared';
 import type { Logger } from '../../logging/logger.js';
 import type { ConditionUpdate } from '../../metrics/conditions.js';
@@ -5,6 +7,9 @@ import type { OsOperation } from '../os-progress.js';
 import type { DiskUnlockAdapter, UnlockBinding } from './unlock-adapter.js';
 import { boundCondition, planSwitchUnlock, planUnlock } from './unlock-planner.js';
 import type { DiskUnlockCondition, UnlockBootView, UnlockStep } from './unlock-planner.js';
+
+/** The recovery key's file name in {device_root}/config/, where provisioning leaves it for the agent to enrol. */
+export const RECOVERY_KEY_FILE_NAME = 'recovery-key';
 
 /** What the OS updater asks of the unlock binding (absent: the data partition is not encrypted). */
 export interface DiskUnlockGuard {
@@ -21,13 +26,25 @@ export interface DiskUnlockKeeperOptions {
     setCondition(update: ConditionUpdate): void;
   };
   logger: Logger;
+  /**
+   * {device_root}/config/recovery-key: the recovery key `outpost devices provision --encrypted` left for the
+   * agent to enrol as a second key slot; removed once enrolled (the operator holds the only other copy)
+   */
+  recoveryKeyFile?: string;
 }
 
 /** Carries out the unlock planner's decisions and reports the DiskUnlock condition and status.diskUnlock. */
 export class DiskUnlockKeeper implements DiskUnlockGuard {
+  /** the pending recovery key is looked for once per start (enrolling needs a boot the TPM unlocked) */
+  private recoveryKeyChecked = false;
+
   constructor(private readonly options: DiskUnlockKeeperOptions) {}
 
   async reconcile(boot: UnlockBootView, operation: OsOperation | undefined): Promise<void> {
+    if (!this.recoveryKeyChecked) {
+      this.recoveryKeyChecked = true;
+      await this.enrollPendingRecoveryKey();
+    }
     try {
       const binding = await this.options.adapter.readBinding();
       await this.apply(binding, boot, planUnlock(binding, boot, operation));
@@ -76,6 +93,18 @@ export class DiskUnlockKeeper implements DiskUnlockGuard {
       },
     });
     this.setCondition(boundCondition(current, adapter.boundPcrs, boot.runningSlot, unlocked));
+  }
+
+  private async enrollPendingRecoveryKey(): Promise<void> {
+    const file = this.options.recoveryKeyFile;
+    if (file === undefined || !(await pathExists(file))) return;
+    try {
+      const keyslot = await this.options.adapter.addRecoveryKey(file);
+      await rm(file, { force: true });
+      this.options.logger.info({ keyslot }, 'enrolled the recovery key made at provisioning; removed its copy');
+    } catch (err) {
+      this.options.logger.error({ err }, `cannot enrol the recovery key of ${file} (kept; retried at the next start)`);
+    }
   }
 
   private setCondition(condition: DiskUnlockCondition): void {
