@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type { ResourceDefinition } from '@outpost/shared';
 import type { CustomMethod } from '../resources/http/custom-method.js';
+import { addApiKeyPaths, apiKeySchemas } from './api-key-paths.js';
 import { COMMON_PARAMETERS, ERROR_BODY_SCHEMA, ERROR_RESPONSE } from './common-components.js';
 import { addCustomMethodPaths } from './custom-method-paths.js';
 import type { OpenApiDocument, PathItem } from './openapi-types.js';
@@ -31,14 +32,20 @@ const DESCRIPTION = [
 export function openApiDocument(sources: OpenApiSources): OpenApiDocument {
   const paths: Record<string, PathItem> = {};
   addOpenApiItself(paths);
-  const schemas: OpenApiDocument['components']['schemas'] = { Error: ERROR_BODY_SCHEMA };
+  const schemas: OpenApiDocument['components']['schemas'] = { Error: ERROR_BODY_SCHEMA, ...apiKeySchemas() };
   for (const def of sources.definitions) {
-    schemas[readSchemaName(def)] = readSchema(def);
-    schemas[writeSchemaName(def)] = writeSchema(def);
+    for (const [name, schema] of [
+      [readSchemaName(def), readSchema(def)],
+      [writeSchemaName(def), writeSchema(def)],
+    ] as const) {
+      if (schemas[name]) throw new Error(`openapi: two schemas named ${name}`);
+      schemas[name] = schema;
+    }
     addResourcePaths(paths, def);
   }
   addCustomMethodPaths(paths, sources.definitions, sources.customMethods);
   addRemoteAccessPaths(paths);
+  addApiKeyPaths(paths);
   return {
     openapi: '3.1.0',
     info: { title: 'Outpost API', version, description: DESCRIPTION },

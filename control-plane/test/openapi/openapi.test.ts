@@ -247,6 +247,19 @@ describe('round trip: real responses validate against the document', () => {
     expectValid(missing.body, responseSchema('/v1/projects/{project}/regions/{region}/devices/{device}', 'get', '404'));
   }, 60_000);
 
+  it('API keys: a list and a new key', async () => {
+    const listed = await getJson('/v1/apiKeys');
+    expect(listed.status).toBe(200);
+    expectValid(listed.body, responseSchema('/v1/apiKeys', 'get', '200'));
+    const created = await fetch(`${server.url}/v1/apiKeys`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TEST_ADMIN_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ displayName: 'reader', grants: [{ permission: '*', scope: 'projects/roundtrip' }] }),
+    });
+    expect(created.status).toBe(200);
+    expectValid(await created.json(), responseSchema('/v1/apiKeys', 'post', '200'));
+  });
+
   /** The first non-empty line of an NDJSON answer to `POST path` with `body`. */
   async function firstLine(path: string, body: unknown): Promise<unknown> {
     const controller = new AbortController();
