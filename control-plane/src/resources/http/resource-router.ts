@@ -1,29 +1,18 @@
 import express from 'express';
 import type { Request, Response, NextFunction, Router } from 'express';
-import { ApiError, changesKey, invalidArgument, notFound, permissionOf } from '@outpost/shared';
-import { batchUpdate, parseBatchUpdate } from '../batch-update.js';
+import { ApiError, invalidArgument, notFound, permissionOf } from '@outpost/shared';
 import type { ResourceEngine } from '../resource-engine.js';
-import { listResources } from '../list-operation.js';
-import { parseView } from '../views.js';
-import { watchOne } from '../watch/single-watch.js';
-import { watchStateful } from '../watch/stateful-watch.js';
-import { watchStateless } from '../watch/stateless-watch.js';
 import { endable, OpenStreams } from '../watch/open-streams.js';
 import { ResponseMemo } from '../watch/response-memo.js';
 import type { StreamAdmission } from '../watch/stream-admission.js';
-import { isSerialized } from '../watch/watch-types.js';
-import type {
-  SerializedResponse,
-  WatchCollectionRequest,
-  WatchCollectionResponse,
-  WatchOptions,
-} from '../watch/watch-types.js';
+import type { WatchOptions } from '../watch/watch-types.js';
 import type { CustomMethod } from './custom-method.js';
 import { streamNdjson } from './ndjson-stream.js';
-import { asBoolean, asInteger, asObject, asString, asStrings, nestQuery, only } from './query-params.js';
+import { nestQuery } from './query-params.js';
 import type { Nested } from './query-params.js';
 import { resolveRoute } from './route-resolver.js';
 import type { RouteTarget } from './route-resolver.js';
+import { checkOffered, standardRoutes, STREAMED } from './standard-verbs.js';
 
 export type Authorize = (principal: unknown, permission: string, resourceName: string) => void;
 
@@ -109,9 +98,6 @@ export function createResourceRouter(options: ResourceRouterOptions): ResourceRo
     }
   });
 
-  const STREAMED = Symbol('streamed');
-
-  /** `recheck` repeats the authorization the stream was opened with (see OpenStreams). */
   async function stream<T>(
     res: Response,
     iterable: AsyncIterable<T>,
@@ -132,6 +118,9 @@ export function createResourceRouter(options: ResourceRouterOptions): ResourceRo
     }
   }
 
+  const routes = standardRoutes({ engine, watchOptions: options.watchOptions, memoOf, stream });
+
+  /** Answers a standard verb: the route of the table for the target's scope, verb and method. */
   async function dispatch(
     target: RouteTarget,
     method: string,
@@ -140,172 +129,20 @@ export function createResourceRouter(options: ResourceRouterOptions): ResourceRo
     check: (permission: string, name: string) => void,
     res: Response,
   ): Promise<unknown> {
-    if (target.scope === 'root' || (target.scope === 'collection' && target.verb === 'batchGet')) {
-      const plural = target.scope === 'root' ? target.plural : target.handle.def.plural;
-      const handle = engine.all().find((h) => h.def.plural === plural);
-      if (!handle || target.verb !== 'batchGet' || method !== 'GET')
-        throw notFound(`no endpoint ${method} ${plural}:${target.verb}`);
-      const q = only(query, ['names', 'fieldMask', 'view']);
-      const names = asStrings(q.names, 'names') ?? [];
-      for (const name of names) check(permissionOf(handle.def, 'batchGet'), name);
-      const result = handle.batchGet({ names, fieldMask: asString(q.fieldMask, 'fieldMask'), view: parseView(q.view) });
-      return { [handle.def.plural]: result.found, missing: result.missing };
-    }
-    const handle = target.handle;
-    const permission = (verb: string): string => permissionOf(handle.def, verb);
-    const offered = (verb: 'get' | 'list' | 'watch' | 'create' | 'update' | 'delete'): void => {
-      if (handle.def.without?.includes(verb)) {
-        throw new ApiError('UNIMPLEMENTED', `${handle.def.plural} do not support ${verb}`);
-      }
-    };
-
-    if (target.scope === 'resource') {
-      const name = target.name;
-      if (target.verb === 'watch' && method === 'POST') {
-        offered('watch');
-        check(permission('watch'), name);
-        const w = { ...query, ...(asObject(body ?? {}, 'watch request') ?? {}) };
-        const q = only(w, ['fieldMask', 'view', 'name']);
-        const controller = new AbortController();
-        const iterable = watchOne(
-          handle,
-          { name, fieldMask: maskOf(q.fieldMask), view: parseView(q.view) },
-          controller.signal,
-          options.watchOptions,
-        );
-        await stream(res, iterable, controller, () => check(permission('watch'), name));
-        return STREAMED;
-      }
-      if (target.verb !== undefined) throw notFound(`no endpoint ${method} ${name}:${target.verb}`);
-      if (method === 'GET') {
-        offered('get');
-        check(permission('get'), name);
-        const q = only(query, ['fieldMask', 'view']);
-        return handle.get({ name, fieldMask: asString(q.fieldMask, 'fieldMask'), view: parseView(q.view) });
-      }
-      if (method === 'PUT' || method === 'PATCH') {
-        offered('update');
-        check(permission('update'), name);
-        const q = only(query, ['updateMask', 'allowMissing', 'cas', 'responseMask']);
-        if (asBoolean(q.allowMissing, 'allowMissing')) check(permission('create'), name);
-        const cas = asObject(q.cas, 'cas');
-        return engine.batch(() =>
-          handle.update(
-            {
-              name,
-              resource: body,
-              updateMask: q.updateMask === undefined ? undefined : asString(q.updateMask, 'updateMask'),
-              allowMissing: asBoolean(q.allowMissing, 'allowMissing'),
-              cas: cas && { conditionalState: cas['conditionalState'], fieldMask: maskOf(cas['fieldMask']) },
-              responseMask: responseMaskOf(q.responseMask),
-            },
-            { principal: res.locals['principal'] },
-          ),
-        );
-      }
-      if (method === 'DELETE') {
-        offered('delete');
-        check(permission('delete'), name);
-        const q = only(query, ['allowMissing']);
-        await engine.batch(() =>
-          handle.delete(
-            { name, allowMissing: asBoolean(q.allowMissing, 'allowMissing') },
-            { principal: res.locals['principal'] },
-          ),
-        );
-        return {};
-      }
-      throw new ApiError('UNIMPLEMENTED', `${method} is not supported on ${name}`);
-    }
-
-    const parent = target.parent;
-    const scopeName = parent || '*';
-    if (target.verb === 'watch' && method === 'POST') {
-      offered('watch');
-      check(permission('watch'), scopeName);
-      const w = { ...query, ...(asObject(body ?? {}, 'watch request') ?? {}) };
-      const q = only(w, [
-        'type',
-        'parent',
-        'pageSize',
-        'pageToken',
-        'orderBy',
-        'resumeToken',
-        'startingTime',
-        'filter',
-        'fieldMask',
-        'view',
-        'maxChunkSize',
-      ]);
-      const request: WatchCollectionRequest = {
-        parent,
-        type: watchTypeOf(q.type),
-        pageSize: asInteger(q.pageSize, 'pageSize'),
-        pageToken: asString(q.pageToken, 'pageToken'),
-        orderBy: asString(q.orderBy, 'orderBy'),
-        resumeToken: asString(q.resumeToken, 'resumeToken'),
-        startingTime: asString(q.startingTime, 'startingTime'),
-        filter: asString(q.filter, 'filter'),
-        fieldMask: maskOf(q.fieldMask),
-        view: parseView(q.view),
-        maxChunkSize: asInteger(q.maxChunkSize, 'maxChunkSize'),
-      };
-      const controller = new AbortController();
-      const watch = request.type === 'STATELESS' ? watchStateless : watchStateful;
-      const key = changesKey(handle.def);
-      // the engine's generic `changes` become `<singular>Changes` on the wire
-      const rename = (value: WatchCollectionResponse | SerializedResponse): unknown => {
-        if (isSerialized(value)) return value;
-        const { changes, ...rest } = value;
-        return { [key]: changes, ...rest };
-      };
-      const watchOptions = { ...options.watchOptions, memo: memoOf(handle.def.plural), wireKey: key };
-      const recheck = (): void => check(permission('watch'), scopeName);
-      await stream(res, watch(handle, request, controller.signal, watchOptions), controller, recheck, rename);
-      return STREAMED;
-    }
-    if (target.verb === 'batchUpdate' && method === 'POST') {
-      offered('update');
-      const parsed = parseBatchUpdate(handle, parent, body);
-      for (const { resource } of parsed.updates) check(permission('update'), String(resource['name']));
-      const request = { ...parsed, responseMask: responseMaskOf(parsed.responseMask) };
-      const result = await engine.batch(() =>
-        batchUpdate(engine, handle, request, { principal: res.locals['principal'] }),
-      );
-      return { [handle.def.plural]: result.updated, failures: result.failures };
-    }
-    if (target.verb !== undefined)
-      throw notFound(`no endpoint ${method} ${parent}/${handle.def.plural}:${target.verb}`);
-    if (method === 'GET') {
-      offered('list');
-      check(permission('list'), scopeName);
-      const q = only(query, ['pageSize', 'pageToken', 'orderBy', 'filter', 'fieldMask', 'view', 'includePagingInfo']);
-      const result = listResources(handle, {
-        parent,
-        pageSize: asInteger(q.pageSize, 'pageSize'),
-        pageToken: asString(q.pageToken, 'pageToken'),
-        orderBy: asString(q.orderBy, 'orderBy'),
-        filter: asString(q.filter, 'filter'),
-        fieldMask: asString(q.fieldMask, 'fieldMask'),
-        view: parseView(q.view),
-        includePagingInfo: asBoolean(q.includePagingInfo, 'includePagingInfo'),
-      });
-      const { items, ...paging } = result;
-      return { [handle.def.plural]: items, ...paging };
-    }
-    if (method === 'POST') {
-      offered('create');
-      check(permission('create'), scopeName);
-      const q = only(query, ['responseMask']);
-      res.status(200);
-      return engine.batch(() =>
-        handle.create(
-          { parent, resource: body, responseMask: responseMaskOf(q.responseMask) },
-          { principal: res.locals['principal'] },
-        ),
-      );
-    }
-    throw new ApiError('UNIMPLEMENTED', `${method} is not supported on ${parent}/${handle.def.plural}`);
+    const plural = target.scope === 'root' ? target.plural : target.handle.def.plural;
+    const route = routes.find((r) => r.scope === target.scope && r.verb === target.verb && r.method === method);
+    const handle = target.scope === 'root' ? engine.all().find((h) => h.def.plural === plural) : target.handle;
+    if (!route || !handle) throw missing(target, method, plural);
+    checkOffered(handle, route.offers);
+    const name = target.scope === 'resource' ? target.name : target.scope === 'collection' ? target.parent : '';
+    return route.handle({
+      handle,
+      target: name,
+      query,
+      body,
+      check: (verb, on) => check(permissionOf(handle.def, verb), on),
+      res,
+    });
   }
 
   return {
@@ -338,30 +175,11 @@ function findCustom(
   );
 }
 
-function maskOf(value: unknown): string | string[] | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value === 'string') return value;
-  if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value as string[];
-  if (value && typeof value === 'object' && Array.isArray((value as { paths?: unknown }).paths)) {
-    return maskOf((value as { paths: unknown }).paths);
-  }
-  throw new ApiError('INVALID_ARGUMENT', 'a field mask must be a string of comma-separated paths');
-}
-
-function responseMaskOf(value: unknown) {
-  const mask = asObject(value, 'responseMask');
-  if (!mask) return undefined;
-  const q = only(mask, ['skipEntireResponseBody', 'updatedFieldsOnly', 'bodyMask']);
-  return {
-    skipEntireResponseBody: asBoolean(q.skipEntireResponseBody, 'responseMask.skipEntireResponseBody'),
-    updatedFieldsOnly: asBoolean(q.updatedFieldsOnly, 'responseMask.updatedFieldsOnly'),
-    bodyMask: maskOf(q.bodyMask),
-  };
-}
-
-function watchTypeOf(value: unknown): 'STATEFUL' | 'STATELESS' {
-  const text = asString(value, 'type');
-  if (text === undefined || text === '' || text === 'STATEFUL' || text === '0') return 'STATEFUL';
-  if (text === 'STATELESS' || text === '1') return 'STATELESS';
-  throw new ApiError('INVALID_ARGUMENT', `invalid watch type "${text}": STATEFUL or STATELESS`);
+/** NOT_FOUND for a custom verb no route answers, UNIMPLEMENTED for a method a scope does not take. */
+function missing(target: RouteTarget, method: string, plural: string): ApiError {
+  if (target.scope === 'root' || target.verb === 'batchGet')
+    return notFound(`no endpoint ${method} ${plural}:${target.verb}`);
+  const where = target.scope === 'resource' ? target.name : `${target.parent}/${plural}`;
+  if (target.verb !== undefined) return notFound(`no endpoint ${method} ${where}:${target.verb}`);
+  return new ApiError('UNIMPLEMENTED', `${method} is not supported on ${where}`);
 }
