@@ -2,6 +2,11 @@ import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
+const DATABASE_DRIVERS = ['better-sqlite3', 'pg'].map((name) => ({
+  name,
+  message: "only the resource engine's storage (control-plane/src/resources/storage) uses the database drivers",
+}));
+
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', 'var/**', 'images/.cache/**', 'images/out/**'] },
   js.configs.recommended,
@@ -10,6 +15,25 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-explicit-any': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    // the storage boundary (issue 22): only the engine's storage opens the database drivers
+    files: ['control-plane/src/**/*.ts', 'agent/src/**/*.ts', 'shared/src/**/*.ts'],
+    ignores: ['control-plane/src/resources/storage/**', 'control-plane/src/db/**'],
+    rules: { 'no-restricted-imports': ['error', { paths: DATABASE_DRIVERS }] },
+  },
+  {
+    // the agent's OS core is driven by the link, never the other way round (design.md)
+    files: ['agent/src/os/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: DATABASE_DRIVERS,
+          patterns: [{ regex: '(^|/)link(/|$)', message: 'agent/src/os imports nothing from agent/src/link' }],
+        },
+      ],
     },
   },
   {

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiError, DEVICE_ID_PATTERN, loadOrCreateFileDeviceKey, readFileDeviceKey } from '@outpost/shared';
 import type { DeviceInfo, RegisterDeviceResponse } from '@outpost/shared';
 import type { Logger } from '../logging/logger.js';
-import { createBackoff } from '../link/backoff.js';
+import { createBackoff } from '../retry/backoff.js';
 import { writeCredential, readCredential } from './credential.js';
 import { ConfigError, checkServerUrl, readDropletConfig, writeDropletConfig } from './droplet-config.js';
 import type { BootBackend, DropletConfig } from './droplet-config.js';

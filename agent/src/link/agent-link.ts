@@ -16,8 +16,8 @@ import { isUntrustedCertificate, transportTo } from '../config/transport-securit
 import { proxiedConnection } from '../config-apply/proxy/proxy-route.js';
 import type { ProxyChooser } from '../config-apply/proxy/proxy-route.js';
 import type { Transport, TransportSecurity } from '../config/transport-security.js';
-import { LINK_BACKOFF, createBackoff } from './backoff.js';
-import type { Backoff, BackoffPolicy } from './backoff.js';
+import { LINK_BACKOFF, createBackoff } from '../retry/backoff.js';
+import type { Backoff, BackoffPolicy } from '../retry/backoff.js';
 import { ServerMessageRouter } from './server-message-router.js';
 import type { CommandHandler, SpecConsumer } from './server-message-router.js';
 

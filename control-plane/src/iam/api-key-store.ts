@@ -1,4 +1,4 @@
-import type { Database } from 'better-sqlite3';
+import type { Db } from '../db/open-database.js';
 import { invalidArgument, notFound } from '@outpost/shared';
 import { z } from 'zod';
 import { EVERY_PERMISSION, EVERY_SCOPE, GrantSchema, StoredGrantSchema, type Grant } from './grant.js';
@@ -52,7 +52,7 @@ export class ApiKeyStore {
   private readonly revokeListeners = new Set<(keyName: string) => void>();
 
   constructor(
-    private readonly db: Database,
+    private readonly db: Db,
     options: ApiKeyStoreOptions = {},
   ) {
     this.now = options.now ?? (() => new Date());

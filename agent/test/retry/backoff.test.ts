@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { createBackoff, fullJitterDelayMs } from '../../src/link/backoff.js';
+import { createBackoff, fullJitterDelayMs } from '../../src/retry/backoff.js';
 
 describe('full-jitter backoff', () => {
   it('stays below min(cap, base * 2^attempt)', () => {
