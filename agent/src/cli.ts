@@ -72,6 +72,11 @@ async function main(): Promise<void> {
     const { lockCommand } = await import('./locks/lock-command.js');
     process.exit(await lockCommand(process.argv.slice(3)));
   }
+  // `droplet unlock-data`: opens the encrypted data partition at boot (see os/unlock/unlock-data-command.ts)
+  if (process.argv[2] === 'unlock-data') {
+    const { unlockDataCommand } = await import('./os/unlock/unlock-data-command.js');
+    process.exit(await unlockDataCommand(process.argv.slice(3)));
+  }
   // `droplet enroll-key --device-root D`: from a bearer credential to a key pair (see identity/enroll-key-command.ts)
   if (process.argv[2] === 'enroll-key') {
     const { enrollKeyCommand } = await import('./identity/enroll-key-command.js');

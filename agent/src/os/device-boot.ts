@@ -14,6 +14,7 @@ import { DEVICE_TYPE_FILE, readFirstLine } from './boot/running-root.js';
 import { simulatedBoot } from './boot/simulated-boot.js';
 import { simulatedDevicePaths } from './boot/simulated-device.js';
 import { ubootBackend } from './boot/uboot-backend.js';
+import { ENCRYPTED_DATA_CONFIG, encryptedDataUnlock, readEncryptedDataConfig } from './unlock/encrypted-data.js';
 import { simulatedTpm } from './unlock/simulated-tpm.js';
 import type { DiskUnlockAdapter } from './unlock/unlock-adapter.js';
 
@@ -97,7 +98,15 @@ export async function bootDevice(settings: BootSettings, logger: Logger): Promis
       ...(settings.fwSetenv === undefined ? {} : { setenv: settings.fwSetenv }),
     });
   }
-  return { bootId, backend, power: systemctlPower(), powerEvent: never };
+  // an image with a LUKS2 data partition names it; the agent then keeps its TPM seal in step with the slots
+  const encrypted = backend === undefined ? undefined : await readEncryptedDataConfig(ENCRYPTED_DATA_CONFIG);
+  return {
+    bootId,
+    backend,
+    power: systemctlPower(),
+    powerEvent: never,
+    ...(encrypted === undefined ? {} : { diskUnlock: encryptedDataUnlock(encrypted, { bootId: backendBootId }) }),
+  };
 }
 
 /** The device type when none is configured: `simulated` for the file backend, else the running root's. */
