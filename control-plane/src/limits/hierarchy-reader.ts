@@ -85,19 +85,14 @@ export class HierarchyReader {
     return [...regions].sort();
   }
 
-  /** Every region any project, organization or service lists (from the world model: no documents read). */
+  /** Every region any project, organization or service lists (counted as they are written: no documents read). */
   allRegions(): string[] {
     const h = this.ctx.h;
     return [...this.ctx.derived('allRegions', [h.projects, h.organizations, h.services], () => this.readAllRegions())];
   }
 
   private readAllRegions(): string[] {
-    const { services, organizations, projects } = this.ctx.world;
-    const regions = new Set<string>();
-    for (const node of [...services.values(), ...organizations.values(), ...projects.values()]) {
-      for (const region of node.regions ?? []) regions.add(region);
-    }
-    return [...regions].sort();
+    return [...new Set(this.ctx.world.listedRegions.flatMap((counts) => counts.values()))].sort();
   }
 
   /** Where an entity's plans apply (spec 001 applied_regions): see the core's HierarchyIndex.regionsOf. */

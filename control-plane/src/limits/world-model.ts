@@ -1,6 +1,7 @@
 import type { ServiceNode, LimitPool, Limit, OrganizationNode, ProjectNode, Plan } from './core/index.js';
 import type { ResourceHandle } from '../resources/resource-handle.js';
 import type { RowProjection } from '../resources/row-projection.js';
+import type { ValueCounts } from '../resources/value-counts.js';
 import type { Doc, StoredRow } from '../resources/resource-table.js';
 import { assignmentRowOf, type AssignmentRow } from './assignment-row.js';
 import { limitOf, organizationNodeOf, planOf, poolOf, projectNodeOf, regionsOf, text } from './records.js';
@@ -32,6 +33,8 @@ export class WorldModel {
   readonly pools: RowProjection<LimitPool>;
   readonly limits: RowProjection<Limit>;
   readonly stored: StoredWorldRows;
+  /** the regions services, organizations and projects list (each kind's own, kept up to date) */
+  readonly listedRegions: readonly ValueCounts[];
 
   constructor(h: Record<WorldTable, ResourceHandle>) {
     this.services = h.services.project((doc) => ({
@@ -44,6 +47,7 @@ export class WorldModel {
     this.assignments = h.planAssignments.project(assignmentRowOf);
     this.pools = h.pools.project(poolOf);
     this.limits = h.limits.project(limitOf);
+    this.listedRegions = [h.services, h.organizations, h.projects].map((handle) => handle.countValues(regionsOf));
     const row = (doc: Doc, id: number): StoredRow => ({ id, doc });
     this.stored = {
       pools: h.pools.project(row),
@@ -61,6 +65,7 @@ export class WorldModel {
   /** Stops following the tables. */
   close(): void {
     for (const projection of this.all()) projection.close();
+    for (const counts of this.listedRegions) counts.close();
   }
 
   private all(): RowProjection<unknown>[] {

@@ -34,6 +34,7 @@ import type { ResourceQuery } from './resource-query.js';
 import type { ResourceRules, OperationContext } from './resource-rules.js';
 import type { Doc, QueriedRow, ResourceTable, StoredRow, TableQuery } from './resource-table.js';
 import { RowProjection } from './row-projection.js';
+import { ValueCounts } from './value-counts.js';
 import type {
   BatchGetRequest,
   CreateRequest,
@@ -170,6 +171,11 @@ export class ResourceHandle {
   /** A value derived from every stored document, kept in memory and up to date with every write. */
   project<R>(derive: (doc: Doc, id: number) => R): RowProjection<R> {
     return new RowProjection(this.table, derive);
+  }
+
+  /** The distinct values the stored documents hold (`valuesOf` each), kept up to date with every write. */
+  countValues(valuesOf: (doc: Doc) => readonly string[]): ValueCounts {
+    return new ValueCounts(this.table, valuesOf);
   }
 
   /** An engine query as this kind's table reads it: for the engine's own operations (list-operation.ts). */
