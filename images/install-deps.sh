@@ -8,6 +8,7 @@ PACKAGES=(
   grub-efi-amd64-bin grub-common
   mtools dosfstools fdisk e2fsprogs
   mmdebstrap
+  swtpm tpm2-tools cryptsetup-bin # the software TPM of the encrypted-device tests and the TPM prototype
 )
 
 missing=()
