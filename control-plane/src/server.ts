@@ -17,6 +17,7 @@ import {
 } from './iam/index.js';
 import type { Principal } from './iam/index.js';
 import { ResourceEngine } from './resources/resource-engine.js';
+import { PgStorage } from './resources/storage/postgres/pg-storage.js';
 import { createDeviceService } from './devices/device-service.js';
 import { createLimitsService } from './limits/index.js';
 import { AgentGateway } from './gateway/agent-gateway.js';
@@ -43,7 +44,7 @@ import { remoteAccessEndpoint } from './remote/remote-access-endpoint.js';
 import { dashboardAssetDirectory } from './web/asset-directory.js';
 import { dashboardRoutes } from './web/dashboard-routes.js';
 import { apiErrorHandler, unknownRouteHandler } from './server/http-errors.js';
-import { DEFAULT_ARTIFACT_LIMITS, DEFAULT_HTTP_TIMEOUTS, type ServerConfig } from './server/config.js';
+import { DEFAULT_ARTIFACT_LIMITS, DEFAULT_HTTP_TIMEOUTS, storageTargetOf, type ServerConfig } from './server/config.js';
 import { jsonBody } from './server/json-body.js';
 import { StalledBodyGuard } from './server/stalled-body-guard.js';
 import { createListener } from './server/tls-listener.js';
@@ -78,13 +79,18 @@ export async function startServer(
   logger: Logger,
   extras: ServerExtras = {},
 ): Promise<StartedServer> {
-  const dbFile = join(config.dataDir, 'outpost.db');
+  // the resources go to --database; what is not yet behind the engine's storage stays in the data folder's file
+  const target = storageTargetOf(config);
+  const dbFile = target.kind === 'sqlite' ? target.file : join(config.dataDir, 'outpost.db');
   const db = openDatabase(dbFile);
   extras.onDatabaseOpened?.(db);
   const checkpointer = startWalCheckpointer(db, dbFile, (message) =>
     logger.error({ message }, 'background WAL checkpoint failed'),
   );
-  const engine = new ResourceEngine(db, { checkpoints: checkpointer });
+  const engine =
+    target.kind === 'sqlite'
+      ? new ResourceEngine(db, { checkpoints: checkpointer })
+      : new ResourceEngine(new PgStorage(target.url));
   for (const { def, rules } of extras.resources ?? []) engine.register(def, rules);
   const artifacts = new ArtifactStore(join(config.dataDir, 'artifacts'), {
     maxBytes: config.maxArtifactBytes ?? DEFAULT_ARTIFACT_LIMITS.maxArtifactBytes,
@@ -292,6 +298,7 @@ export async function startServer(
       server.closeIdleConnections();
     });
     await checkpointer.stop();
+    if (target.kind === 'postgres') engine.storage.close();
     db.close();
   };
   try {

@@ -10,6 +10,11 @@ export interface ServerConfig {
   host: string;
   port: number;
   dataDir: string;
+  /**
+   * where the resource engine keeps its records: `sqlite:<path>` or `postgres://…` (default: SQLite in
+   * outpost.db of dataDir)
+   */
+  database?: string;
   /** OUTPOST_ADMIN_KEY: registered as the admin key's secret; never a flag, so it does not show in `ps` */
   adminKey?: string;
   logLevel: LogLevel;
@@ -80,6 +85,8 @@ Options (each flag beats its environment variable):
   --host <address>            listen address            OUTPOST_HOST (default 127.0.0.1)
   --port <number>             listen port, 0 = any free OUTPOST_PORT (default 8080)
   --data-dir <path>           holds outpost.db          OUTPOST_DATA_DIR (default ./var)
+  --database <store>          the resources' store: sqlite:<path> or postgres://user@host:port/db
+                                                        OUTPOST_DATABASE (default sqlite:<data-dir>/outpost.db)
   --log-level <level>         ${LOG_LEVELS.join('|')}
                                                         OUTPOST_LOG_LEVEL (default info)
   --heartbeat-seconds <n>     agent heartbeat interval  OUTPOST_HEARTBEAT_SECONDS (default 15)
@@ -167,6 +174,8 @@ export function loadServerConfig(argv: readonly string[], env: Env): ServerConfi
   if (port) config.port = integerIn(port, 0, 65535);
   const dataDir = pick(flags['data-dir'], 'OUTPOST_DATA_DIR');
   if (dataDir) config.dataDir = nonEmpty(dataDir);
+  const database = pick(flags['database'], 'OUTPOST_DATABASE');
+  if (database) config.database = databaseOf(database);
   const logLevel = pick(flags['log-level'], 'OUTPOST_LOG_LEVEL');
   if (logLevel) config.logLevel = oneOf(logLevel, LOG_LEVELS);
   for (const { env: envName, key, min, max } of INTEGER_SETTINGS) {
@@ -198,6 +207,37 @@ export function loadServerConfig(argv: readonly string[], env: Env): ServerConfi
 /** The SQLite file of the control plane. */
 export const databasePathOf = (config: Pick<ServerConfig, 'dataDir'>): string => join(config.dataDir, 'outpost.db');
 
+/** Where the resource engine's records are kept: a SQLite file, or a PostgreSQL database. */
+export type StorageTarget = { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string };
+
+export function storageTargetOf(config: Pick<ServerConfig, 'dataDir' | 'database'>): StorageTarget {
+  const database = config.database;
+  if (database === undefined) return { kind: 'sqlite', file: databasePathOf(config) };
+  if (database.startsWith('sqlite:')) return { kind: 'sqlite', file: database.slice('sqlite:'.length) };
+  return { kind: 'postgres', url: database };
+}
+
+/** `sqlite:<path>` or a postgres:// (postgresql://) URL naming a host. */
+function databaseOf(picked: { value: string; source: string }): string {
+  const value = picked.value;
+  if (value.startsWith('sqlite:')) {
+    if (value.length === 'sqlite:'.length) throw new ConfigError(`invalid ${picked.source}: sqlite: needs a path`);
+    return value;
+  }
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') || url.hostname === '') {
+    throw new ConfigError(
+      `invalid ${picked.source}: expected sqlite:<path> or postgres://user@host:port/database, got "${value}"`,
+    );
+  }
+  return value;
+}
+
 function parseFlags(argv: readonly string[]): Record<string, string | undefined> {
   try {
     const { values } = parseArgs({
@@ -208,6 +248,7 @@ function parseFlags(argv: readonly string[]): Record<string, string | undefined>
         host: { type: 'string' },
         port: { type: 'string' },
         'data-dir': { type: 'string' },
+        database: { type: 'string' },
         'log-level': { type: 'string' },
         'heartbeat-seconds': { type: 'string' },
         'metrics-retention-days': { type: 'string' },

@@ -6,6 +6,7 @@ import { OutpostClient } from '@outpost/shared';
 import { startServer } from '../../src/server.js';
 import type { ServerExtras, StartedServer } from '../../src/server.js';
 import type { ServerConfig } from '../../src/server/config.js';
+import { testDatabase } from './test-database.js';
 
 export const TEST_ADMIN_KEY = 'test-admin-key-0123456789abcdef-0123';
 
@@ -17,7 +18,10 @@ export interface TestServer extends StartedServer {
   dispose(): Promise<void>;
 }
 
-/** A real control plane on 127.0.0.1 with a fresh SQLite file in a temporary folder. */
+/**
+ * A real control plane on 127.0.0.1 with a fresh SQLite file in a temporary folder (and, under
+ * OUTPOST_TEST_DATABASE=postgres, its resources in a fresh PostgreSQL database: see test-database.ts).
+ */
 export interface TestServerOptions {
   /** reuse this data folder (it is then not removed) */
   dataDir?: string;
@@ -38,6 +42,7 @@ export async function startTestServer(extras: ServerExtras = {}, options: TestSe
       adminKey: TEST_ADMIN_KEY,
       logLevel: 'silent',
       heartbeatSeconds: options.heartbeatSeconds ?? 15,
+      ...(await testDatabase()),
       ...options.config,
     },
     pino({ level: 'silent' }),

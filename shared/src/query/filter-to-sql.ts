@@ -25,6 +25,8 @@ export interface SqlTarget {
    * describes) or 'stringList' (membership).
    */
   contains(field: FilterField, value: string): SqlFragment;
+  /** CONTAINS ANY of many values as one condition, when the store has a better way than an OR of `contains`. */
+  containsAny?(field: FilterField, values: readonly string[]): SqlFragment;
   /** The SQL dialect of the store (SQLite's when absent). */
   dialect?: SqlDialect;
 }
@@ -128,6 +130,9 @@ function nodeToSql(node: FilterNode, target: SqlTarget, dialect: SqlDialect): Sq
     }
     case 'contains': {
       if (node.values.length === 0) return { sql: node.mode === 'all' ? dialect.true : dialect.false, params: [] };
+      if (node.mode === 'any' && node.values.length > 1 && target.containsAny) {
+        return wrap(target.containsAny(node.field.field, node.values));
+      }
       const parts = node.values.map((value) => wrap(target.contains(node.field.field, value)));
       return join(parts, node.mode === 'all' ? ' AND ' : ' OR ');
     }

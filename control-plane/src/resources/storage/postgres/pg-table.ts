@@ -61,9 +61,14 @@ export class PgTable extends TableBase implements ResourceTable {
       mapKey === undefined && !isMultiValued(field)
         ? columnOf(field)
         : jsonTextAt(mapKey === undefined ? field.path.split('.') : [...field.path.split('.'), mapKey]),
+    // uncorrelated, so PostgreSQL reads the matching rows once into a hash rather than probing once per row
     contains: (field, value) => ({
-      sql: `EXISTS (SELECT 1 FROM ${this.multiTable} v WHERE v.row_id = ${this.table}.id AND v.path = ? AND v.value = ?)`,
+      sql: `${this.table}.id IN (SELECT row_id FROM ${this.multiTable} WHERE path = ? AND value = ?)`,
       params: [field.path, value],
+    }),
+    containsAny: (field, values) => ({
+      sql: `${this.table}.id IN (SELECT row_id FROM ${this.multiTable} WHERE path = ? AND value = ANY(?::text[]))`,
+      params: [field.path, [...values]],
     }),
     dialect: POSTGRES_DIALECT,
   };
