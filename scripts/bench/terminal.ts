@@ -11,8 +11,12 @@
  *   forward_vs_bare_download_ratio, forward_vs_bare_upload_ratio   goal >= 0.5
  *   forward_cpu_seconds_per_gb_control_plane, _agent, _cli   CPU each process spent per GB forwarded
  *   heartbeat_disconnects   times the device went Offline during the sessions (goal 0)
+ *   load_average_1m_start, load_average_1m_end   the machine's 1-minute load average around the run (the figures of
+ *       a shared machine mean little without it)
  *
- * The echo is measured KEYSTROKES times one after the other; the transfers move TRANSFER_MIB each, in ROUNDS rounds
+ * The echo is measured KEYSTROKES times one after the other, once the control plane and the agent are idle (the agent's
+ * start-up work, its first reports and configuration, runs beside the first keystrokes otherwise) and after
+ * WARMUP_KEYSTROKES not counted; the transfers move TRANSFER_MIB each, in ROUNDS rounds
  * alternating forward and bare, each figure the best round. MB are 10^6 bytes. Output: one JSON line per figure on
  * stdout, progress on stderr.
  *
@@ -26,6 +30,7 @@ import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
+import { loadavg } from 'node:os';
 import type { AddressInfo, Server } from 'node:net';
 import { join } from 'node:path';
 import { REPO_ROOT, requireBuiltPackages } from './lib/preflight.js';
@@ -34,11 +39,12 @@ import { controlPlaneUp, countDisconnects, deviceConnected, provisionDeviceRoot 
 import { createReporter } from './lib/report.js';
 import { summarize } from './lib/stats.js';
 import { withTempDir } from './lib/temp-dir.js';
-import { exitAfter, withTimeout } from './lib/time.js';
+import { exitAfter, sleep, withTimeout } from './lib/time.js';
 
 const KEYSTROKES = Number(process.env['KEYSTROKES'] ?? 500);
 const TRANSFER_BYTES = Number(process.env['TRANSFER_MIB'] ?? 256) * 1024 * 1024;
 const ROUNDS = Number(process.env['ROUNDS'] ?? 3);
+const WARMUP_KEYSTROKES = 50;
 /** extra node flags for the control plane, the agent and the CLI, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` */
 const CHILD_NODE_FLAGS = (process.env['CHILD_NODE_FLAGS'] ?? '').split(' ').filter((flag) => flag !== '');
 const DEVICE = 'projects/bench/regions/local/devices/term-bench';
@@ -85,6 +91,8 @@ try {
     // the sessions' bytes travel in channels with a credit window: the device's link must stay up throughout
     const disconnects = countDisconnects(admin, DEVICE);
 
+    report.figure('load_average_1m_start', loadavg()[0]!);
+    await settled([controlPlane.pid!, agent.pid!]);
     report.progress(`keystroke echo, ${KEYSTROKES} keystrokes`);
     const ws = await openRemoteSocket(
       { server, apiKey },
@@ -103,7 +111,7 @@ try {
     });
     ws.resume();
     const rounds: number[] = [];
-    for (let i = 0; i < KEYSTROKES + 20; i++) {
+    for (let i = 0; i < KEYSTROKES + WARMUP_KEYSTROKES; i++) {
       const key = String.fromCharCode(97 + (i % 26));
       const started = performance.now();
       await new Promise<void>((resolve) => {
@@ -111,7 +119,7 @@ try {
         ws.send(shared.encodeTerminalMessage(shared.TERMINAL_RECORD.INPUT, Buffer.from(key)));
       });
       // the first keystrokes warm up the path (JIT, the pseudo-terminal)
-      if (i >= 20) rounds.push(performance.now() - started);
+      if (i >= WARMUP_KEYSTROKES) rounds.push(performance.now() - started);
       // a line now and then keeps cat's line buffer small
       if (i % 64 === 63) ws.send(shared.encodeTerminalMessage(shared.TERMINAL_RECORD.INPUT, Buffer.from('\r')));
     }
@@ -180,6 +188,7 @@ try {
     report.figure('forward_vs_bare_upload_ratio', mbs(seconds.fUp) / mbs(seconds.bUp), { goal: '>=0.5' });
     const heartbeatDisconnects = await disconnects.stop();
     report.figure('heartbeat_disconnects', heartbeatDisconnects, { goal: '=0' });
+    report.figure('load_average_1m_end', loadavg()[0]!);
     source.close();
     sink.close();
   });
@@ -188,6 +197,17 @@ try {
 }
 const missed = report.missed();
 if (missed.length > 0) report.progress(`missed goals: ${missed.join(', ')}`);
+
+/** Waits until each of `pids` used under 5 % of a core over half a second (at most 30 s). */
+async function settled(pids: readonly number[]): Promise<void> {
+  const deadline = performance.now() + 30_000;
+  for (;;) {
+    const before = pids.map(cpuSecondsOf);
+    await sleep(500);
+    const busiest = Math.max(...pids.map((pid, i) => cpuSecondsOf(pid) - before[i]!)) / 0.5;
+    if (busiest < 0.05 || performance.now() > deadline) return;
+  }
+}
 
 /** Reads all a connection to `port` sends; answers the seconds it took. */
 async function download(port: number): Promise<number> {

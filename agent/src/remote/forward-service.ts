@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import type { Socket } from 'node:net';
+import type { Socket, TcpNetConnectOpts } from 'node:net';
 import {
   DEFAULT_FORWARD_TARGETS,
   failedPrecondition,
@@ -14,6 +14,11 @@ import type { ChannelServiceHandler } from '../transfer/channel-services.js';
 import { ownRemoteAccess } from './own-remote-access.js';
 
 const CONNECT_TIMEOUT_MS = 10_000;
+/**
+ * What a write to the target's socket may leave queued before the relay waits for 'drain' (node's default is 16 KiB:
+ * every frame of 64 KiB would wait).
+ */
+const SOCKET_WRITE_BUFFER_BYTES = 1024 * 1024;
 
 /**
  * `remote.forward` (issue 21): one TCP connection from the device to a target of the device's allow-list
@@ -49,7 +54,14 @@ export function forwardService(logger: Logger, desiredDeviceFile: string): Chann
 
 function connected(host: string, port: number): Promise<Socket> {
   return new Promise((resolve, reject) => {
-    const socket = connect({ host, port, timeout: CONNECT_TIMEOUT_MS });
+    // net.Socket passes stream options on to its streams (the typings of connect leave them out)
+    const options: TcpNetConnectOpts & { writableHighWaterMark: number } = {
+      host,
+      port,
+      timeout: CONNECT_TIMEOUT_MS,
+      writableHighWaterMark: SOCKET_WRITE_BUFFER_BYTES,
+    };
+    const socket = connect(options);
     socket.setNoDelay(true);
     const fail = (why: string): void => {
       socket.destroy();

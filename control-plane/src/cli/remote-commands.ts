@@ -18,6 +18,8 @@ import type { TransferConnection } from '../transfer/transfer-client.js';
 /** ssh's status when the session itself failed (not the command) */
 const SESSION_FAILED_EXIT = 255;
 const WS_BACKLOG_BYTES = 1024 * 1024;
+/** node's default is 16 KiB: every forwarded message of 64 KiB would pause the WebSocket until the socket drained */
+const LOCAL_SOCKET_BUFFER_BYTES = 1024 * 1024;
 
 interface SshOptions {
   tty?: boolean;
@@ -152,7 +154,8 @@ async function portForward(connection: TransferConnection, device: string, spec:
   const query = new URLSearchParams({ host: spec.targetHost, port: String(spec.targetPort) });
   const open = new Set<Socket>();
   // a client that ends its side may still read the answer: the socket stays open until the device's side ends too
-  const server = createServer({ allowHalfOpen: true }, (socket) => {
+  // a local connection buffers up to LOCAL_SOCKET_BUFFER_BYTES each way: fewer pauses of the WebSocket behind it
+  const server = createServer({ allowHalfOpen: true, highWaterMark: LOCAL_SOCKET_BUFFER_BYTES }, (socket) => {
     open.add(socket);
     socket.once('close', () => open.delete(socket));
     forwardConnection(connection, device, query, socket).catch((err: unknown) => {
