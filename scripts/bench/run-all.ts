@@ -12,6 +12,7 @@ import { REPO_ROOT } from './lib/preflight.js';
 const BENCHMARKS = [
   'resource-list',
   'limits',
+  'dashboard',
   'agent-idle',
   'slot-write',
   'terminal',

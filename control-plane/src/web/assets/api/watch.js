@@ -127,6 +127,7 @@ export class LiveWatch {
       signal,
     });
     if (!answer.ok || answer.body === null) throw parseApiError(answer.status, await answer.text());
+    performance.mark(`outpost:watch-answered ${path}`);
     this.options.onOpen?.();
     this.setState('live');
     for await (const line of lines(answer.body)) {
@@ -136,6 +137,7 @@ export class LiveWatch {
       if (typeof message === 'object' && message !== null && !Array.isArray(message)) {
         // a stream ended by the server (e.g. the key lost its permission) says why in its last line
         if ('error' in message) throw parseApiError(errorCode(message), line);
+        performance.mark(`outpost:watch-message ${path}`);
         this.options.onMessage(/** @type {Record<string, unknown>} */ (message));
       }
     }

@@ -108,11 +108,20 @@ export function renderDeviceList(view, ctx, route) {
     show(messages, 'error', parsed.error);
     return;
   }
-  renderFleetOverview(overview, ctx, parent);
+  overview.replaceChildren(h('h2', {}, 'Fleet'), h('p', { class: 'muted' }, 'Counting devices…'));
+  // the counts' snapshot (every device of the parent) starts once the visible page is shown: at 100,000 devices
+  // it is megabytes the server would otherwise send before the page
+  let counting = false;
+  const startCounting = () => {
+    if (counting) return;
+    counting = true;
+    renderFleetOverview(overview, ctx, parent);
+  };
 
   const page = new StatefulPage('device');
   let pageToken = '';
   let pageNumber = 1;
+  let marked = false;
   /** @param {string} label */
   const addLabelFilter = (label) => {
     const clause = `metadata.labels CONTAINS ${quote(label)}`;
@@ -129,6 +138,10 @@ export function renderDeviceList(view, ctx, route) {
         ),
       );
     } else body.replaceChildren(...page.rows.map((device) => deviceRow(ctx, device, now, addLabelFilter)));
+    if (page.loaded && !marked) {
+      marked = true;
+      performance.mark('outpost:first-rows'); // what scripts/bench/dashboard.ts reports
+    }
     previous.disabled = pageNumber === 1;
     next.disabled = page.nextPageToken === '';
     pageInfo.textContent = page.loaded ? `page ${pageNumber}` : 'loading…';
@@ -154,9 +167,11 @@ export function renderDeviceList(view, ctx, route) {
       onMessage: (message) => {
         page.apply(message);
         draw();
+        if (page.loaded) startCounting();
       },
       onState: (state, error) => {
         if (state !== 'failed') return;
+        startCounting();
         const position = filterErrorPosition(error?.message ?? '');
         if (filter && position >= 0) {
           filterError.hidden = false;

@@ -14,7 +14,7 @@ export class LiveStreams {
     this.indicator = indicator;
     /** @private */
     this.apiKey = apiKey;
-    /** @private @type {Set<LiveWatch>} */
+    /** @private @type {Set<{ state: import('../api/watch.js').StreamState, stop(): void }>} */
     this.streams = new Set();
     /** @private @type {(() => void)[]} */
     this.cleanups = [];
@@ -50,6 +50,17 @@ export class LiveStreams {
     this.streams.add(stream);
     this.show();
     return stream.start();
+  }
+
+  /**
+   * Follows a stream run elsewhere (a worker's): its state is shown with the others, it is stopped with them.
+   * @param {{ state: import('../api/watch.js').StreamState, stop(): void }} stream
+   * @returns {() => void} call when its state changed
+   */
+  track(stream) {
+    this.streams.add(stream);
+    this.show();
+    return () => this.show();
   }
 
   /** Closes every stream (the screen was left). */
