@@ -45,10 +45,11 @@ const provision = (name: string, root: string, ...extra: string[]) =>
     cliEnv(),
   );
 
-async function until(what: string, check: () => boolean, output: () => string): Promise<void> {
+async function until(what: string, check: () => boolean, agent: RunningProcess): Promise<void> {
   const deadline = Date.now() + 60_000;
   while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; agent output:\n${output()}`);
+    if (agent.child.exitCode !== null) throw new Error(`the agent exited before ${what}:\n${agent.output()}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; agent output:\n${agent.output()}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
@@ -69,7 +70,7 @@ describe('outpost devices provision --encrypted: the recovery key', () => {
     const agent = startProcess(DROPLET, ['--device-root', root, '--metrics-interval', '1', '--log-level', 'info']);
     agents.push(agent);
     const keyslots = join(root, 'sim-tpm', 'keyslots.json');
-    await until('the recovery key slot', () => existsSync(keyslots) && !existsSync(deviceCopy), agent.output);
+    await until('the recovery key slot', () => existsSync(keyslots) && !existsSync(deviceCopy), agent);
     expect(JSON.parse(readFileSync(keyslots, 'utf8'))).toEqual({
       '1': createHash('sha256').update(shown!).digest('hex'),
     });
@@ -86,7 +87,7 @@ describe('outpost devices provision --encrypted: the recovery key', () => {
     expect(statSync(keyFile).mode & 0o777).toBe(0o600);
     expect(provisioned.stdout + provisioned.stderr).not.toContain(key);
     expect(readFileSync(join(root, 'config', 'recovery-key'), 'utf8')).toBe(key);
-  });
+  }, 120_000);
 
   it('refuses --recovery-key-file without --encrypted, over an existing file, and --encrypted with boot backend none; nothing is created', async () => {
     const root = newRoot();
@@ -122,5 +123,5 @@ describe('outpost devices provision --encrypted: the recovery key', () => {
       const err = await server.admin.get(`${parent}/devices/${name}`).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ApiError);
     }
-  });
+  }, 120_000);
 });
