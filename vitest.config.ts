@@ -1,7 +1,32 @@
+import { existsSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 const here = (p: string): string => fileURLToPath(new URL(p, import.meta.url));
+
+/**
+ * The suites that run a real control plane a second time with its resources in PostgreSQL (project `postgres`,
+ * OUTPOST_TEST_DATABASE=postgres: a throwaway cluster per test process). The engine's own suites run on both
+ * stores within one file (control-plane/test/helpers/storages.ts).
+ */
+const POSTGRES_SERVER_SUITES = [
+  'control-plane/test/resources/batch-update.test.ts',
+  'control-plane/test/resources/cas.test.ts',
+  'control-plane/test/resources/crud.test.ts',
+  'control-plane/test/resources/name-errors.test.ts',
+  'control-plane/test/resources/paging.test.ts',
+  'control-plane/test/resources/watch-reauthorization.test.ts',
+  'control-plane/test/resources/watch-resume.test.ts',
+  'control-plane/test/resources/watch-slow-reader.test.ts',
+  'control-plane/test/resources/watch.test.ts',
+];
+const postgresInstalled =
+  existsSync('/usr/lib/postgresql') &&
+  readdirSync('/usr/lib/postgresql').some((version) => existsSync(`/usr/lib/postgresql/${version}/bin/initdb`));
+if (!postgresInstalled) {
+  if (process.env['CI'] === 'true') throw new Error('CI needs PostgreSQL for the storage suites (.ci/run installs it)');
+  console.warn('PostgreSQL is not installed: the postgres project (server suites on PostgreSQL) is skipped');
+}
 
 export default defineConfig({
   resolve: {
@@ -11,15 +36,31 @@ export default defineConfig({
     },
   },
   test: {
-    include: [
-      'shared/test/**/*.test.ts',
-      'agent/test/**/*.test.ts',
-      'control-plane/test/**/*.test.ts',
-      'test/integration/**/*.test.ts',
-      'images/test/**/*.test.ts',
-    ],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'default',
+          include: [
+            'shared/test/**/*.test.ts',
+            'agent/test/**/*.test.ts',
+            'control-plane/test/**/*.test.ts',
+            'test/integration/**/*.test.ts',
+            'images/test/**/*.test.ts',
+          ],
+        },
+      },
+      ...(postgresInstalled
+        ? [
+            {
+              extends: true as const,
+              test: { name: 'postgres', include: POSTGRES_SERVER_SUITES, env: { OUTPOST_TEST_DATABASE: 'postgres' } },
+            },
+          ]
+        : []),
+    ],
   },
 });

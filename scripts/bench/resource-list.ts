@@ -33,6 +33,9 @@
  *
  * Run from the repository root (tsx resolves @outpost/shared to shared/dist):
  *   npm run build && npx tsx scripts/bench/resource-list.ts
+ * Options: `--database postgres://…` keeps the records in that (empty) PostgreSQL database; `--postgres` starts a
+ * throwaway PostgreSQL cluster for the run (initdb into a temporary folder, loopback, fsync on as SQLite's
+ * synchronous=FULL; needs Debian's postgresql package) and uses it. Every figure then carries "store".
  */
 import { setMaxListeners } from 'node:events';
 import { Agent } from 'node:http';
@@ -84,13 +87,32 @@ exitAfter(TIME_LIMIT_MS, 1, `resource-list: gave up after ${TIME_LIMIT_MS / 1000
 if (isWatchClients) await watchClients();
 else await benchmark();
 
+/** `--database <url>`, or `--postgres` for a throwaway cluster, from the command line. */
+function storeOption(): { database?: string; throwaway: boolean } {
+  const args = process.argv.slice(2);
+  const at = args.indexOf('--database');
+  const database = at >= 0 ? args[at + 1] : undefined;
+  if (at >= 0 && (database === undefined || database.startsWith('--'))) throw new Error('--database needs a URL');
+  return { ...(database !== undefined ? { database } : {}), throwaway: args.includes('--postgres') };
+}
+
 async function benchmark(): Promise<void> {
   const { startBenchServer } = await import('./lib/bench-server.js');
-  const report = createReporter('resource-list');
+  const option = storeOption();
+  const cluster = option.throwaway
+    ? await (await import('../../control-plane/test/helpers/postgres-cluster.js')).startPostgresCluster()
+    : undefined;
+  const database = cluster?.createDatabase() ?? option.database;
+  const store = database === undefined || database.startsWith('sqlite:') ? 'sqlite' : 'postgres';
+  const report = createReporter('resource-list', { store });
   try {
     await withTempDir('outpost-bench-', async (dataDir) => {
-      const server = await startBenchServer(dataDir, { resources: [{ def: benchDefinition() }] });
-      report.progress(`control plane on ${server.url}, data in ${dataDir}`);
+      const server = await startBenchServer(
+        dataDir,
+        { resources: [{ def: benchDefinition() }] },
+        database !== undefined ? { database } : {},
+      );
+      report.progress(`control plane on ${server.url}, data in ${dataDir}, resources in ${store}`);
       reportHostLoad(report, 'start');
       try {
         insertRecords(server.engine, report);
@@ -103,10 +125,12 @@ async function benchmark(): Promise<void> {
       }
     });
     reportHostLoad(report, 'end');
+    cluster?.stop();
     const missed = report.missed();
     report.progress(missed.length === 0 ? 'done: every goal met' : `done: goals missed: ${missed.join(', ')}`);
     process.exit(0);
   } catch (err) {
+    cluster?.stop();
     process.stderr.write(`resource-list failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
     process.exit(1);
   }

@@ -1,5 +1,5 @@
 import type { FilterField, FilterSchema, SqlFragment, SqlTarget } from '@outpost/shared';
-import { deepEqual } from '@outpost/shared';
+import { deepEqual, invalidArgument } from '@outpost/shared';
 import type { Doc, QueriedRow, ResourceTable, SortKey, StoredRow, TableQuery } from '../../resource-table.js';
 import { columnOf, isMultiValued, multiValuesOf } from '../../sql-columns.js';
 import { mayDiffer, seekCondition, valueAt } from '../row-values.js';
@@ -8,6 +8,7 @@ import { SCHEMA_LOCK } from './pg-migrations.js';
 import { columnDeclaration, columnTypeOf, columnValueOf, identifier, jsonTextAt, POSTGRES_DIALECT } from './pg-sql.js';
 import type { ColumnType } from './pg-sql.js';
 import type { PgStorage, Sql } from './pg-storage.js';
+import { PostgresError } from './sync-postgres.js';
 
 interface ScalarColumn {
   path: string;
@@ -200,14 +201,15 @@ export class PgTable extends TableBase implements ResourceTable {
     const scalarValues = this.scalars.map((c) => columnValueOf(c.type, valueAt(doc, c.keys)));
     const multi = this.multiValuesOf(doc);
     const insert = `INSERT INTO ${this.table}(name, parent, doc${columns}) VALUES (?, ?, ?${values}) RETURNING id`;
-    const result =
+    const result = this.indexing(() =>
       multi.paths.length === 0
         ? this.storage.query(insert, [name, parent, json, ...scalarValues])
         : this.storage.query(
             `WITH r AS (${insert}), m AS (INSERT INTO ${this.multiTable}(row_id, path, value) ` +
               `SELECT r.id, u.path, u.value FROM r, unnest(?::text[], ?::text[]) AS u(path, value)) SELECT id FROM r`,
             [name, parent, json, ...scalarValues, multi.paths, multi.values],
-          );
+          ),
+    );
     const id = result.rows[0]![0] as number;
     this.told(id, name, doc);
     return id;
@@ -237,7 +239,7 @@ export class PgTable extends TableBase implements ResourceTable {
         });
       }
     }
-    this.storage.run(statements);
+    this.indexing(() => this.storage.run(statements));
     this.told(id, String(doc['name']), doc);
   }
 
@@ -248,6 +250,23 @@ export class PgTable extends TableBase implements ResourceTable {
       { sql: `DELETE FROM ${this.multiTable} WHERE row_id = ?`, params: [id] },
     ]);
     this.told(id, name, null);
+  }
+
+  /**
+   * A write whose filterable value is too long for a PostgreSQL index entry (about 2,700 bytes, after compression)
+   * is refused as the request's fault, naming the limit, rather than failing as the server's.
+   */
+  private indexing<R>(write: () => R): R {
+    try {
+      return write();
+    } catch (err) {
+      if (err instanceof PostgresError && err.code === '54000') {
+        throw invalidArgument(
+          `a filterable field is too long to index (PostgreSQL keeps at most about 2,700 bytes): ${err.message}`,
+        );
+      }
+      throw err;
+    }
   }
 
   private multiValuesOf(doc: Doc): { paths: string[]; values: string[] } {
