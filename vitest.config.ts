@@ -6,7 +6,7 @@ const here = (p: string): string => fileURLToPath(new URL(p, import.meta.url));
 
 /**
  * The suites that run a real control plane a second time with its resources in PostgreSQL (project `postgres`,
- * OUTPOST_TEST_DATABASE=postgres: a throwaway cluster per test process). The engine's own suites run on both
+ * OUTPOST_TEST_DATABASE=postgres: one throwaway cluster for the run, a database per server). The engine's own suites run on both
  * stores within one file (control-plane/test/helpers/storages.ts).
  */
 const POSTGRES_SERVER_SUITES = [
@@ -19,6 +19,13 @@ const POSTGRES_SERVER_SUITES = [
   'control-plane/test/resources/watch-resume.test.ts',
   'control-plane/test/resources/watch-slow-reader.test.ts',
   'control-plane/test/resources/watch.test.ts',
+  'control-plane/test/devices/device-api.test.ts',
+  'control-plane/test/devices/provisioning.test.ts',
+  'control-plane/test/limits/devices.test.ts',
+  'control-plane/test/limits/hierarchy.test.ts',
+  'control-plane/test/limits/metering.test.ts',
+  'control-plane/test/gateway/device-reports.test.ts',
+  'control-plane/test/gateway/status-writer.test.ts',
 ];
 const postgresInstalled =
   existsSync('/usr/lib/postgresql') &&
@@ -57,7 +64,12 @@ export default defineConfig({
         ? [
             {
               extends: true as const,
-              test: { name: 'postgres', include: POSTGRES_SERVER_SUITES, env: { OUTPOST_TEST_DATABASE: 'postgres' } },
+              test: {
+                name: 'postgres',
+                include: POSTGRES_SERVER_SUITES,
+                env: { OUTPOST_TEST_DATABASE: 'postgres' },
+                globalSetup: ['control-plane/test/helpers/postgres-global-setup.ts'],
+              },
             },
           ]
         : []),

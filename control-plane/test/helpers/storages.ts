@@ -34,8 +34,11 @@ export function describeStorages(title: string, body: (fresh: FreshStorage, kind
       cluster = await startPostgresCluster({ durable: false });
     }, 120_000);
     afterAll(() => {
-      for (const storage of opened) storage.close();
-      cluster?.stop();
+      try {
+        for (const storage of opened) storage.close();
+      } finally {
+        cluster?.stop();
+      }
     });
     body(() => {
       if (cluster === undefined) throw new Error('the PostgreSQL cluster did not start');

@@ -1,23 +1,26 @@
-import { postgresMissing, startPostgresCluster } from './postgres-cluster.js';
-import type { PostgresCluster } from './postgres-cluster.js';
+import { randomBytes } from 'node:crypto';
+import { inject } from 'vitest';
+import { SyncPostgres } from '../../src/resources/storage/postgres/sync-postgres.js';
 
 /** Set to `postgres` (the `postgres` vitest project does): test servers keep their resources in PostgreSQL. */
 export const TEST_DATABASE_VARIABLE = 'OUTPOST_TEST_DATABASE';
 
-let cluster: Promise<PostgresCluster> | undefined;
-
 /**
  * The `database` setting of a test server: none (SQLite in its data folder) unless OUTPOST_TEST_DATABASE is
- * `postgres`; then a fresh database in a throwaway cluster started once per test process (stopped at its exit).
+ * `postgres`; then a fresh database in the project's throwaway cluster (postgres-global-setup.ts).
  */
-export async function testDatabase(): Promise<{ database?: string }> {
+export function testDatabase(): { database?: string } {
   if (process.env[TEST_DATABASE_VARIABLE] !== 'postgres') return {};
-  const missing = postgresMissing();
-  if (missing !== undefined) throw new Error(`${TEST_DATABASE_VARIABLE}=postgres, but ${missing}`);
-  if (cluster === undefined) {
-    cluster = startPostgresCluster({ durable: false });
-    const started = await cluster;
-    process.once('exit', () => started.stop());
+  const admin = inject('postgresAdminUrl');
+  if (!admin) throw new Error(`${TEST_DATABASE_VARIABLE}=postgres needs the postgres project's cluster`);
+  const name = `t_${randomBytes(8).toString('hex')}`;
+  const pg = new SyncPostgres(admin);
+  try {
+    pg.query(`CREATE DATABASE ${name}`);
+  } finally {
+    pg.close();
   }
-  return { database: (await cluster).createDatabase() };
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  return { database: url.toString() };
 }

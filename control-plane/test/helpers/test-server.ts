@@ -42,7 +42,7 @@ export async function startTestServer(extras: ServerExtras = {}, options: TestSe
       adminKey: TEST_ADMIN_KEY,
       logLevel: 'silent',
       heartbeatSeconds: options.heartbeatSeconds ?? 15,
-      ...(await testDatabase()),
+      ...testDatabase(),
       ...options.config,
     },
     pino({ level: 'silent' }),
