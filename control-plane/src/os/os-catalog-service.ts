@@ -6,7 +6,7 @@ import {
   osVersionDefinition,
   osVersionId,
 } from '@outpost/shared';
-import type { OsImage } from '@outpost/shared';
+import type { OsImage, OsVersion } from '@outpost/shared';
 import type { ResourceEngine } from '../resources/resource-engine.js';
 import type { ResourceHandle } from '../resources/resource-handle.js';
 import type { ResourceRules } from '../resources/resource-rules.js';
@@ -35,21 +35,19 @@ export interface OsCatalog {
  */
 export function createOsCatalog(engine: ResourceEngine, artifacts: ArtifactStore): OsCatalog {
   const deviceTypes = engine.register(deviceTypeDefinition);
-  const osVersions = engine.register(osVersionDefinition, {
+  const osVersionRules: ResourceRules<OsVersion> = {
     beforeCreate: (doc) => {
       checkArtifact(artifacts, doc);
-      const deviceType = doc['deviceType'] as string;
-      if (!deviceTypes.find(deviceType))
-        throw failedPrecondition(`device type "${deviceType}" does not exist: create it first`);
-      const version = doc['version'] as string;
-      const id = osVersionId(deviceType.split('/')[1]!, version);
-      if (doc['name'] !== `osVersions/${id}`) {
-        throw invalidArgument(`an OS version of ${deviceType} ${version} is named osVersions/${id}`);
+      if (!deviceTypes.find(doc.deviceType))
+        throw failedPrecondition(`device type "${doc.deviceType}" does not exist: create it first`);
+      const id = osVersionId(doc.deviceType.split('/')[1]!, doc.version);
+      if (doc.name !== `osVersions/${id}`) {
+        throw invalidArgument(`an OS version of ${doc.deviceType} ${doc.version} is named osVersions/${id}`);
       }
-      const artifact = doc['artifact'] as Doc;
-      return { ...doc, artifact: { ...artifact, url: `/v1/artifacts/${artifact['sha256'] as string}` } };
+      return { ...doc, artifact: { ...doc.artifact, url: `/v1/artifacts/${doc.artifact.sha256}` } };
     },
-  });
+  };
+  const osVersions = engine.register(osVersionDefinition, osVersionRules);
 
   const findVersion = (deviceType: string, version: string): Doc | undefined =>
     osVersions.find(`osVersions/${osVersionId(deviceType, version)}`);
@@ -148,8 +146,7 @@ export function createOsCatalog(engine: ResourceEngine, artifacts: ArtifactStore
 }
 
 /** An OS version's artifact must be stored, with the size it claims. */
-function checkArtifact(artifacts: ArtifactStore, doc: Doc): void {
-  const artifact = doc['artifact'] as { sha256: string; size: number };
+function checkArtifact(artifacts: ArtifactStore, { artifact }: OsVersion): void {
   const stored = artifacts.statSync(artifact.sha256);
   if (!stored) throw failedPrecondition(`artifact ${artifact.sha256} was not uploaded: PUT /v1/artifacts first`);
   if (stored.size !== artifact.size) {

@@ -11,12 +11,13 @@ export interface OperationContext {
 /**
  * A service's own rules for a resource, run inside the write transaction.
  * Return a replacement document to change what is stored; throw an ApiError to refuse (nothing is written).
+ * `T`: the resource's document type (its definition's schema): rules see documents that passed the schema.
  */
-export interface ResourceRules {
-  beforeCreate?(doc: Doc, ctx: OperationContext): Doc | void;
-  beforeUpdate?(before: Doc, after: Doc, ctx: OperationContext): Doc | void;
-  beforeDelete?(doc: Doc, ctx: OperationContext): void;
-  afterCreate?(doc: Doc, ctx: OperationContext): void;
-  afterUpdate?(before: Doc, after: Doc, ctx: OperationContext): void;
-  afterDelete?(doc: Doc, ctx: OperationContext): void;
+export interface ResourceRules<T = Doc> {
+  beforeCreate?(doc: T, ctx: OperationContext): T | void;
+  beforeUpdate?(before: T, after: T, ctx: OperationContext): T | void;
+  beforeDelete?(doc: T, ctx: OperationContext): void;
+  afterCreate?(doc: T, ctx: OperationContext): void;
+  afterUpdate?(before: T, after: T, ctx: OperationContext): void;
+  afterDelete?(doc: T, ctx: OperationContext): void;
 }
