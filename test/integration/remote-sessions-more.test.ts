@@ -11,7 +11,10 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { spawn as spawnPty } from 'node-pty';
+import type { RemoteSession } from '@outpost/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openRemoteSocket } from '../../control-plane/src/remote/remote-access-client.js';
+import { TEST_ADMIN_KEY } from '../../control-plane/test/helpers/test-server.js';
 import { REPO, RemoteOpsWorld } from './remote-ops-fixture.js';
 
 const DEVICE = 'projects/term2/regions/eu/devices/jobs-box';
@@ -65,6 +68,21 @@ function statesOf(argv: readonly string[]): string[] {
   return states;
 }
 
+/** Bytes written so far (/proc/PID/io wchar) by the process running exactly `argv`. */
+function writtenBy(argv: readonly string[]): number[] {
+  const wanted = `${argv.join('\0')}\0`;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8') !== wanted) continue;
+      return [Number(/^wchar: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1])];
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return [];
+}
+
 describe('an interactive session', () => {
   it('has job control: Ctrl-Z stops a command, jobs lists it, fg resumes it, Ctrl-C ends it', async () => {
     const pty = spawnPty(process.execPath, [...CLI, 'devices', 'ssh', DEVICE], {
@@ -85,11 +103,16 @@ describe('an interactive session', () => {
         () => `${JSON.stringify(line)} to show ${answer}; screen: ${JSON.stringify(screen.slice(-600))}`,
       );
     };
-    const sleeper = ['sleep', '104'];
+    // a duration of its own: no other process on the machine runs exactly this
+    const sleeper = ['sleep', `104.${randomBytes(3).readUIntBE(0, 3)}`];
+    const sleeperShown = new RegExp(`sleep ${sleeper[1]!.replace('.', '\\.')}`);
     try {
       await typed('echo ready-$((6*7))\r', /ready-42/);
       pty.write(`${sleeper.join(' ')}\r`);
-      await until(() => statesOf(sleeper).length === 1, 'sleep 104 to run on the device');
+      await until(
+        () => statesOf(sleeper).length === 1,
+        () => `sleep 104 to run; screen: ${JSON.stringify(screen.slice(-600))}`,
+      );
       expect(statesOf(sleeper)[0]).not.toBe('T');
 
       const beforeStop = screen.length;
@@ -99,24 +122,77 @@ describe('an interactive session', () => {
         () => `Ctrl-Z to stop sleep 104: ${statesOf(sleeper).join()}`,
       );
       await until(
-        shows(/Stopped\s+sleep 104/, beforeStop),
+        shows(new RegExp(`Stopped\\s+${sleeperShown.source}`), beforeStop),
         () => `the shell to report the stop: ${screen.slice(-300)}`,
       );
-      await typed('jobs\r', /\[1\][+ ]*Stopped\s+sleep 104/);
+      await typed('jobs\r', new RegExp(`\\[1\\][+ ]*Stopped\\s+${sleeperShown.source}`));
 
       const beforeFg = screen.length;
       pty.write('fg\r');
-      await until(() => ['R', 'S'].includes(statesOf(sleeper)[0] ?? ''), 'fg to resume sleep 104');
-      await until(shows(/sleep 104/, beforeFg), 'fg to name the job it resumed');
+      await until(
+        () => ['R', 'S'].includes(statesOf(sleeper)[0] ?? ''),
+        () => `fg to resume sleep 104: ${statesOf(sleeper).join()}; screen: ${JSON.stringify(screen.slice(-600))}`,
+      );
+      await until(
+        shows(sleeperShown, beforeFg),
+        () => `fg to name the job; screen: ${JSON.stringify(screen.slice(-600))}`,
+      );
 
       pty.write('\x03'); // Ctrl-C
-      await until(() => statesOf(sleeper).length === 0, 'Ctrl-C to end sleep 104');
+      await until(
+        () => statesOf(sleeper).length === 0,
+        () => `Ctrl-C to end sleep 104: ${statesOf(sleeper).join()}; screen: ${JSON.stringify(screen.slice(-600))}`,
+      );
       await typed('jobs; echo after-$((2+3))\r', /after-5/);
       pty.write('\x04');
-      expect(await exited).toBe(0);
+      let code: number | undefined;
+      void exited.then((c) => (code = c));
+      await until(
+        () => code !== undefined,
+        () => `Ctrl-D to end the session; screen: ${JSON.stringify(screen.slice(-600))}`,
+      );
+      expect(code).toBe(0);
     } finally {
       pty.kill();
     }
+  }, 240_000);
+});
+
+describe('a client that stops reading', () => {
+  it('and goes away ends its session, though the output waiting for it had filled its connection', async () => {
+    const command = ['head', '-c', '200000000', '/dev/zero'];
+    const ws = await openRemoteSocket(
+      { server: world.server.url, apiKey: TEST_ADMIN_KEY },
+      DEVICE,
+      'terminal',
+      new URLSearchParams(command.map((arg): [string, string] => ['command', arg])),
+    );
+    // paused and never resumed: the server's socket to it fills, its relay waits
+    const sessions = async (): Promise<RemoteSession[]> => {
+      const page = await world.server.admin.list<RemoteSession>(DEVICE, 'remoteSessions', { pageSize: 1000 });
+      return (page as { remoteSessions?: RemoteSession[] }).remoteSessions ?? [];
+    };
+    await until(() => statesOf(command).length === 1, 'the command to run on the device');
+    // the command blocks on its output once the channel's window and the connection to the client are full: what it
+    // wrote stops growing
+    let written: number[] = [];
+    await until(
+      () => {
+        written = [...written.slice(-9), ...writtenBy(command)];
+        return written.length === 10 && written[0]! > 8_000_000 && written.every((n) => n === written[0]);
+      },
+      () => `the output to back up: ${written.join()}`,
+    );
+    ws.terminate();
+    let found: RemoteSession | undefined;
+    await until(async () => {
+      found = (await sessions()).find((s) => s.command === command.join(' ') && s.state === 'ENDED');
+      return found !== undefined;
+    }, 'the session to end');
+    expect(found).toMatchObject({ ending: 'CLIENT_CLOSED' });
+    // what the device sent after the client went away was dropped: not counted as sent to the client
+    expect(found!.bytesOut).toBeLessThan(100_000_000);
+    await until(() => statesOf(command).length === 0, 'the command to be hung up');
   }, 120_000);
 });
 

@@ -250,7 +250,8 @@ async function relayTerminal(ws: WebSocket, channel: Channel, keepTranscript: bo
         exitCode = terminalExitSchema.safeParse(JSON.parse(Buffer.from(record.payload).toString('utf8'))).data
           ?.exitCode;
       } else {
-        counts.bytesOut += record.payload.length;
+        // output that comes after the client went away is dropped, not counted as sent to it
+        if (ws.readyState === ws.OPEN) counts.bytesOut += record.payload.length;
         transcript?.add(record.payload);
       }
       await sendToClient(ws, encodeTerminalMessage(record.type, record.payload));
@@ -297,7 +298,7 @@ async function relayForward(ws: WebSocket, channel: Channel): Promise<SessionEnd
     return channel.write(bytes);
   };
   const toClient = (chunk: Uint8Array): Promise<void> | undefined => {
-    counts.bytesOut += chunk.length;
+    if (ws.readyState === ws.OPEN) counts.bytesOut += chunk.length;
     return sendToClient(ws, chunk);
   };
   const ending = await relay(ws, channel, fromClient, toClient);
@@ -382,7 +383,15 @@ function sendToClient(ws: WebSocket, bytes: Uint8Array): Promise<void> | undefin
     ws.send(bytes, { binary: true });
     return undefined;
   }
-  return new Promise((resolve) => ws.send(bytes, { binary: true }, () => resolve()));
+  return new Promise((resolve) => {
+    // the callback comes once the socket took the message, or failed it; a close settles the wait regardless
+    const done = (): void => {
+      ws.off('close', done);
+      resolve();
+    };
+    ws.once('close', done);
+    ws.send(bytes, { binary: true }, done);
+  });
 }
 
 function bytesOf(data: RawData): Uint8Array {
