@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /**
@@ -9,7 +8,7 @@ import { fileURLToPath } from 'node:url';
  * still returned: the dashboard routes then answer that the dashboard is not built.
  */
 export function dashboardAssetDirectory(): string {
-  const candidates = [new URL('./assets/', import.meta.url), new URL('../../dist/web/assets/', import.meta.url)];
-  const found = candidates.find((dir) => existsSync(new URL('app.js', dir)));
-  return fileURLToPath(found ?? candidates[candidates.length - 1]!);
+  // compiled, this module is dist/web/asset-directory.js; from the sources (src/web/*.ts) the build is elsewhere
+  const fromSources = import.meta.url.endsWith('.ts');
+  return fileURLToPath(new URL(fromSources ? '../../dist/web/assets/' : './assets/', import.meta.url));
 }

@@ -8,12 +8,15 @@ import { parseRoute, routeHash } from './api/routes.js';
 import { renderDeviceList } from './ui/device-list.js';
 import { renderDeviceOverview } from './ui/device-overview.js';
 import { LiveStreams } from './ui/live.js';
+import { renderLimits } from './ui/limits.js';
 import { renderLogin } from './ui/login.js';
+import { renderRollouts } from './ui/rollouts.js';
 import { forgetApiKey, storeApiKey, storedApiKey } from './ui/session.js';
 
 const view = document.getElementById('view');
 const signOut = document.getElementById('sign-out');
 const liveState = document.getElementById('live-state');
+const nav = document.getElementById('nav');
 /** @type {LiveStreams | undefined} the shown screen's watch streams */
 let live;
 
@@ -44,6 +47,7 @@ function render() {
   const screen = newScreen(view);
   const apiKey = storedApiKey();
   signOut.hidden = apiKey === undefined;
+  if (nav) nav.hidden = apiKey === undefined;
   if (apiKey === undefined) {
     renderLogin(screen, async (key) => {
       // any authenticated read proves the key; a key without list permissions still signs in
@@ -70,7 +74,13 @@ function render() {
     },
   };
   const route = parseRoute(location.hash);
+  nav?.querySelectorAll('a').forEach((a) => {
+    if (a.getAttribute('href') === `#${route.screen}`) a.setAttribute('aria-current', 'page');
+    else a.removeAttribute('aria-current');
+  });
   if (route.screen === 'device') renderDeviceOverview(screen, ctx, route.name);
+  else if (route.screen === 'rollouts') renderRollouts(screen, ctx, route.parent);
+  else if (route.screen === 'limits') renderLimits(screen, ctx, route.organization);
   else renderDeviceList(screen, ctx, route);
 }
 

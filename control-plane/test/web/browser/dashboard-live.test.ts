@@ -15,7 +15,7 @@ import { DashboardTab, browserUnavailable, launchBrowser } from './browser-harne
 import { FlakyLink } from './flaky-link.js';
 import { publishSimVersion } from '../os-catalog-fixture.js';
 
-const HEARTBEAT_SECONDS = 5;
+const HEARTBEAT_SECONDS = 10;
 const region = 'projects/live-dash/regions/eu';
 const droplet = `${region}/devices/live-box`;
 const unavailable = browserUnavailable();

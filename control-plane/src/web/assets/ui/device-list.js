@@ -99,7 +99,11 @@ export function renderDeviceList(view, ctx, route) {
       form,
       filterError,
       messages,
-      h('div', { class: 'table-scroll' }, h('table', { class: 'devices' }, h('thead', {}, header), body)),
+      h(
+        'div',
+        { class: 'table-scroll', tabindex: 0, role: 'region', 'aria-label': 'Devices' },
+        h('table', { class: 'devices' }, h('thead', {}, header), body),
+      ),
       h('div', { class: 'row pager' }, previous, pageInfo, next),
     ),
   );
