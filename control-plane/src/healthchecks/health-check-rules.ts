@@ -1,14 +1,8 @@
 import { isDeepStrictEqual } from 'node:util';
+import type { HealthCheck } from '@outpost/shared';
 import type { OperationContext, ResourceRules } from '../resources/resource-rules.js';
-import type { Doc } from '../resources/resource-table.js';
 import { regionOf } from './applies-to.js';
 import { requireExec, type Authorize } from './exec-permissions.js';
-
-const specOf = (check: Doc): Doc => (check['spec'] ?? {}) as Doc;
-
-/** A COMMAND check runs its argv on every device it applies to; `command.runAsRoot` asks for root. */
-const commandOf = (check: Doc): Doc | undefined =>
-  specOf(check)['type'] === 'COMMAND' ? ((specOf(check)['command'] ?? {}) as Doc) : undefined;
 
 /**
  * Creating a COMMAND check, or changing the spec of one (its argv, its selector: what runs where), needs
@@ -16,12 +10,11 @@ const commandOf = (check: Doc): Doc | undefined =>
  * edits that leave a COMMAND check's spec alone (display name, labels) need only the `healthChecks.*` permission
  * the API checks.
  */
-export function healthCheckRules(authorize: Authorize): ResourceRules {
-  const check = (before: Doc | undefined, after: Doc, op: OperationContext): void => {
-    const command = commandOf(after);
-    if (command === undefined) return;
-    if (before !== undefined && isDeepStrictEqual(specOf(before), specOf(after))) return;
-    requireExec(authorize, op, regionOf(after['name'] as string), command['runAsRoot'] === true);
+export function healthCheckRules(authorize: Authorize): ResourceRules<HealthCheck> {
+  const check = (before: HealthCheck | undefined, after: HealthCheck, op: OperationContext): void => {
+    if (after.spec.type !== 'COMMAND') return;
+    if (before !== undefined && isDeepStrictEqual(before.spec, after.spec)) return;
+    requireExec(authorize, op, regionOf(after.name), after.spec.command?.runAsRoot === true);
   };
   return {
     beforeCreate: (doc, op) => check(undefined, doc, op),
