@@ -6,7 +6,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import type { Device } from '@outpost/shared';
 import { TEST_ADMIN_KEY } from '../../helpers/test-server.js';
 import { startRolloutBench } from '../../../../test/integration/rollout-fixture.js';
 import type { RolloutBench } from '../../../../test/integration/rollout-fixture.js';
