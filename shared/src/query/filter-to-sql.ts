@@ -33,8 +33,11 @@ export interface SqlTarget {
 
 /** What differs between the SQL of two stores, for the conditions filterToSql() writes. */
 export interface SqlDialect {
-  /** null-safe equality, `a <same> ?` (SQLite `IS`, PostgreSQL `IS NOT DISTINCT FROM`) */
-  same: string;
+  /**
+   * A never-NULL condition: `column` equals one `?` value (never null). SQLite `column IS ?`; PostgreSQL
+   * `(column = ? AND column IS NOT NULL)`, which an index serves (IS NOT DISTINCT FROM is no index condition there).
+   */
+  equals(column: string): string;
   /** the constant conditions */
   true: string;
   false: string;
@@ -46,7 +49,7 @@ export interface SqlDialect {
 
 /** SQLite's: every condition is 0 or 1; LIKE runs as a GLOB (case-sensitive). */
 export const SQLITE_DIALECT: SqlDialect = {
-  same: 'IS',
+  equals: (column) => `${column} IS ?`,
   true: '1',
   false: '0',
   like: (column, _field, _mapKey, pattern) => ({
@@ -141,7 +144,7 @@ function nodeToSql(node: FilterNode, target: SqlTarget, dialect: SqlDialect): Sq
 
 function equalsSql(column: string, value: FilterValue, isName: boolean, dialect: SqlDialect): SqlFragment {
   if (isName && typeof value === 'string' && hasNameWildcard(value)) return nameMatchFragment(column, value, dialect);
-  return { sql: `(${column} ${dialect.same} ?)`, params: [filterValueToSql(value)] };
+  return { sql: `(${dialect.equals(column)})`, params: [filterValueToSql(value)] };
 }
 
 function nameMatchFragment(column: string, pattern: string, dialect: SqlDialect): SqlFragment {

@@ -69,9 +69,9 @@ export function columnValueOf(type: ColumnType, value: unknown): string | number
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
-/** PostgreSQL's SQL for filterToSql(): boolean conditions, null-safe equality, LIKE on text columns only. */
+/** PostgreSQL's SQL for filterToSql(): boolean conditions, indexable equality, LIKE on text columns only. */
 export const POSTGRES_DIALECT: SqlDialect = {
-  same: 'IS NOT DISTINCT FROM',
+  equals: (column) => `(${column} = ? AND ${column} IS NOT NULL)`,
   true: 'TRUE',
   false: 'FALSE',
   like: (column, field, mapKey, pattern) =>

@@ -80,14 +80,18 @@ export class PgTable extends TableBase implements ResourceTable {
     this.storage.transaction(() => {
       // another control plane may be creating the same table
       this.storage.query('SELECT pg_advisory_xact_lock(?)', [SCHEMA_LOCK]);
-      // DDL only for what is missing: even an IF NOT EXISTS on an existing index waits for every open writer
+      // DDL only for what is missing: even an IF NOT EXISTS on an existing index waits for every open writer.
+      // Unquoted names are folded to lower case: the catalogs hold r_devicetypes for r_deviceTypes.
       const indexes = new Set(
         this.storage
-          .query('SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND tablename IN (?, ?)', [t, v])
+          .query('SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND tablename IN (?, ?)', [
+            folded(t),
+            folded(v),
+          ])
           .rows.map((row) => String(row[0])),
       );
       const index = (name: string, on: string): Sql[] =>
-        indexes.has(identifier(name)) ? [] : [{ sql: `CREATE INDEX ${identifier(name)} ON ${on}` }];
+        indexes.has(folded(identifier(name))) ? [] : [{ sql: `CREATE INDEX ${identifier(name)} ON ${on}` }];
       this.storage.run([
         {
           sql: `CREATE TABLE IF NOT EXISTS ${t} (
@@ -110,11 +114,11 @@ export class PgTable extends TableBase implements ResourceTable {
         this.storage
           .query(
             'SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ?',
-            [t],
+            [folded(t)],
           )
           .rows.map((row) => [String(row[0]), String(row[1])]),
       );
-      const wanted = new Map(this.scalars.map((c) => [c.column, c]));
+      const wanted = new Map(this.scalars.map((c) => [folded(c.column), c]));
       const changes: Sql[] = [];
       for (const [column, type] of existing) {
         if (!column.startsWith('f_')) continue;
@@ -122,11 +126,11 @@ export class PgTable extends TableBase implements ResourceTable {
         // a path no longer filterable (its column would no longer follow the documents), or now of another type
         if (scalar === undefined || !sameType(scalar.type, type)) {
           changes.push({ sql: `ALTER TABLE ${t} DROP COLUMN ${column}` });
-          for (const shape of INDEX_SHAPES) indexes.delete(identifier(shape.name(t, column)));
+          for (const shape of INDEX_SHAPES) indexes.delete(folded(identifier(shape.name(t, column))));
           existing.delete(column);
         }
       }
-      const added = this.scalars.filter((c) => !existing.has(c.column));
+      const added = this.scalars.filter((c) => !existing.has(folded(c.column)));
       for (const scalar of added) {
         changes.push({ sql: `ALTER TABLE ${t} ADD COLUMN ${scalar.column} ${columnDeclaration(scalar.type)}` });
         this.addedPaths.push(scalar.path);
@@ -137,7 +141,7 @@ export class PgTable extends TableBase implements ResourceTable {
         const shape = indexShapeOf(field);
         for (const other of INDEX_SHAPES) {
           const name = identifier(other.name(t, column));
-          if (other !== shape && indexes.has(name)) changes.push({ sql: `DROP INDEX ${name}` });
+          if (other !== shape && indexes.has(folded(name))) changes.push({ sql: `DROP INDEX ${name}` });
         }
         changes.push(...index(shape.name(t, column), `${t}(${shape.columns(column)})`));
       }
@@ -335,7 +339,7 @@ export class PgTable extends TableBase implements ResourceTable {
       return `(${booleanCondition(w.sql)})`;
     });
     if (seek) {
-      const s = seekCondition(seek.keys, seek.values, seek.before, POSTGRES_DIALECT.same);
+      const s = seekCondition(seek.keys, seek.values, seek.before, 'IS NOT DISTINCT FROM');
       conditions.push(s.sql);
       params.push(...s.params);
     }
@@ -380,3 +384,6 @@ const INDEX_SHAPES: readonly IndexShape[] = [IN_PARENT, BY_VALUE];
 
 const indexShapeOf = (field: FilterField): IndexShape =>
   field.type === 'int' || field.type === 'double' || field.type === 'timestamp' ? BY_VALUE : IN_PARENT;
+
+/** An unquoted name as PostgreSQL's catalogs keep it. */
+const folded = (name: string): string => name.toLowerCase();
