@@ -155,6 +155,20 @@ describe.skipIf(unavailable !== '')('the dashboard, live, in Chromium', { timeou
     const heading = page().getByRole('heading', { level: 1 });
     await expect.poll(() => heading.innerText(), { timeout: 30_000 }).toMatch(/live-box\s+Online/);
     await page().getByRole('heading', { name: 'Reported by the device' }).waitFor();
+    // charts of CPU, memory, storage and temperature from /v1/{device}/metrics (the agent reports every second)
+    const charts = page().locator('figure.chart');
+    await expect
+      .poll(
+        async () => {
+          await page().getByLabel('Last day').check();
+          await page().getByLabel('Last hour').check();
+          return charts.count();
+        },
+        { timeout: 30_000 },
+      )
+      .toBe(4);
+    await expect.poll(() => charts.first().locator('figcaption').innerText()).toMatch(/^CPU: \d+\.\d %$/);
+    expect(await charts.first().locator('canvas').count()).toBe(1);
     expect(await tab.seriousAccessibilityViolations()).toEqual([]);
     expect(await tab.controlsUnreachableByKeyboard()).toEqual([]);
     await tab.screenshots('device-online');

@@ -15,6 +15,7 @@ import { renderFileTransfer } from './file-transfer.js';
 import { renderHealthChecks } from './health-checks.js';
 import { renderOsVersionEditor } from './os-version-editor.js';
 import { describeValue } from './value-view.js';
+import { renderMetricCharts } from './metric-charts.js';
 
 const OFFLINE_REASON = 'The device is offline: reboot, shutdown, file transfers and restarts need it online.';
 
@@ -34,6 +35,7 @@ export function renderDeviceOverview(view, ctx, name) {
   const offlineNote = h('p', { class: 'notice warn', role: 'status', hidden: true }, OFFLINE_REASON);
   const details = h('section', { class: 'card' });
   const reported = h('section', { class: 'card' });
+  const charts = h('section', { class: 'card' });
   const [applications, files, checks] = [
     h('section', { class: 'card' }),
     h('section', { class: 'card' }),
@@ -107,7 +109,18 @@ export function renderDeviceOverview(view, ctx, name) {
       device = changed;
       if (first) {
         first = false;
-        view.replaceChildren(h('p', {}, back), messages, heading, offlineNote, details, reported, remote, checks);
+        view.replaceChildren(
+          h('p', {}, back),
+          messages,
+          heading,
+          offlineNote,
+          details,
+          charts,
+          reported,
+          remote,
+          checks,
+        );
+        renderMetricCharts(charts, ctx, name);
         renderApplications(applications, ctx, name);
         renderFileTransfer(files, ctx, name);
         void renderHealthChecks(checks, ctx, device, refreshChecks);
