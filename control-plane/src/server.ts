@@ -17,6 +17,8 @@ import {
 } from './iam/index.js';
 import type { Principal } from './iam/index.js';
 import { ResourceEngine } from './resources/resource-engine.js';
+import { joinCluster } from './cluster/cluster-member.js';
+import type { ClusterMember } from './cluster/cluster-member.js';
 import { PgStorage } from './resources/storage/postgres/pg-storage.js';
 import { createDeviceService } from './devices/device-service.js';
 import { createLimitsService } from './limits/index.js';
@@ -183,7 +185,13 @@ export async function startServer(
   app.set('query parser', 'simple');
   // no body is parsed before its route has authenticated the caller: each route reads its own body
   app.use(stalledBodies.middleware());
-  app.get('/healthz', (_req, res) => void res.json({ ok: true }));
+  // on PostgreSQL this process is one replica of several (cluster/): whether it leads is part of its health
+  let cluster: ClusterMember | undefined;
+  app.get('/healthz', (_req, res) =>
+    cluster === undefined
+      ? void res.json({ ok: true })
+      : void res.json({ ok: true, cluster: { leader: cluster.isLeader, position: cluster.position } }),
+  );
   app.use(openApiRoutes(openApiDocument({ definitions: engine.all().map((handle) => handle.def), customMethods })));
   app.use(iamRoutes(keys, authorizer, requireApiKey));
   app.use(
@@ -286,6 +294,7 @@ export async function startServer(
   });
   gateway.attach(server);
   const close = async (): Promise<void> => {
+    await cluster?.close();
     resources.closeStreams();
     gateway.close();
     metricsRecorder.stop();
@@ -302,6 +311,9 @@ export async function startServer(
     db.close();
   };
   try {
+    if (target.kind === 'postgres') {
+      cluster = await joinCluster({ engine, url: target.url, logger: logger.child({ component: 'cluster' }) });
+    }
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.port, config.host, () => resolve());

@@ -125,6 +125,11 @@ export interface ChangeLog {
   covers(seq: number): boolean;
   /** Changes of one resource kind after `seq`, oldest first. */
   read(plural: string, afterSeq: number, limit: number): LoggedChange[];
+  /**
+   * Changes of every kind after `afterSeq` up to `upTo` (inclusive), oldest first: what another process on the
+   * same store committed (cluster/watch-follower.ts).
+   */
+  readRange(afterSeq: number, upTo: number, limit: number): { plural: string; change: LoggedChange }[];
   /** The position just before the first change of a kind at or after `time`. */
   positionAt(plural: string, time: string): number;
 }

@@ -23,6 +23,12 @@ export interface EngineOptions {
   checkpoints?: CommitCheckpoints;
 }
 
+/**
+ * Told after each commit, before its changes are published, of the log positions before and after it: the
+ * transaction's own changes are (first, last], and every change up to `first` was committed before it.
+ */
+export type CommitListener = (first: number, last: number) => void;
+
 /** A transaction writing at least this many resources leaves its checkpoint to `checkpoints`. */
 const LARGE_TRANSACTION_WRITES = 2000;
 
@@ -38,6 +44,7 @@ export class ResourceEngine {
   private depth = 0;
   private pending: Change[] = [];
   private queued: QueuedCall[] = [];
+  private readonly commitListeners = new Set<CommitListener>();
   private readonly checkpoints: CommitCheckpoints | undefined;
   readonly storage: Storage;
 
@@ -93,11 +100,14 @@ export class ResourceEngine {
     let result: R;
     let deferred = false;
     const versions = this.tableVersions();
+    let first = 0;
+    let last = 0;
     try {
       result = this.storage.transaction(() => {
-        const first = this.log.head();
+        first = this.log.head();
         const value = fn();
         this.log.flush();
+        last = this.log.head();
         if (this.checkpoints && this.log.head() - first >= LARGE_TRANSACTION_WRITES) {
           deferred = true;
           this.checkpoints.deferCheckpoint();
@@ -115,8 +125,18 @@ export class ResourceEngine {
     if (deferred) this.checkpoints?.transactionEnded(true);
     const committed = this.pending;
     this.pending = [];
+    for (const listener of this.commitListeners) listener(first, last);
     for (const change of committed) this.bus.publish(change);
     return result;
+  }
+
+  /**
+   * Calls `listener` after each commit, before the commit's changes are published (a replica publishes the
+   * changes other processes committed before its own first: cluster/watch-follower.ts). Returns the unsubscribe.
+   */
+  onCommit(listener: CommitListener): () => void {
+    this.commitListeners.add(listener);
+    return () => this.commitListeners.delete(listener);
   }
 
   /**

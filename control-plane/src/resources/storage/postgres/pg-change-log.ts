@@ -107,6 +107,15 @@ export class PgChangeLog implements ChangeLog {
     return rows.map((row) => loggedChangeOf(row as LogRow));
   }
 
+  readRange(afterSeq: number, upTo: number, limit: number): { plural: string; change: LoggedChange }[] {
+    this.flush();
+    const { rows } = this.storage.query(
+      'SELECT seq, plural, name, op, doc, paths, prior, time FROM change_log WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?',
+      [afterSeq, upTo, limit],
+    );
+    return rows.map((row) => ({ plural: String(row[1]), change: loggedChangeOf(row as LogRow) }));
+  }
+
   positionAt(plural: string, time: string): number {
     this.flush();
     const { rows } = this.storage.query(

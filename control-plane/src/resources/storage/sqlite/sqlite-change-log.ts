@@ -29,6 +29,7 @@ const COLUMNS = 8;
 export class SqliteChangeLog implements ChangeLog {
   private readonly inserts = new Map<number, Statement<unknown[]>>();
   private readonly since;
+  private readonly range;
   private readonly sinceTime;
   private readonly prune;
   private readonly bounds;
@@ -47,6 +48,9 @@ export class SqliteChangeLog implements ChangeLog {
     // the table is the schema's (sqlite-migrations.ts)
     this.since = db.prepare<[string, number, number], ChangeRow>(
       'SELECT seq, name, op, doc, paths, prior, time FROM change_log WHERE plural = ? AND seq > ? ORDER BY seq LIMIT ?',
+    );
+    this.range = db.prepare<[number, number, number], ChangeRow & { plural: string }>(
+      'SELECT seq, plural, name, op, doc, paths, prior, time FROM change_log WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?',
     );
     this.sinceTime = db.prepare<[string, string], { seq: number }>(
       'SELECT COALESCE(MIN(seq) - 1, (SELECT COALESCE(MAX(seq), 0) FROM change_log)) AS seq FROM change_log WHERE plural = ? AND time >= ?',
@@ -136,6 +140,14 @@ export class SqliteChangeLog implements ChangeLog {
     return this.since
       .all(plural, afterSeq, limit)
       .map((r) => loggedChangeOf([r.seq, plural, r.name, r.op, r.doc, r.paths, r.prior, r.time] as LogRow));
+  }
+
+  readRange(afterSeq: number, upTo: number, limit: number): { plural: string; change: LoggedChange }[] {
+    this.flush();
+    return this.range.all(afterSeq, upTo, limit).map((r) => ({
+      plural: r.plural,
+      change: loggedChangeOf([r.seq, r.plural, r.name, r.op, r.doc, r.paths, r.prior, r.time] as LogRow),
+    }));
   }
 
   /** The position just before the first change of a kind at or after `time`. */

@@ -1,0 +1,112 @@
+import type { ResourceEngine } from '../resources/resource-engine.js';
+import { PgCoordination } from '../resources/storage/postgres/pg-coordination.js';
+import type { Logger } from '../server/logger.js';
+import { Leadership } from './leadership.js';
+import type { LeaderJob } from './leadership.js';
+import { WatchFollower } from './watch-follower.js';
+
+/** The NOTIFY channel on which a replica announces the log position it committed up to. */
+export const CHANGES_CHANNEL = 'outpost_changes';
+/** The session advisory lock whose holder is the leader ("lead"; the schema's migrations lock "outp"). */
+export const LEADER_LOCK_KEY = 0x6c656164;
+/** How often a replica looks for changes it was not told of, and tries to become the leader. */
+export const DEFAULT_CLUSTER_POLL_MS = 1000;
+
+export interface ClusterMemberOptions {
+  engine: ResourceEngine;
+  /** the PostgreSQL database the replicas share (the engine's) */
+  url: string;
+  /** background work that runs on one replica at a time */
+  jobs?: readonly LeaderJob[];
+  pollMs?: number;
+  logger: Logger;
+}
+
+export interface ClusterMember {
+  readonly isLeader: boolean;
+  /** the log position up to which every change is published on this replica */
+  readonly position: number;
+  close(): Promise<void>;
+}
+
+/**
+ * Makes this control plane one replica of several on one PostgreSQL database: its watchers see the others'
+ * changes (WatchFollower, woken by NOTIFY and by a poll), and it runs the leader's jobs while it holds the
+ * leader lock (Leadership). Both use one asynchronous connection besides the engine's; when it is lost, the
+ * jobs stop, the poll keeps the watchers fed, and the connection is made again.
+ */
+export async function joinCluster(options: ClusterMemberOptions): Promise<ClusterMember> {
+  const { engine, url, logger } = options;
+  const onError = (err: unknown, what: string): void => logger.error({ err }, `cluster: ${what} failed`);
+  let coordination: PgCoordination | undefined;
+  let closing = false;
+  const follower = new WatchFollower(engine, {
+    announce: (position) =>
+      void coordination?.notify(CHANGES_CHANNEL, String(position)).catch((err) => onError(err, 'announcing a commit')),
+    onError,
+  });
+  const leadership = new Leadership({
+    tryLock: async () => coordination !== undefined && coordination.open && coordination.tryLock(LEADER_LOCK_KEY),
+    jobs: options.jobs ?? [],
+    onChange: (leader) =>
+      logger.info({ leader }, leader ? 'cluster: this replica leads' : 'cluster: no longer the leader'),
+    onError,
+  });
+
+  const connect = async (): Promise<void> => {
+    const connection = await PgCoordination.connect(url, (err) => {
+      if (coordination === connection) coordination = undefined;
+      leadership.lost();
+      if (err !== undefined && !closing) onError(err, 'the coordination connection');
+    });
+    try {
+      await connection.listen(CHANGES_CHANNEL, (payload) =>
+        follower.wake(/^\d+$/.test(payload) ? Number(payload) : undefined),
+      );
+    } catch (err) {
+      await connection.close();
+      throw err;
+    }
+    coordination = connection;
+    follower.wake(); // what was announced while nobody listened
+  };
+
+  try {
+    await connect();
+  } catch (err) {
+    follower.stop();
+    throw err;
+  }
+  await leadership.attempt();
+  let connecting = false;
+  const poll = setInterval(() => {
+    follower.wake();
+    if (coordination !== undefined) {
+      void leadership.attempt();
+      return;
+    }
+    if (connecting || closing) return;
+    connecting = true;
+    connect()
+      .then(() => leadership.attempt())
+      .catch((err) => onError(err, 'connecting to coordinate'))
+      .finally(() => (connecting = false));
+  }, options.pollMs ?? DEFAULT_CLUSTER_POLL_MS);
+  poll.unref();
+
+  return {
+    get isLeader() {
+      return leadership.isLeader;
+    },
+    get position() {
+      return follower.position;
+    },
+    async close() {
+      closing = true;
+      clearInterval(poll);
+      follower.stop();
+      leadership.lost();
+      await coordination?.close();
+    },
+  };
+}

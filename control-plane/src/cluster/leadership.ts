@@ -1,0 +1,62 @@
+/** A background job that must run on one replica at a time: started when elected, stopped when deposed. */
+export interface LeaderJob {
+  name: string;
+  /** Starts the job; returns what stops it. */
+  start(): () => void;
+}
+
+export interface LeadershipOptions {
+  /** tries to take the leader lock (a PostgreSQL session advisory lock); true when this replica holds it */
+  tryLock(): Promise<boolean>;
+  jobs: readonly LeaderJob[];
+  onChange?(leader: boolean): void;
+  onError(err: unknown, what: string): void;
+}
+
+/**
+ * Runs the leader's jobs while this replica holds the leader lock. The lock lives as long as the connection
+ * that took it: when the leader dies, the server drops its session and the next `attempt` of another replica
+ * takes it. `lost` is called when that connection ends here (the jobs stop at once).
+ */
+export class Leadership {
+  private stops: (() => void)[] | undefined;
+  private attempting = false;
+
+  constructor(private readonly options: LeadershipOptions) {}
+
+  get isLeader(): boolean {
+    return this.stops !== undefined;
+  }
+
+  /** Takes the lock if it is free (nothing happens while a previous attempt is still out). */
+  async attempt(): Promise<void> {
+    if (this.isLeader || this.attempting) return;
+    this.attempting = true;
+    try {
+      if (!(await this.options.tryLock())) return;
+      if (this.isLeader) return;
+      this.stops = [];
+      for (const job of this.options.jobs) {
+        try {
+          this.stops.push(job.start());
+        } catch (err) {
+          this.options.onError(err, `starting the leader job ${job.name}`);
+        }
+      }
+      this.options.onChange?.(true);
+    } catch (err) {
+      this.options.onError(err, 'trying to become the leader');
+    } finally {
+      this.attempting = false;
+    }
+  }
+
+  /** The lock is gone (its connection ended, or this replica is closing): the jobs stop. */
+  lost(): void {
+    const stops = this.stops;
+    if (stops === undefined) return;
+    this.stops = undefined;
+    for (const stop of stops) stop();
+    this.options.onChange?.(false);
+  }
+}

@@ -1,0 +1,71 @@
+import pg from 'pg';
+
+/**
+ * One asynchronous connection of a control-plane replica to the PostgreSQL database the replicas share, for
+ * coordinating them (control-plane/src/cluster): LISTEN/NOTIFY wake-ups and session advisory locks. Separate
+ * from the engine's synchronous connection, whose statements must not wait on another replica. A session lock
+ * is held until `unlock` or until this connection ends (the server releases it when the process dies).
+ */
+export class PgCoordination {
+  private ended = false;
+
+  private constructor(
+    private readonly client: pg.Client,
+    private readonly onEnd: (err: Error | undefined) => void,
+  ) {
+    client.on('error', (err) => this.end(err));
+    client.on('end', () => this.end(undefined));
+  }
+
+  /** Connects; `onEnd` is told once when the connection is lost or closed (every lock it held is gone then). */
+  static async connect(url: string, onEnd: (err: Error | undefined) => void): Promise<PgCoordination> {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    return new PgCoordination(client, onEnd);
+  }
+
+  get open(): boolean {
+    return !this.ended;
+  }
+
+  /** Calls `onPayload` with each notification on `channel` (channel: letters, digits and underscores). */
+  async listen(channel: string, onPayload: (payload: string) => void): Promise<void> {
+    this.client.on('notification', (message) => {
+      if (message.channel === channel) onPayload(message.payload ?? '');
+    });
+    await this.client.query(`LISTEN ${identifier(channel)}`);
+  }
+
+  async notify(channel: string, payload: string): Promise<void> {
+    await this.client.query('SELECT pg_notify($1, $2)', [channel, payload]);
+  }
+
+  /** Takes the session advisory lock `key` unless another session holds it; whether this one holds it now. */
+  async tryLock(key: number): Promise<boolean> {
+    const result = await this.client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [key]);
+    return result.rows[0]?.locked === true;
+  }
+
+  async unlock(key: number): Promise<void> {
+    await this.client.query('SELECT pg_advisory_unlock($1)', [key]);
+  }
+
+  async close(): Promise<void> {
+    if (this.ended) return;
+    this.ended = true;
+    await this.client.end().catch(() => undefined);
+    this.onEnd(undefined);
+  }
+
+  private end(err: Error | undefined): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.client.end().catch(() => undefined);
+    this.onEnd(err);
+  }
+}
+
+function identifier(name: string): string {
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`not a plain identifier: ${name}`);
+  return name;
+}

@@ -1,0 +1,89 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WatchFollower } from '../../src/cluster/watch-follower.js';
+import type { Change } from '../../src/resources/change-log.js';
+import { ResourceEngine } from '../../src/resources/resource-engine.js';
+import { PgStorage } from '../../src/resources/storage/postgres/pg-storage.js';
+import { postgresMissing, startPostgresCluster } from '../helpers/postgres-cluster.js';
+import type { PostgresCluster } from '../helpers/postgres-cluster.js';
+import { widgetDefinition } from '../helpers/widgets.js';
+
+/** A kind with a camelCase plural and filter path: PostgreSQL folds both to lower case in its catalogs. */
+const fancyWidgets = { ...widgetDefinition, kind: 'FancyWidget', singular: 'fancyWidget', plural: 'fancyWidgets' };
+const NAME = (id: string): string => `projects/pp/regions/rr/widgets/${id}`;
+
+const missing = postgresMissing();
+const skipped = missing !== undefined && process.env['CI'] !== 'true';
+if (skipped) console.warn(`watch follower test skipped: ${missing}; CI=true requires PostgreSQL`);
+
+/** Two engines on one PostgreSQL database, as two replicas have them. */
+describe.skipIf(skipped)('replicas on one PostgreSQL database [postgres]', () => {
+  let cluster: PostgresCluster;
+  const opened: PgStorage[] = [];
+  const replica = (url: string): ResourceEngine => {
+    const storage = new PgStorage(url);
+    opened.push(storage);
+    const engine = new ResourceEngine(storage);
+    engine.register(fancyWidgets);
+    return engine;
+  };
+
+  beforeAll(async () => {
+    cluster = await startPostgresCluster({ durable: false });
+  }, 120_000);
+  afterAll(() => {
+    for (const storage of opened) storage.close();
+    cluster?.stop();
+  });
+
+  it('opens a kind whose tables another replica made (camelCase names are folded in the catalogs)', () => {
+    const url = cluster.createDatabase();
+    replica(url)
+      .resource('fancyWidgets')
+      .put({ name: NAME('one'), displayName: 'One' });
+    const second = replica(url);
+    expect(second.resource('fancyWidgets').find(NAME('one'))?.['displayName']).toBe('One');
+  });
+
+  it("publishes the others' changes on the bus, in log order, before its own, and its own once", () => {
+    const url = cluster.createDatabase();
+    const a = replica(url);
+    const b = replica(url);
+    const errors: unknown[] = [];
+    const announced: number[] = [];
+    const follower = new WatchFollower(b, {
+      announce: (position) => announced.push(position),
+      onError: (err) => errors.push(err),
+    });
+    const seen: Change[] = [];
+    b.bus.subscribe('fancyWidgets', (change) => seen.push(change));
+    const onA = a.resource('fancyWidgets');
+    const onB = b.resource('fancyWidgets');
+
+    onA.put({ name: NAME('w1'), displayName: 'first', spec: { color: 'red' } });
+    onA.patch(NAME('w1'), (doc) => ({ ...doc, spec: { color: 'blue' } }));
+    onB.put({ name: NAME('w2'), displayName: 'mine' }); // B's own: A's two changes go out before it
+    onA.put({ name: NAME('w3'), displayName: 'third' });
+    onA.remove(NAME('w3'));
+    expect(seen.map((c) => c.seq)).toEqual([1, 2, 3]);
+    follower.catchUp(); // a wake-up: what A committed since
+    expect(errors).toEqual([]);
+    expect(seen.map((c) => [c.seq, c.name, c.op])).toEqual([
+      [1, NAME('w1'), 'put'],
+      [2, NAME('w1'), 'put'],
+      [3, NAME('w2'), 'put'],
+      [4, NAME('w3'), 'put'],
+      [5, NAME('w3'), 'delete'],
+    ]);
+    const [created, updated] = seen;
+    expect(created?.before).toBeNull();
+    expect((updated?.before?.['spec'] as { color?: string } | undefined)?.color).toBe('red');
+    expect((updated?.after?.['spec'] as { color?: string } | undefined)?.color).toBe('blue');
+    expect(updated?.changed).toContain('spec.color');
+    expect(seen[4]?.before?.['displayName']).toBe('third');
+    expect(announced).toEqual([3]);
+    expect(follower.position).toBe(5);
+    follower.catchUp();
+    expect(seen).toHaveLength(5);
+    follower.stop();
+  });
+});
