@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ResourceEngine } from '../../src/resources/resource-engine.js';
 import { watchStateless } from '../../src/resources/watch/stateless-watch.js';
 import type { SerializedResponse, WatchCollectionResponse } from '../../src/resources/watch/watch-types.js';
-import { tempDatabases } from '../helpers/temp-databases.js';
+import { describeStorages } from '../helpers/storages.js';
 import { startTestServer } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
 import { widgetDefinition } from '../helpers/widgets.js';
@@ -223,12 +223,10 @@ describe('stateful watch over HTTP', () => {
   });
 });
 
-describe('stateless watch resets (engine level)', () => {
+describeStorages('stateless watch resets (engine level)', (fresh) => {
   const parent = 'projects/reset/regions/r1';
-  const freshDatabase = tempDatabases('outpost-watch-');
   const setup = (retain?: number) => {
-    const { db } = freshDatabase();
-    const engine = new ResourceEngine(db, { changeLogRetain: retain });
+    const engine = new ResourceEngine(fresh(), { changeLogRetain: retain });
     return { engine, widgets: engine.register(widgetDefinition) };
   };
 
