@@ -1,7 +1,7 @@
 /** The pure parts of the dashboard's API module: screens as hashes, byte requests, the health check form. */
 import { describe, expect, it } from 'vitest';
 import { compareVersions, osVersionLine, summarizeDevice } from '../../src/web/assets/api/device-view.js';
-import { healthCheckFromForm } from '../../src/web/assets/api/health-check-form.js';
+import { fieldsFromCheck, healthCheckFromForm } from '../../src/web/assets/api/health-check-form.js';
 import { parseParent, resourcePath } from '../../src/web/assets/api/paths.js';
 import { DEFAULT_PARENT, parseRoute, routeHash } from '../../src/web/assets/api/routes.js';
 import {
@@ -85,6 +85,44 @@ describe('the health check form and the overview', () => {
         name: 'projects/p/regions/eu/healthChecks/web',
         spec: { type: 'ICMP', icmp: { host: '10.0.0.1' }, selector: { matchLabels: {} } },
       },
+    });
+  });
+
+  it('builds every field of each type, and reads a stored check back into the same fields (to edit it)', () => {
+    const specs = [
+      {
+        type: 'HTTP',
+        http: {
+          url: 'http://127.0.0.1:8000/health',
+          method: 'POST',
+          expectedStatus: { min: 200, max: 204 },
+          bodyContains: 'ok',
+        },
+        intervalSeconds: 15,
+        timeoutSeconds: 2,
+        successThreshold: 2,
+        failureThreshold: 4,
+        selector: { matchLabels: { role: 'gateway' } },
+      },
+      { type: 'TCP', tcp: { host: 'db', port: 5432 } },
+      { type: 'GRPC', grpc: { host: '127.0.0.1', port: 50051, service: 'shop.Cart', tls: true } },
+      { type: 'ICMP', icmp: { host: '10.0.0.1' }, selector: { matchLabels: {} } },
+      { type: 'COMMAND', command: { argv: ['test', '-w', '/outpost/data'], runAsRoot: true } },
+      { type: 'DEVICE_FILE', deviceFile: { path: '/dev/ttyUSB0', type: 'CHARACTER_DEVICE' } },
+    ];
+    for (const spec of specs) {
+      const check = { name: 'projects/p/regions/eu/healthChecks/probe', spec };
+      expect(healthCheckFromForm(device, fieldsFromCheck(check)), spec.type).toEqual({ check });
+    }
+    const base = { id: 'web', appliesTo: 'device', type: 'HTTP', url: 'http://x/' } as const;
+    expect(healthCheckFromForm(device, { ...base, expectedStatusMin: '300', expectedStatusMax: '200' })).toEqual({
+      error: 'the expected status is a range of HTTP statuses from 100 to 599, lowest first',
+    });
+    expect(healthCheckFromForm(device, { ...base, failureThreshold: '0' })).toEqual({
+      error: 'failureThreshold must be a whole number from 1 to 100',
+    });
+    expect(healthCheckFromForm(device, { ...base, method: 'GET' })).toEqual({
+      check: { name: 'projects/p/regions/eu/healthChecks/web', spec: { type: 'HTTP', http: { url: 'http://x/' } } },
     });
   });
 

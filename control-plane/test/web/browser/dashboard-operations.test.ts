@@ -121,7 +121,7 @@ describe.skipIf(unavailable !== '')('spec-000 dashboard operations in Chromium',
   it('health checks: one defined for this device runs on it and is deleted after a confirm', async () => {
     const checks = section(/^Health checks of /);
     await checks.getByLabel('Id').fill('disk');
-    await checks.getByLabel('Type').selectOption('COMMAND');
+    await checks.getByLabel(/^Type/).selectOption('COMMAND');
     await checks.getByLabel(/^Command/).fill('test -w /outpost/data');
     await checks.getByLabel('Interval (s)').fill('30');
     await checks.getByRole('button', { name: 'Create health check' }).click();
@@ -142,6 +142,77 @@ describe.skipIf(unavailable !== '')('spec-000 dashboard operations in Chromium',
     await expect(world.server.admin.get(`${region}/healthChecks/disk`)).rejects.toMatchObject({ status: 'NOT_FOUND' });
     expect((await world.server.admin.get<Device>(stored)).spec?.healthChecks).toEqual([]);
     expect(tab.failedRequests).toEqual([]);
+  });
+
+  it('health checks: every field of an HTTP check, then Edit changes it; a device file check of a type', async () => {
+    const checks = section(/^Health checks of /);
+    await checks.getByLabel('Id').fill('web');
+    await checks.getByLabel(/^Type/).selectOption('HTTP');
+    await checks.getByLabel('URL').fill('http://127.0.0.1:8000/health');
+    await checks.getByLabel('Method').selectOption('POST');
+    await checks.getByLabel('Expected status from').fill('200');
+    await checks.getByLabel('Expected status to').fill('204');
+    await checks.getByLabel('Body contains').fill('ok');
+    await checks.getByLabel('Interval (s)').fill('15');
+    await checks.getByLabel('Timeout (s)').fill('2');
+    await checks.getByLabel('Success threshold').fill('2');
+    await checks.getByLabel('Failure threshold').fill('4');
+    await checks.getByLabel('devices labelled').check();
+    await checks.locator('input[name="labels"]').fill('role=gateway');
+    await checks.getByRole('button', { name: 'Create health check' }).click();
+    const name = `${region}/healthChecks/web`;
+    const row = checks.locator('tr', { hasText: /^web/ });
+    await row.waitFor();
+    expect((await world.server.admin.get<HealthCheck>(name)).spec).toEqual({
+      type: 'HTTP',
+      http: {
+        url: 'http://127.0.0.1:8000/health',
+        method: 'POST',
+        expectedStatus: { min: 200, max: 204 },
+        bodyContains: 'ok',
+      },
+      intervalSeconds: 15,
+      timeoutSeconds: 2,
+      successThreshold: 2,
+      failureThreshold: 4,
+      selector: { matchLabels: { role: 'gateway' } },
+    });
+
+    await row.getByRole('button', { name: 'Edit web' }).click();
+    await checks.getByRole('heading', { name: 'Edit web' }).waitFor();
+    expect(await checks.getByLabel('Method').inputValue()).toBe('POST');
+    expect(await checks.getByLabel('Body contains').inputValue()).toBe('ok');
+    await checks.getByLabel('Method').selectOption('HEAD');
+    await checks.getByLabel('Body contains').fill('');
+    await checks.getByLabel('Failure threshold').fill('6');
+    await checks.getByRole('button', { name: 'Save health check' }).click();
+    await expect
+      .poll(async () => (await world.server.admin.get<HealthCheck>(name)).spec, { timeout: 30_000 })
+      .toEqual({
+        type: 'HTTP',
+        http: { url: 'http://127.0.0.1:8000/health', method: 'HEAD', expectedStatus: { min: 200, max: 204 } },
+        intervalSeconds: 15,
+        timeoutSeconds: 2,
+        successThreshold: 2,
+        failureThreshold: 6,
+        selector: { matchLabels: { role: 'gateway' } },
+      });
+
+    await checks.getByLabel('Id').fill('serial');
+    await checks.getByLabel(/^Type/).selectOption('DEVICE_FILE');
+    await checks.getByLabel('Path on device').fill('/dev/ttyUSB0');
+    await checks.getByLabel('File type').selectOption('CHARACTER_DEVICE');
+    await checks.getByLabel('every device of the region').check();
+    await checks.getByRole('button', { name: 'Create health check' }).click();
+    await checks.locator('tr', { hasText: /^serial/ }).waitFor();
+    expect((await world.server.admin.get<HealthCheck>(`${region}/healthChecks/serial`)).spec).toEqual({
+      type: 'DEVICE_FILE',
+      deviceFile: { path: '/dev/ttyUSB0', type: 'CHARACTER_DEVICE' },
+      selector: { matchLabels: {} },
+    });
+    for (const id of ['web', 'serial']) await world.server.admin.delete(`${region}/healthChecks/${id}`);
+    expect(tab.failedRequests).toEqual([]);
+    expect(tab.consoleErrors).toEqual([]);
   });
 
   it('uploads files into the Path on device directory under their names', async () => {

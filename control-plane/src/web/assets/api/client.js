@@ -218,6 +218,15 @@ export class DashboardClient {
   }
 
   /**
+   * Replaces a health check (its whole spec, as the form holds it).
+   * @param {Record<string, unknown>} check the resource, its name included
+   * @returns {Promise<Record<string, unknown>>}
+   */
+  replaceHealthCheck(check) {
+    return this.request('PUT', resourcePath(String(check['name'])), check);
+  }
+
+  /**
    * @param {string} name
    * @returns {Promise<Record<string, unknown>>}
    */

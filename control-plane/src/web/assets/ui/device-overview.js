@@ -59,13 +59,19 @@ export function renderDeviceOverview(view, ctx, name) {
   let device;
   const detailsArea = h('div');
   const editor = h('div');
+  /** @type {boolean | undefined} */
+  let shownOffline;
+  /** @type {HTMLElement} */
+  let controls = h('span');
   const redraw = () => {
     if (!device) return;
     const summary = summarizeDevice(device);
     const offline = summary.connection !== 'Online';
-    heading.replaceChildren(
-      h('h1', {}, summary.id, ' ', connectionBadge(summary.connection)),
-      offline
+    // the controls are made again only when the device goes online or offline: an open menu stays open while the
+    // device's status changes (its metrics come every few seconds)
+    if (offline !== shownOffline) {
+      shownOffline = offline;
+      controls = offline
         ? h(
             'button',
             { type: 'button', disabled: true, title: OFFLINE_REASON, 'aria-describedby': 'offline-reason' },
@@ -74,8 +80,9 @@ export function renderDeviceOverview(view, ctx, name) {
         : menu('Device', [
             { label: 'Reboot', run: () => void power(ctx, messages, name, 'reboot') },
             { label: 'Shutdown', danger: true, run: () => void power(ctx, messages, name, 'shutdown') },
-          ]),
-    );
+          ]);
+    }
+    heading.replaceChildren(h('h1', {}, summary.id, ' ', connectionBadge(summary.connection)), controls);
     offlineNote.hidden = !offline;
     offlineNote.id = 'offline-reason';
     remote.disabled = offline;
