@@ -284,6 +284,21 @@ describe('the challenge on the link (odk1)', () => {
     expect(await keyLink(`${parent}/devices/nobody`, signedWith(root, name))).toEqual({ httpStatus: 401 });
   });
 
+  it('keeps nothing of the challenge on a link that proved its key (no per-link closures over its scope)', async () => {
+    const name = `${parent}/devices/inband-lean`;
+    const root = newRoot();
+    expect((await runCli(['devices', 'provision', name, '--device-root', root], cliEnv())).code).toBe(0);
+    let client: WebSocket | undefined;
+    expect(await keyLink(name, signedWith(root, name), (ws) => (client = ws))).toEqual({ welcomed: name });
+    try {
+      // the server's side of the link: of the listeners the challenge added, none is left beside the session's own
+      const link = server.gateway['sessions'].get(name)!.socket;
+      expect([link.listenerCount('message'), link.listenerCount('error')]).toEqual([1, 1]);
+    } finally {
+      client?.terminate();
+    }
+  });
+
   it('closes a link opened with the key when the key is revoked', async () => {
     const name = `${parent}/devices/inband-revoked`;
     const root = newRoot();

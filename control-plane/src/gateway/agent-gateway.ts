@@ -255,6 +255,7 @@ export class AgentGateway {
         refuse('the challenge is not signed by the device key');
         return;
       }
+      ws.off('error', ignoreUnprovenLinkError);
       this.open(deviceName, ws);
     };
     const cleanUp = (): void => {
@@ -264,7 +265,7 @@ export class AgentGateway {
     };
     ws.on('message', onMessage);
     ws.on('close', cleanUp);
-    ws.on('error', () => {}); // the close that follows cleans up; a link not yet open is not worth a log line
+    ws.on('error', ignoreUnprovenLinkError);
     const message: LinkChallengeMessage = { type: 'challenge', challenge };
     ws.send(JSON.stringify(message));
   }
@@ -412,6 +413,13 @@ export class AgentGateway {
 export const CREDENTIAL_REVOKED_CLOSE_CODE = 4003;
 /** How long a link challenged for its key has to answer. */
 const PROOF_TIMEOUT_MS = 15_000;
+
+/**
+ * Errors of a link that has not yet proven its key: the close that follows cleans up, and they are not worth a log
+ * line. A function of its own, not a closure made in `challenge`: that one would keep the whole scope of the
+ * challenge (its closures, its cleared timer, the challenge) alive as long as the link, for every device.
+ */
+const ignoreUnprovenLinkError = (): void => {};
 
 /**
  * What the agent acts on: its spec, labels, and the device type its OS image is resolved for (other status
