@@ -72,3 +72,21 @@ describeStorages('schema migrations on every store', (fresh, kind) => {
     }
   });
 });
+
+describeStorages('reopening a store', (fresh) => {
+  it('finds the tables, columns and indexes of camelCase kinds and paths as it left them', () => {
+    const storage = fresh();
+    const boxes = { ...widgetDefinition, plural: 'widgetBoxes' };
+    const first = new ResourceEngine(storage).register(boxes);
+    first.put({ name: `${PARENT}/widgets/w1`, displayName: 'kept', spec: { size: 1 } });
+    const again =
+      storage instanceof PgStorage ? new PgStorage(storage.url) : new SqliteStorage((storage as SqliteStorage).db);
+    try {
+      const second = new ResourceEngine(again).register(boxes);
+      expect(second.table.addedPaths).toEqual([]);
+      expect(second.list({ where: [] }).map((doc) => doc['displayName'])).toEqual(['kept']);
+    } finally {
+      if (again instanceof PgStorage) again.close();
+    }
+  });
+});
