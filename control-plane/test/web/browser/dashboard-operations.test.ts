@@ -44,13 +44,22 @@ describe.skipIf(unavailable !== '')('spec-000 dashboard operations in Chromium',
   beforeAll(async () => {
     await world.start(5);
     await world.server.admin.create('', 'deviceTypes', { name: 'deviceTypes/sim', architecture: 'AMD64' });
+    await publishSimVersion(world.server, '1.0.0');
     await publishSimVersion(world.server, '1.1.0');
     await publishSimVersion(world.server, '1.2.0');
     await publishSimVersion(world.server, '2.0.0', '1.5.0');
     world.server.engine.resource('devices').put({
       name: stored,
       metadata: { labels: { role: 'gateway' } },
-      status: { connectionStatus: 'DISCONNECTED', deviceInfo: { osVersion: '1.0.0', deviceType: 'sim' } },
+      status: {
+        connectionStatus: 'DISCONNECTED',
+        deviceInfo: { osVersion: '1.0.0', deviceType: 'sim' },
+        osUpdate: {
+          bootBackend: 'file',
+          runningSlot: 'A',
+          slots: { A: { version: '1.0.0' }, B: { version: '1.1.0' } },
+        },
+      },
     });
     await world.onlineDevice(droplet);
     browser = await launchBrowser();
@@ -85,11 +94,17 @@ describe.skipIf(unavailable !== '')('spec-000 dashboard operations in Chromium',
     expect(tab.failedRequests).toEqual([]);
   });
 
-  it('Edit detail sets spec.osVersion; a version the device cannot take is refused and changes nothing', async () => {
+  it('Edit detail (running and retained versions marked) sets spec.osVersion; a version the device cannot take is refused and changes nothing', async () => {
     await openDevice(stored);
     await page().getByRole('button', { name: 'Edit detail' }).click();
     const select = page().getByLabel(/^OS version \(published/);
-    expect(await select.locator('option').allInnerTexts()).toEqual(['2.0.0 · needs ≥ 1.5.0', '1.2.0', '1.1.0']);
+    // the picker marks the running version and the one kept in the other slot (what a rollback boots)
+    expect(await select.locator('option').allInnerTexts()).toEqual([
+      '2.0.0 · needs ≥ 1.5.0',
+      '1.2.0',
+      '1.1.0 · retained (the rollback slot)',
+      '1.0.0 · running',
+    ]);
     await select.selectOption('1.2.0');
     await page().getByRole('button', { name: 'Save' }).click();
     const osRow = page().locator('tr', { has: page().getByRole('rowheader', { name: 'OS', exact: true }) });

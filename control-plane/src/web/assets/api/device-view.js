@@ -19,6 +19,8 @@ import { idOf } from './paths.js';
  * @property {string} id
  * @property {string} wantedOsVersion spec.osVersion ('' when unset)
  * @property {string} runningOsVersion status.deviceInfo.osVersion ('' when not reported)
+ * @property {string} retainedOsVersion the version in the A/B slot it does not run from, what a rollback boots
+ *   (status.osUpdate.slots; '' when not reported)
  * @property {string} deviceType status.deviceInfo.deviceType as deviceTypes/{id} ('' when not reported)
  * @property {'Online' | 'Offline' | 'Never connected'} connection
  * @property {string} connectionSince
@@ -60,6 +62,7 @@ export function summarizeDevice(device) {
     id: idOf(name),
     wantedOsVersion: text(device, 'spec.osVersion'),
     runningOsVersion: text(device, 'status.deviceInfo.osVersion'),
+    retainedOsVersion: retainedVersion(device),
     deviceType: type === '' || type.startsWith('deviceTypes/') ? type : `deviceTypes/${type}`,
     connection: status === 'CONNECTED' ? 'Online' : status === 'DISCONNECTED' ? 'Offline' : 'Never connected',
     connectionSince: text(device, 'status.connectionStatusChangeTime'),
@@ -73,6 +76,18 @@ export function summarizeDevice(device) {
         }))
       : [],
   };
+}
+
+/**
+ * @param {Record<string, unknown>} device
+ * @returns {string} the version of the slot other than the running one ('' when unknown)
+ */
+function retainedVersion(device) {
+  const running = text(device, 'status.osUpdate.runningSlot');
+  const slots = field(device, 'status.osUpdate.slots');
+  if (running === '' || !isObject(slots)) return '';
+  const other = Object.entries(slots).find(([slot]) => slot !== running);
+  return other ? text(other[1], 'version') : '';
 }
 
 /**

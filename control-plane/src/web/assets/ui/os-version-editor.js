@@ -27,7 +27,15 @@ export async function renderOsVersionEditor(area, ctx, summary, done) {
       h(
         'option',
         { value: c.version, selected: c.version === summary.wantedOsVersion },
-        [c.version, c.channel, c.minimumPreviousVersion ? `needs ≥ ${c.minimumPreviousVersion}` : '']
+        [
+          c.version,
+          c.version === summary.runningOsVersion ? 'running' : '',
+          c.version === summary.retainedOsVersion && c.version !== summary.runningOsVersion
+            ? 'retained (the rollback slot)'
+            : '',
+          c.channel,
+          c.minimumPreviousVersion ? `needs ≥ ${c.minimumPreviousVersion}` : '',
+        ]
           .filter(Boolean)
           .join(' · '),
       ),
