@@ -9,6 +9,9 @@ import type { Doc } from './resource-table.js';
 import { SqliteStorage } from './storage/sqlite/sqlite-storage.js';
 import type { Storage } from './storage/storage.js';
 
+/** The document type of a definition: its schema's, or Doc for a definition that only knows documents have names. */
+export type DocumentOf<T extends { name: string }> = [keyof T] extends ['name'] ? Doc : T;
+
 interface QueuedCall {
   fn: () => unknown;
   resolve(value: unknown): void;
@@ -62,11 +65,19 @@ export class ResourceEngine {
     throw new Error(`the ${this.storage.kind} storage has no SQLite database`);
   }
 
-  register(def: ResourceDefinition, rules: ResourceRules = {}): ResourceHandle {
+  /**
+   * Registers a resource kind: its handle (and typed rules) see documents as the definition's schema gives them
+   * (Doc for a definition without a type of its own).
+   */
+  register<T extends { name: string }>(
+    def: ResourceDefinition<T>,
+    rules: ResourceRules<DocumentOf<NoInfer<T>>> | ResourceRules = {},
+  ): ResourceHandle<DocumentOf<T>> {
     if (this.handles.has(def.plural)) throw new Error(`resource ${def.plural} registered twice`);
     const table = this.storage.openTable(def.plural, def.filterSchema);
     this.log.describe(def.plural, def.filterSchema);
-    const handle = new ResourceHandle(def, table, rules, {
+    // the engine stores documents that passed `def.schema`: rules and reads of this kind see them as T
+    const handle = new ResourceHandle<DocumentOf<T>>(def as ResourceDefinition, table, rules as ResourceRules, {
       transaction: (fn) => this.transaction(fn),
       record: (plural, name, before, after, time, bytes) => this.record(plural, name, before, after, time, bytes),
       log: this.log,

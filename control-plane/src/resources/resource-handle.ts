@@ -60,7 +60,7 @@ export interface EngineServices {
 const SYSTEM: OperationContext = { system: true };
 
 /** All standard operations of one resource kind, driven by its definition. */
-export class ResourceHandle {
+export class ResourceHandle<T = Doc> {
   readonly fieldTree: FieldTree;
   /** paths only the system writes: the definition's plus metadata's own */
   readonly outputOnly: readonly string[];
@@ -124,8 +124,8 @@ export class ResourceHandle {
   // ---- reads -------------------------------------------------------------------------------------------
 
   /** The stored document, or undefined. */
-  find(name: string): Doc | undefined {
-    return this.table.find(name)?.doc;
+  find(name: string): T | undefined {
+    return this.table.find(name)?.doc as T | undefined;
   }
 
   /** The stored row (its id and document), or undefined: to hold for a later mergeRows or patchRow. */
@@ -144,8 +144,8 @@ export class ResourceHandle {
   }
 
   /** The documents an engine query selects, in its order. */
-  list(query: ResourceQuery = {}): Doc[] {
-    return this.query(query).map((row) => row.doc);
+  list(query: ResourceQuery = {}): T[] {
+    return this.query(query).map((row) => row.doc as T);
   }
 
   /** The names an engine query selects, in name order, without reading the documents. */
