@@ -93,6 +93,19 @@ export async function startServer(
     target.kind === 'sqlite'
       ? new ResourceEngine(db, { checkpoints: checkpointer })
       : new ResourceEngine(new PgStorage(target.url));
+  // on PostgreSQL this process is one replica of several (cluster/); it joins before the gateway starts, which
+  // must not mark Offline the devices another replica holds
+  let cluster: ClusterMember | undefined;
+  if (target.kind === 'postgres') {
+    try {
+      cluster = await joinCluster({ engine, url: target.url, logger: logger.child({ component: 'cluster' }) });
+    } catch (err) {
+      await checkpointer.stop();
+      engine.storage.close();
+      db.close();
+      throw err;
+    }
+  }
   for (const { def, rules } of extras.resources ?? []) engine.register(def, rules);
   const artifacts = new ArtifactStore(join(config.dataDir, 'artifacts'), {
     maxBytes: config.maxArtifactBytes ?? DEFAULT_ARTIFACT_LIMITS.maxArtifactBytes,
@@ -185,8 +198,7 @@ export async function startServer(
   app.set('query parser', 'simple');
   // no body is parsed before its route has authenticated the caller: each route reads its own body
   app.use(stalledBodies.middleware());
-  // on PostgreSQL this process is one replica of several (cluster/): whether it leads is part of its health
-  let cluster: ClusterMember | undefined;
+  // on PostgreSQL, whether this replica leads is part of its health
   app.get('/healthz', (_req, res) =>
     cluster === undefined
       ? void res.json({ ok: true })
@@ -291,6 +303,7 @@ export async function startServer(
     }),
     logger: logger.child({ component: 'gateway' }),
     heartbeatSeconds: config.heartbeatSeconds,
+    markOfflineAtStart: cluster === undefined || cluster.aloneAtStart,
   });
   gateway.attach(server);
   const close = async (): Promise<void> => {
@@ -311,9 +324,6 @@ export async function startServer(
     db.close();
   };
   try {
-    if (target.kind === 'postgres') {
-      cluster = await joinCluster({ engine, url: target.url, logger: logger.child({ component: 'cluster' }) });
-    }
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.port, config.host, () => resolve());

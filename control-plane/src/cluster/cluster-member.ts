@@ -9,6 +9,8 @@ import { WatchFollower } from './watch-follower.js';
 export const CHANGES_CHANNEL = 'outpost_changes';
 /** The session advisory lock whose holder is the leader ("lead"; the schema's migrations lock "outp"). */
 export const LEADER_LOCK_KEY = 0x6c656164;
+/** The shared session advisory lock every live replica holds ("live"): how many replicas are up. */
+export const LIVE_LOCK_KEY = 0x6c697665;
 /** How often a replica looks for changes it was not told of, and tries to become the leader. */
 export const DEFAULT_CLUSTER_POLL_MS = 1000;
 
@@ -24,6 +26,8 @@ export interface ClusterMemberOptions {
 
 export interface ClusterMember {
   readonly isLeader: boolean;
+  /** no other replica was up when this one joined (so no device link can be held anywhere) */
+  readonly aloneAtStart: boolean;
   /** the log position up to which every change is published on this replica */
   readonly position: number;
   close(): Promise<void>;
@@ -60,6 +64,7 @@ export async function joinCluster(options: ClusterMemberOptions): Promise<Cluste
       if (err !== undefined && !closing) onError(err, 'the coordination connection');
     });
     try {
+      await connection.lockShared(LIVE_LOCK_KEY);
       await connection.listen(CHANGES_CHANNEL, (payload) =>
         follower.wake(/^\d+$/.test(payload) ? Number(payload) : undefined),
       );
@@ -71,10 +76,13 @@ export async function joinCluster(options: ClusterMemberOptions): Promise<Cluste
     follower.wake(); // what was announced while nobody listened
   };
 
+  let aloneAtStart: boolean;
   try {
     await connect();
+    aloneAtStart = (await coordination!.holders(LIVE_LOCK_KEY)) === 1;
   } catch (err) {
     follower.stop();
+    await coordination?.close();
     throw err;
   }
   await leadership.attempt();
@@ -98,6 +106,7 @@ export async function joinCluster(options: ClusterMemberOptions): Promise<Cluste
     get isLeader() {
       return leadership.isLeader;
     },
+    aloneAtStart,
     get position() {
       return follower.position;
     },

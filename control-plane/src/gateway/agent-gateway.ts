@@ -42,6 +42,11 @@ export interface AgentGatewayOptions {
   credentials: DeviceCredentials;
   logger: Logger;
   heartbeatSeconds: number;
+  /**
+   * After a crash no link survives, so devices still shown Online are marked Offline at start (default). Not so
+   * when another control plane on the same PostgreSQL may hold their links (cluster/cluster-member.ts).
+   */
+  markOfflineAtStart?: boolean;
   /** the OS image a device's spec asks for, sent along with its spec */
   resolveOsImage?: (device: Doc) => OsImage | undefined;
   /** followed so that publishing a version a device waits for reaches it at once */
@@ -94,7 +99,7 @@ export class AgentGateway {
     this.status = new StatusWriter(options.devices, {
       onFlushFailed: (err, retryInMs) => options.logger.error({ err, retryInMs }, 'status write failed; retrying'),
     });
-    this.markAllOffline();
+    if (options.markOfflineAtStart !== false) this.markAllOffline();
     this.heartbeat = setInterval(() => this.beat(), options.heartbeatSeconds * 1000);
     this.heartbeat.unref();
     this.unsubscribe = options.devices.subscribe((change) => {

@@ -46,6 +46,20 @@ export class PgCoordination {
     return result.rows[0]?.locked === true;
   }
 
+  /** Takes the shared session advisory lock `key` (any number of sessions hold it together). */
+  async lockShared(key: number): Promise<void> {
+    await this.client.query('SELECT pg_advisory_lock_shared($1)', [key]);
+  }
+
+  /** How many sessions hold the advisory lock `key` (a key below 2^32), this one included. */
+  async holders(key: number): Promise<number> {
+    const result = await this.client.query<{ holders: string }>(
+      "SELECT count(*) AS holders FROM pg_locks WHERE locktype = 'advisory' AND classid = 0 AND objid = $1::bigint::oid AND objsubid = 1 AND granted",
+      [key],
+    );
+    return Number(result.rows[0]?.holders ?? 0);
+  }
+
   async unlock(key: number): Promise<void> {
     await this.client.query('SELECT pg_advisory_unlock($1)', [key]);
   }
