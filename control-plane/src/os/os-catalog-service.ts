@@ -49,7 +49,7 @@ export function createOsCatalog(engine: ResourceEngine, artifacts: ArtifactStore
   };
   const osVersions = engine.register(osVersionDefinition, osVersionRules);
 
-  const findVersion = (deviceType: string, version: string): Doc | undefined =>
+  const findVersion = (deviceType: string, version: string): OsVersion | undefined =>
     osVersions.find(`osVersions/${osVersionId(deviceType, version)}`);
 
   const isReferenced = (sha256: string): boolean =>
@@ -60,8 +60,7 @@ export function createOsCatalog(engine: ResourceEngine, artifacts: ArtifactStore
     const published = [where.equals('deviceType', `deviceTypes/${type}`), where.equals('artifact.sha256', sha256)];
     return osVersions.count({ where: published }) > 0;
   };
-  const referencedArtifacts = (): Set<string> =>
-    new Set(osVersions.list().map((doc) => (doc['artifact'] as { sha256: string }).sha256));
+  const referencedArtifacts = (): Set<string> => new Set(osVersions.list().map((doc) => doc.artifact.sha256));
 
   // the artifact of a deleted version goes with it unless another version has it; checked again when removed,
   // after the commit, so that a version created meanwhile keeps it
@@ -83,16 +82,15 @@ export function createOsCatalog(engine: ResourceEngine, artifacts: ArtifactStore
     if (typeof version !== 'string' || !type) return undefined;
     const published = findVersion(type, version);
     if (!published) return undefined;
-    const artifact = published['artifact'] as { sha256: string; size: number; url: string };
-    const minimum = published['minimumPreviousVersion'];
+    const { artifact, signature, minimumPreviousVersion: minimum } = published;
     return {
       version,
       deviceType: type,
       sha256: artifact.sha256,
       size: artifact.size,
-      url: artifact.url,
-      signature: published['signature'] as string,
-      ...(typeof minimum === 'string' ? { minimumPreviousVersion: minimum } : {}),
+      url: artifact.url ?? `/v1/artifacts/${artifact.sha256}`,
+      signature,
+      ...(minimum !== undefined ? { minimumPreviousVersion: minimum } : {}),
     };
   };
 
@@ -123,7 +121,7 @@ export function createOsCatalog(engine: ResourceEngine, artifacts: ArtifactStore
       if (retainedVersions(status).includes(desired as string)) return osReadyAfterWrite(after, now);
       throw failedPrecondition(`version ${String(desired)} is not published for device type ${type}`);
     }
-    const minimum = published['minimumPreviousVersion'];
+    const minimum = published.minimumPreviousVersion;
     if (
       typeof minimum === 'string' &&
       typeof running === 'string' &&
