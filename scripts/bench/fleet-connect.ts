@@ -41,6 +41,12 @@
  *                           the simulator saw every welcome, so its cost does not grow with the connect time)
  *   rss_per_device_bytes    (VmRSS after N connected - VmRSS before) / N, each read after two full GCs
  *                           (goal <= 10240); heap_per_device_bytes the same for V8's heapUsed
+ *   connect_major_gcs, connect_gc_pause_ms_per_device
+ *                           the control plane's own full (mark-compact) collections from the reading before
+ *                           connecting to the one after, and the main-thread pauses of all its collections then,
+ *                           per device (perf_hooks 'gc' entries; the readings' forced collections are left out,
+ *                           and so are incremental marking steps and concurrent marking threads, so the pauses are
+ *                           a lower bound of what collecting costs)
  *   status_paced_*          `--paced-rate` status messages/s for `--paced-seconds`, open loop: the rate at which
  *                           they were stored and how long the last one took to land after it was sent
  *   status_stored_per_s     `--reports` status messages as fast as the server stores them (goal >= 5000): the
@@ -334,6 +340,14 @@ async function runFleet(
     );
     figure('rss_per_device_bytes', (after.vmRss - before.vmRss) / n, { goal: '<=10240', unit: 'bytes' });
     figure('heap_per_device_bytes', (after.heapUsed - before.heapUsed) / n, { unit: 'bytes' });
+    const majorGcs = after.gc.major - before.gc.major;
+    const gcPauseMs = after.gc.pauseMs - before.gc.pauseMs;
+    report.progress(
+      `${label}: control plane collections while connecting: ${majorGcs} full, ${after.gc.minor - before.gc.minor} ` +
+        `young, ${gcPauseMs.toFixed(0)} ms of pauses`,
+    );
+    figure('connect_major_gcs', majorGcs, { samples: n });
+    figure('connect_gc_pause_ms_per_device', gcPauseMs / n, { unit: 'ms' });
     figure('control_plane_rss_bytes', after.vmRss, { unit: 'bytes' });
     if (options.compare) return connect;
 
@@ -650,7 +664,18 @@ interface MemoryReading {
   vmRss: number;
   heapUsed: number;
   external: number;
+  /** the control plane's collections since its start, forced ones left out (see memoryPreload) */
+  gc: GcTotals;
 }
+
+interface GcTotals {
+  major: number;
+  minor: number;
+  /** main-thread pauses of every kind of collection */
+  pauseMs: number;
+}
+
+type MemoryLine = NodeJS.MemoryUsage & { gc: GcTotals };
 
 interface ControlPlane {
   pid: number;
@@ -666,7 +691,12 @@ interface ControlPlane {
   stop(): Promise<void>;
 }
 
-/** Runs a full GC and prints process.memoryUsage() on SIGUSR2; with a folder, writes a heap snapshot there too. */
+/**
+ * Runs a full GC and prints process.memoryUsage() with the collections so far (GcTotals) on SIGUSR2; with a
+ * folder, writes a heap snapshot there too. Collections are counted from perf_hooks' 'gc' entries, leaving out the
+ * forced ones (gc() here); their pauses are those of young and full collections (an incremental marking entry
+ * spans the mutator's time between its steps, so it is not a pause).
+ */
 function memoryPreload(snapshotDir: string | undefined): string {
   const snapshot =
     snapshotDir === undefined
@@ -674,8 +704,16 @@ function memoryPreload(snapshotDir: string | undefined): string {
       : `const file = ${JSON.stringify(snapshotDir)} + '/control-plane-' + Date.now() + '.heapsnapshot';` +
         `(await import('node:v8')).writeHeapSnapshot(file);`;
   const source =
+    `import { PerformanceObserver, constants as k } from 'node:perf_hooks';` +
+    `const gc = { major: 0, minor: 0, pauseMs: 0 };` +
+    `new PerformanceObserver((list) => { for (const entry of list.getEntries()) {` +
+    `  const { kind, flags } = entry.detail;` +
+    `  if ((flags & k.NODE_PERFORMANCE_GC_FLAGS_FORCED) !== 0) continue;` +
+    `  if (kind === k.NODE_PERFORMANCE_GC_MAJOR) { gc.major++; gc.pauseMs += entry.duration; }` +
+    `  else if (kind === k.NODE_PERFORMANCE_GC_MINOR) { gc.minor++; gc.pauseMs += entry.duration; }` +
+    `} }).observe({ entryTypes: ['gc'] });` +
     `process.on('SIGUSR2', async () => { globalThis.gc(); ${snapshot}` +
-    `process.stderr.write(${JSON.stringify(MEMORY_LINE)} + JSON.stringify(process.memoryUsage()) + '\\n'); });`;
+    `process.stderr.write(${JSON.stringify(MEMORY_LINE)} + JSON.stringify({ ...process.memoryUsage(), gc }) + '\\n'); });`;
   return `data:text/javascript,${encodeURIComponent(source)}`;
 }
 
@@ -708,7 +746,7 @@ async function startControlPlane(dir: string, run: string, tls: ThrowawayTls | u
   const pid = child.pid ?? 0;
   let exit: string | undefined;
   child.once('exit', (code, signal) => (exit = `control plane exited (code ${code}, signal ${signal})`));
-  const memoryWaiters: ((usage: NodeJS.MemoryUsage) => void)[] = [];
+  const memoryWaiters: ((usage: MemoryLine) => void)[] = [];
   let logLines = 0;
   createInterface({ input: child.stdout! }).on('line', (line) => {
     if (++logLines <= 10) report.progress(`control plane log: ${line.slice(0, 300)}`);
@@ -735,8 +773,8 @@ async function startControlPlane(dir: string, run: string, tls: ThrowawayTls | u
     await sleep(100);
   }
 
-  const gc = async (): Promise<NodeJS.MemoryUsage> => {
-    const usage = new Promise<NodeJS.MemoryUsage>((resolve) => memoryWaiters.push(resolve));
+  const gc = async (): Promise<MemoryLine> => {
+    const usage = new Promise<MemoryLine>((resolve) => memoryWaiters.push(resolve));
     child.kill('SIGUSR2');
     return withTimeout(usage, 120_000, 'a GC in the control plane');
   };
@@ -752,7 +790,7 @@ async function startControlPlane(dir: string, run: string, tls: ThrowawayTls | u
       await gc();
       await sleep(1_000);
       const usage = await gc();
-      return { vmRss: vmRssOf(pid), heapUsed: usage.heapUsed, external: usage.external };
+      return { vmRss: vmRssOf(pid), heapUsed: usage.heapUsed, external: usage.external, gc: usage.gc };
     },
     async stop() {
       if (exit) return;
