@@ -44,9 +44,23 @@ export async function joinCluster(options: ClusterMemberOptions): Promise<Cluste
   const onError = (err: unknown, what: string): void => logger.error({ err }, `cluster: ${what} failed`);
   let coordination: PgCoordination | undefined;
   let closing = false;
+  // one NOTIFY out at a time, of the newest position: commits made meanwhile are announced together
+  let announced = 0;
+  let newest = 0;
+  let announcing = false;
+  const announce = async (): Promise<void> => {
+    announcing = true;
+    while (newest > announced && coordination !== undefined) {
+      announced = newest;
+      await coordination.notify(CHANGES_CHANNEL, String(announced)).catch((err) => onError(err, 'announcing a commit'));
+    }
+    announcing = false;
+  };
   const follower = new WatchFollower(engine, {
-    announce: (position) =>
-      void coordination?.notify(CHANGES_CHANNEL, String(position)).catch((err) => onError(err, 'announcing a commit')),
+    announce: (position) => {
+      newest = Math.max(newest, position);
+      if (!announcing) void announce();
+    },
     onError,
   });
   const leadership = new Leadership({

@@ -8,6 +8,8 @@ import pg from 'pg';
  */
 export class PgCoordination {
   private ended = false;
+  /** the client runs one query at a time: each waits for the one before */
+  private queue: Promise<unknown> = Promise.resolve();
 
   private constructor(
     private readonly client: pg.Client,
@@ -33,35 +35,35 @@ export class PgCoordination {
     this.client.on('notification', (message) => {
       if (message.channel === channel) onPayload(message.payload ?? '');
     });
-    await this.client.query(`LISTEN ${identifier(channel)}`);
+    await this.query(`LISTEN ${identifier(channel)}`);
   }
 
   async notify(channel: string, payload: string): Promise<void> {
-    await this.client.query('SELECT pg_notify($1, $2)', [channel, payload]);
+    await this.query('SELECT pg_notify($1, $2)', [channel, payload]);
   }
 
   /** Takes the session advisory lock `key` unless another session holds it; whether this one holds it now. */
   async tryLock(key: number): Promise<boolean> {
-    const result = await this.client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [key]);
-    return result.rows[0]?.locked === true;
+    const rows = await this.query('SELECT pg_try_advisory_lock($1) AS locked', [key]);
+    return rows[0]?.['locked'] === true;
   }
 
   /** Takes the shared session advisory lock `key` (any number of sessions hold it together). */
   async lockShared(key: number): Promise<void> {
-    await this.client.query('SELECT pg_advisory_lock_shared($1)', [key]);
+    await this.query('SELECT pg_advisory_lock_shared($1)', [key]);
   }
 
   /** How many sessions hold the advisory lock `key` (a key below 2^32), this one included. */
   async holders(key: number): Promise<number> {
-    const result = await this.client.query<{ holders: string }>(
+    const rows = await this.query(
       "SELECT count(*) AS holders FROM pg_locks WHERE locktype = 'advisory' AND classid = 0 AND objid = $1::bigint::oid AND objsubid = 1 AND granted",
       [key],
     );
-    return Number(result.rows[0]?.holders ?? 0);
+    return Number(rows[0]?.['holders'] ?? 0);
   }
 
   async unlock(key: number): Promise<void> {
-    await this.client.query('SELECT pg_advisory_unlock($1)', [key]);
+    await this.query('SELECT pg_advisory_unlock($1)', [key]);
   }
 
   async close(): Promise<void> {
@@ -69,6 +71,12 @@ export class PgCoordination {
     this.ended = true;
     await this.client.end().catch(() => undefined);
     this.onEnd(undefined);
+  }
+
+  private query(sql: string, params: readonly unknown[] = []): Promise<Record<string, unknown>[]> {
+    const run = this.queue.then(() => this.client.query<Record<string, unknown>>(sql, [...params]));
+    this.queue = run.catch(() => undefined);
+    return run.then((result) => result.rows);
   }
 
   private end(err: Error | undefined): void {
