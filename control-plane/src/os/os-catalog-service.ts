@@ -6,7 +6,7 @@ import {
   osVersionDefinition,
   osVersionId,
 } from '@outpost/shared';
-import type { OsImage, OsVersion } from '@outpost/shared';
+import type { Device, OsImage, OsVersion } from '@outpost/shared';
 import type { ResourceEngine } from '../resources/resource-engine.js';
 import type { ResourceHandle } from '../resources/resource-handle.js';
 import type { ResourceRules } from '../resources/resource-rules.js';
@@ -19,7 +19,7 @@ export interface OsCatalog {
   deviceTypes: ResourceHandle;
   osVersions: ResourceHandle;
   /** rules the devices service runs on every device write */
-  deviceRules: ResourceRules;
+  deviceRules: ResourceRules<Device>;
   /** the image a device should run: its spec.osVersion for its reported type, when published */
   resolveOsImage(device: Doc): OsImage | undefined;
   /** whether a version published for the device's type has this artifact (what a device may download) */
@@ -94,18 +94,16 @@ export function createOsCatalog(engine: ResourceEngine, artifacts: ArtifactStore
     };
   };
 
-  const checkDesiredVersion = (before: Doc | undefined, after: Doc): Doc | void => {
-    const desired = ((after['spec'] ?? {}) as Doc)['osVersion'];
-    const previous = before ? ((before['spec'] ?? {}) as Doc)['osVersion'] : undefined;
-    if (desired === previous) return;
+  const checkDesiredVersion = (before: Device | undefined, after: Device): Device | void => {
+    const desired = after.spec?.osVersion;
+    if (desired === before?.spec?.osVersion) return;
     const now = engine.now().toISOString();
-    const status = (after['status'] ?? {}) as Doc;
-    const info = (status['deviceInfo'] ?? {}) as Doc;
-    const running = info['osVersion'];
+    const status = after.status ?? {};
+    const info = status.deviceInfo ?? {};
+    const running = info.osVersion;
     // none, or back to what runs: always allowed, nothing to install
     if (desired === undefined || desired === running) return osReadyAfterWrite(after, now);
-    const managed = (info['managedFeatures'] ?? {}) as Doc;
-    if (managed['os'] === false) {
+    if (info.managedFeatures?.os === false) {
       throw failedPrecondition(
         'OS management is disabled on this device (agent on its own Linux): it cannot change OS version',
       );
@@ -115,27 +113,22 @@ export function createOsCatalog(engine: ResourceEngine, artifacts: ArtifactStore
     // agent instead: it waits in Pending while the version is not published for its type, and refuses an image
     // for another type or whose minimumPreviousVersion it does not meet
     if (!type) return osReadyAfterWrite(after, now);
-    const published = findVersion(type, desired as string);
+    const published = findVersion(type, desired);
     if (!published) {
       // a version the device still holds in its other slot needs no artifact: it switches back to it
-      if (retainedVersions(status).includes(desired as string)) return osReadyAfterWrite(after, now);
-      throw failedPrecondition(`version ${String(desired)} is not published for device type ${type}`);
+      if (retainedVersions(status).includes(desired)) return osReadyAfterWrite(after, now);
+      throw failedPrecondition(`version ${desired} is not published for device type ${type}`);
     }
     const minimum = published.minimumPreviousVersion;
-    if (
-      typeof minimum === 'string' &&
-      typeof running === 'string' &&
-      semver.valid(running) &&
-      semver.lt(running, minimum)
-    ) {
+    if (minimum !== undefined && running !== undefined && semver.valid(running) && semver.lt(running, minimum)) {
       throw failedPrecondition(
-        `version ${String(desired)} needs the device to run at least ${minimum}; it runs ${running}: upgrade through ${minimum} first`,
+        `version ${desired} needs the device to run at least ${minimum}; it runs ${running}: upgrade through ${minimum} first`,
       );
     }
     return osReadyAfterWrite(after, now);
   };
 
-  const deviceRules: ResourceRules = {
+  const deviceRules: ResourceRules<Device> = {
     beforeCreate: (doc) => checkDesiredVersion(undefined, doc),
     beforeUpdate: (before, after) => checkDesiredVersion(before, after),
   };

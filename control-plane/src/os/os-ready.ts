@@ -1,4 +1,4 @@
-import type { Doc } from '../resources/resource-table.js';
+import type { Condition, Device } from '@outpost/shared';
 
 /** OSReady reasons of a device that has begun switching slots: it must still come back on its own. */
 const SWITCHING_REASONS: ReadonlySet<unknown> = new Set(['Installing', 'Rebooting', 'Verifying']);
@@ -11,18 +11,18 @@ const SWITCHING_REASONS: ReadonlySet<unknown> = new Set(['Installing', 'Rebootin
  *   or a requested switch), except while it is switching slots, when it still has to return: False/Pending;
  * - a device whose OS the agent does not manage keeps its condition (Unsupported).
  */
-export function osReadyAfterWrite(device: Doc, now: string): Doc {
-  const status = (device['status'] ?? {}) as Doc;
-  const info = (status['deviceInfo'] ?? {}) as Doc;
-  if (((info['managedFeatures'] ?? {}) as Doc)['os'] === false) return device;
-  const conditions = (status['conditions'] ?? []) as Doc[];
-  const previous = conditions.find((c) => c['type'] === 'OSReady');
-  const desired = ((device['spec'] ?? {}) as Doc)['osVersion'];
-  const running = typeof info['osVersion'] === 'string' ? info['osVersion'] : undefined;
-  const switching = SWITCHING_REASONS.has(previous?.['reason']);
+export function osReadyAfterWrite(device: Device, now: string): Device {
+  const status = device.status ?? {};
+  const info = status.deviceInfo ?? {};
+  if (info.managedFeatures?.os === false) return device;
+  const conditions = status.conditions ?? [];
+  const previous = conditions.find((c) => c.type === 'OSReady');
+  const desired = device.spec?.osVersion;
+  const running = info.osVersion;
+  const switching = SWITCHING_REASONS.has(previous?.reason);
 
   let next: { status: 'True' | 'False'; reason: string; message: string };
-  if (typeof desired !== 'string') {
+  if (desired === undefined) {
     if (switching) return device; // the trial in progress is committed as usual
     next = {
       status: 'True',
@@ -40,20 +40,20 @@ export function osReadyAfterWrite(device: Doc, now: string): Doc {
       message: `waiting for the device to install ${desired}${failingChecksNote(conditions, desired)}`,
     };
   }
-  const condition = {
+  const condition: Condition = {
     type: 'OSReady',
     ...next,
-    lastTransitionTime: previous && previous['status'] === next.status ? previous['lastTransitionTime'] : now,
+    lastTransitionTime: previous && previous.status === next.status ? previous.lastTransitionTime : now,
   };
-  const others = conditions.filter((c) => c['type'] !== 'OSReady');
+  const others = conditions.filter((c) => c.type !== 'OSReady');
   return { ...device, status: { ...status, conditions: [...others, condition] } };
 }
 
 /** "; health check web already fails (...): ..." for the Healthy/<id> conditions that are False; '' for none. */
-function failingChecksNote(conditions: readonly Doc[], version: string): string {
+function failingChecksNote(conditions: readonly Condition[], version: string): string {
   const failing = conditions
-    .filter((c) => typeof c['type'] === 'string' && c['type'].startsWith('Healthy/') && c['status'] === 'False')
-    .map((c) => `${(c['type'] as string).slice('Healthy/'.length)} (${String(c['message'] ?? c['reason'])})`);
+    .filter((c) => c.type.startsWith('Healthy/') && c.status === 'False')
+    .map((c) => `${c.type.slice('Healthy/'.length)} (${c.message ?? c.reason})`);
   if (failing.length === 0) return '';
   const subject =
     failing.length === 1
