@@ -286,6 +286,21 @@ describe.skipIf(unavailable !== '')('spec-000 dashboard operations in Chromium',
       .toBe(true);
   });
 
+  it('the terminal tab runs a shell on the device (xterm.js on the :terminal WebSocket), under the page policy', async () => {
+    await page().getByRole('button', { name: 'Open terminal' }).click();
+    await page().getByText('Shell on the device').waitFor();
+    const screen = page().locator('.terminal-screen .xterm-rows');
+    await screen.waitFor();
+    await page().locator('.terminal-screen').click();
+    await page().keyboard.type('echo hello-$((6*7))');
+    await page().keyboard.press('Enter');
+    await expect.poll(() => screen.innerText(), { timeout: 30_000 }).toContain('hello-42');
+    await page().keyboard.type('exit 3');
+    await page().keyboard.press('Enter');
+    await page().getByText('Session ended: exit status 3').waitFor({ timeout: 30_000 });
+    expect(tab.consoleErrors).toEqual([]); // xterm.js's own style elements carry the page's nonce
+  });
+
   it('Reboot from the device menu, after the confirm: accepted, and the device comes back', async () => {
     const before = await waitForDevice(
       world.server.admin,

@@ -17,7 +17,8 @@ import { renderOsVersionEditor } from './os-version-editor.js';
 import { describeValue } from './value-view.js';
 import { renderMetricCharts } from './metric-charts.js';
 
-const OFFLINE_REASON = 'The device is offline: reboot, shutdown, file transfers and restarts need it online.';
+const OFFLINE_REASON =
+  'The device is offline: reboot, shutdown, the terminal, file transfers and restarts need it online.';
 
 /**
  * @param {Element} view
@@ -45,6 +46,7 @@ export function renderDeviceOverview(view, ctx, name) {
     'fieldset',
     { class: 'remote' },
     h('legend', { class: 'visually-hidden' }, 'Remote operations'),
+    terminalCard(ctx, name),
     applications,
     files,
   );
@@ -139,6 +141,53 @@ export function renderDeviceOverview(view, ctx, name) {
     },
   });
   ctx.live.every(redraw, 10_000); // relative times age
+}
+
+/**
+ * The terminal tab: Open terminal loads xterm.js (a chunk of its own) and starts a shell on the device; Close
+ * terminal ends it. Leaving the page ends it too.
+ * @param {import('./context.js').Context} ctx
+ * @param {string} device
+ * @returns {HTMLElement}
+ */
+function terminalCard(ctx, device) {
+  const area = h('div', { class: 'terminal-area' });
+  const status = h('span', { class: 'muted', role: 'status' });
+  const open = h('button', { type: 'button', class: 'primary' }, 'Open terminal');
+  const close = h('button', { type: 'button', hidden: true }, 'Close terminal');
+  /** @type {(() => void) | undefined} */
+  let stop;
+  const closed = () => {
+    stop?.();
+    stop = undefined;
+    open.hidden = false;
+    close.hidden = true;
+  };
+  open.addEventListener('click', async () => {
+    open.hidden = true;
+    close.hidden = false;
+    status.textContent = 'Connecting…';
+    try {
+      const { openTerminal } = await import('./terminal.js');
+      stop = openTerminal(area, device, ctx.apiKey, (why) => {
+        status.textContent = `Session ended: ${why}`;
+        open.hidden = false;
+        close.hidden = true;
+      });
+      status.textContent = 'Shell on the device';
+    } catch (err) {
+      status.textContent = `The terminal could not open: ${String(err)}`;
+      closed();
+    }
+  });
+  close.addEventListener('click', closed);
+  ctx.live.track({ state: 'live', stop: () => stop?.() });
+  return h(
+    'section',
+    { class: 'card' },
+    h('div', { class: 'header-row' }, h('h2', {}, 'Terminal'), h('div', { class: 'row' }, status, open, close)),
+    area,
+  );
 }
 
 /**
