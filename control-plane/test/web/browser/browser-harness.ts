@@ -38,7 +38,8 @@ export function browserUnavailable(): string {
       ? `the dashboard is not built (${BUILT_DASHBOARD}): run npm run build`
       : '';
   if (missing === '') return '';
-  if (process.env['CI'] === 'true') throw new Error(`the dashboard's browser tests cannot run under CI=true: ${missing}`);
+  if (process.env['CI'] === 'true')
+    throw new Error(`the dashboard's browser tests cannot run under CI=true: ${missing}`);
   console.warn(`SKIPPED: the dashboard's browser tests: ${missing}`);
   return missing;
 }
