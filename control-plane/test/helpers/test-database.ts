@@ -2,6 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
 import { SyncPostgres } from '../../src/resources/storage/postgres/sync-postgres.js';
 
+// declared beside its only reader, so every program that type-checks a test server sees it
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** the `postgres` database of the project's throwaway cluster (postgres-global-setup.ts) */
+    postgresAdminUrl: string;
+  }
+}
+
 /** Set to `postgres` (the `postgres` vitest project does): test servers keep their resources in PostgreSQL. */
 export const TEST_DATABASE_VARIABLE = 'OUTPOST_TEST_DATABASE';
 
