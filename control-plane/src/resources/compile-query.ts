@@ -1,5 +1,5 @@
-import { NAME_MATCH_SQL_FUNCTION, filterToSql, isWildcardParent, resolveField } from '@outpost/shared';
-import type { FilterNode, ResolvedField, SqlFragment, SqlTarget } from '@outpost/shared';
+import { NAME_MATCH_SQL_FUNCTION, SQLITE_DIALECT, filterToSql, isWildcardParent, resolveField } from '@outpost/shared';
+import type { FilterNode, ResolvedField, SqlDialect, SqlFragment, SqlTarget } from '@outpost/shared';
 import type { NamePattern, ResourceDefinition } from '@outpost/shared';
 import type { Condition, ResourceQuery } from './resource-query.js';
 import type { SortKey, TableQuery } from './resource-table.js';
@@ -15,7 +15,7 @@ export interface QueryTarget {
 export function compileQuery(target: QueryTarget, query: ResourceQuery): TableQuery {
   const where = (query.where ?? []).map((condition) => compileCondition(target, condition));
   return {
-    where: where.filter((fragment) => fragment.sql !== '1'),
+    where: where.filter((fragment) => fragment.sql !== dialectOf(target).true),
     keys: sortKeys(target, query),
     ...(query.limit !== undefined ? { limit: query.limit } : {}),
   };
@@ -27,7 +27,7 @@ function compileCondition(target: QueryTarget, condition: Condition): SqlFragmen
       return parentCondition(target, condition.parent);
     case 'parentIn': {
       const parents = [...new Set(condition.parents)];
-      if (parents.length === 0) return { sql: '0', params: [] };
+      if (parents.length === 0) return { sql: dialectOf(target).false, params: [] };
       return { sql: `parent IN (${parents.map(() => '?').join(', ')})`, params: parents };
     }
     case 'filter':
@@ -37,13 +37,18 @@ function compileCondition(target: QueryTarget, condition: Condition): SqlFragmen
       return { sql: `(NOT (${inner.sql}))`, params: inner.params };
     }
     case 'anyOf': {
-      if (condition.conditions.length === 0) return { sql: '0', params: [] };
+      if (condition.conditions.length === 0) return { sql: dialectOf(target).false, params: [] };
       const parts = condition.conditions.map((c) => compileCondition(target, c));
       return { sql: `(${parts.map((p) => `(${p.sql})`).join(' OR ')})`, params: parts.flatMap((p) => p.params) };
     }
     default:
       return filterToSql({ ast: fieldNode(target, condition), text: '' }, target.sqlTarget);
   }
+}
+
+/** The store's constants and operators (SQLite's unless its target says otherwise): `0` is no boolean to PostgreSQL. */
+function dialectOf(target: QueryTarget): SqlDialect {
+  return target.sqlTarget.dialect ?? SQLITE_DIALECT;
 }
 
 function parentCondition(target: QueryTarget, parent: string): SqlFragment {

@@ -41,6 +41,10 @@ describeStorages('engine queries', (fresh) => {
     const either = where.anyOf(where.equals('spec.color', 'blue'), where.equals('spec.size', 5));
     expect(docIds(widgets.list({ where: [either] }))).toEqual(['b', 'd']);
     expect(docIds(widgets.list({ where: [where.not(either)] }))).toEqual(['a', 'c']);
+    // the constant conditions of empty alternatives, nested where a store must read them as booleans
+    expect(docIds(widgets.list({ where: [where.not(where.parentIn([]))] }))).toEqual(['a', 'b', 'c', 'd']);
+    expect(docIds(widgets.list({ where: [where.not(where.anyOf())] }))).toEqual(['a', 'b', 'c', 'd']);
+    expect(widgets.list({ where: [where.anyOf(where.parentIn([]), where.anyOf())] })).toEqual([]);
   });
 
   it('compares names exactly: a "-" in a structured value is no wildcard', () => {
