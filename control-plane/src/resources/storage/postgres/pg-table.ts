@@ -9,6 +9,7 @@ import { columnDeclaration, columnTypeOf, columnValueOf, identifier, jsonTextAt,
 import type { ColumnType } from './pg-sql.js';
 import type { PgStorage, Sql } from './pg-storage.js';
 import { PostgresError } from './sync-postgres.js';
+import { INDEX_SHAPES, indexShapeOf } from '../index-shapes.js';
 
 interface ScalarColumn {
   path: string;
@@ -363,27 +364,6 @@ const text = (value: string | number | null): string | null => (value === null ?
 function sameType(wanted: ColumnType, dataType: string): boolean {
   return dataType === wanted;
 }
-
-interface IndexShape {
-  name(table: string, column: string): string;
-  columns(column: string): string;
-}
-
-/** As SQLite's (see SqliteTable): equality on the column and parent in name order, or the column alone. */
-const IN_PARENT: IndexShape = {
-  name: (table, column) => `${table}_by_${column}_in_parent`,
-  columns: (column) => `${column}, parent, name`,
-};
-
-const BY_VALUE: IndexShape = {
-  name: (table, column) => `${table}_by_${column}`,
-  columns: (column) => column,
-};
-
-const INDEX_SHAPES: readonly IndexShape[] = [IN_PARENT, BY_VALUE];
-
-const indexShapeOf = (field: FilterField): IndexShape =>
-  field.type === 'int' || field.type === 'double' || field.type === 'timestamp' ? BY_VALUE : IN_PARENT;
 
 /** An unquoted name as PostgreSQL's catalogs keep it. */
 const folded = (name: string): string => name.toLowerCase();

@@ -6,6 +6,7 @@ import type { Doc, QueriedRow, ResourceTable, SortKey, StoredRow, TableQuery } f
 import { columnOf, isMultiValued, jsonPath, multiValuesOf, sqlLiteral, sqlValueOf } from '../../sql-columns.js';
 import { mayDiffer, seekCondition, valueAt } from '../row-values.js';
 import { TableBase } from '../table-base.js';
+import { INDEX_SHAPES, indexShapeOf } from '../index-shapes.js';
 
 /** A scalar filterable path and the column that holds its value. */
 interface ScalarColumn {
@@ -312,32 +313,3 @@ export class SqliteTable extends TableBase implements ResourceTable {
     return stmt;
   }
 }
-
-interface IndexShape {
-  name(table: string, column: string): string;
-  columns(column: string): string;
-}
-
-/**
- * Equality on the column and the parent, then in name order: a filtered page and its counts in one range.
- * For names, strings, enums and booleans, which filters compare for equality.
- */
-const IN_PARENT: IndexShape = {
-  name: (table, column) => `${table}_by_${column}_in_parent`,
-  columns: (column) => `${column}, parent, name`,
-};
-
-/**
- * The column alone: for numbers and timestamps, which filters mostly compare as ranges (a page of a range
- * needs a sort by name either way). Its entries are a fraction of the size, so the many writes that change
- * such values (every write moves metadata.updateTime) cost much less.
- */
-const BY_VALUE: IndexShape = {
-  name: (table, column) => `${table}_by_${column}`,
-  columns: (column) => column,
-};
-
-const INDEX_SHAPES: readonly IndexShape[] = [IN_PARENT, BY_VALUE];
-
-const indexShapeOf = (field: FilterField): IndexShape =>
-  field.type === 'int' || field.type === 'double' || field.type === 'timestamp' ? BY_VALUE : IN_PARENT;
