@@ -3,10 +3,9 @@
  * lock); kill -9 of the leader moves the leadership to the other, and what the dead one acknowledged is there.
  * Skipped without PostgreSQL, except under CI=true.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPostgresCluster } from '../../control-plane/test/helpers/postgres-cluster.js';
-import type { PostgresCluster } from '../../control-plane/test/helpers/postgres-cluster.js';
-import { clusterTestsSkipped, startReplica } from './helpers/cluster-replicas.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { clusterTestsSkipped } from './helpers/cluster-replicas.js';
+import { twoReplicasOnePostgres } from './helpers/two-replicas.js';
 import type { Replica } from './helpers/cluster-replicas.js';
 
 const skipped = clusterTestsSkipped('cluster leader test');
@@ -20,20 +19,12 @@ const health = async (replica: Replica): Promise<Health> =>
   (await fetch(`${replica.url}/healthz`)).json() as Promise<Health>;
 
 describe.skipIf(skipped)('the leader of control-plane replicas on one PostgreSQL', () => {
-  let cluster: PostgresCluster;
+  const replicas = twoReplicasOnePostgres();
   let a: Replica;
   let b: Replica;
-
-  beforeAll(async () => {
-    cluster = await startPostgresCluster({ durable: false });
-    const database = cluster.createDatabase();
-    a = await startReplica(database);
-    b = await startReplica(database);
-  }, 120_000);
-
-  afterAll(async () => {
-    await Promise.all([a?.stop(), b?.stop()]);
-    cluster?.stop();
+  beforeAll(() => {
+    a = replicas.a();
+    b = replicas.b();
   });
 
   it('is one replica; kill -9 of it moves the leadership, and its acknowledged writes stay', async () => {

@@ -3,10 +3,9 @@
  * replica B sees a write made through replica A, in log order, and its resume token resumes on A. Skipped
  * without PostgreSQL, except under CI=true.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPostgresCluster } from '../../control-plane/test/helpers/postgres-cluster.js';
-import type { PostgresCluster } from '../../control-plane/test/helpers/postgres-cluster.js';
-import { clusterTestsSkipped, startReplica } from './helpers/cluster-replicas.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { clusterTestsSkipped } from './helpers/cluster-replicas.js';
+import { twoReplicasOnePostgres } from './helpers/two-replicas.js';
 import type { Replica } from './helpers/cluster-replicas.js';
 
 interface WatchResponse {
@@ -29,20 +28,12 @@ async function readUntil(stream: AsyncGenerator<WatchResponse>, names: readonly 
 }
 
 describe.skipIf(skipped)('a watch across control-plane replicas on one PostgreSQL', () => {
-  let cluster: PostgresCluster;
+  const replicas = twoReplicasOnePostgres();
   let a: Replica;
   let b: Replica;
-
-  beforeAll(async () => {
-    cluster = await startPostgresCluster({ durable: false });
-    const database = cluster.createDatabase();
-    a = await startReplica(database);
-    b = await startReplica(database);
-  }, 120_000);
-
-  afterAll(async () => {
-    await Promise.all([a?.stop(), b?.stop()]);
-    cluster?.stop();
+  beforeAll(() => {
+    a = replicas.a();
+    b = replicas.b();
   });
 
   it('sees on B, in order, what was written through A, and resumes on A with B’s token', async () => {

@@ -1,0 +1,27 @@
+import { afterAll, beforeAll } from 'vitest';
+import { startPostgresCluster } from '../../../control-plane/test/helpers/postgres-cluster.js';
+import type { PostgresCluster } from '../../../control-plane/test/helpers/postgres-cluster.js';
+import { startReplica } from './cluster-replicas.js';
+import type { Replica } from './cluster-replicas.js';
+
+/** Two replicas on one database of a throwaway cluster, started before the suite's tests and stopped after. */
+export function twoReplicasOnePostgres(): { a(): Replica; b(): Replica } {
+  let cluster: PostgresCluster | undefined;
+  let a: Replica | undefined;
+  let b: Replica | undefined;
+  beforeAll(async () => {
+    cluster = await startPostgresCluster({ durable: false });
+    const database = cluster.createDatabase();
+    a = await startReplica(database);
+    b = await startReplica(database);
+  }, 120_000);
+  afterAll(async () => {
+    await Promise.all([a?.stop(), b?.stop()]);
+    cluster?.stop();
+  });
+  const started = (replica: Replica | undefined): Replica => {
+    if (!replica) throw new Error('the replicas did not start');
+    return replica;
+  };
+  return { a: () => started(a), b: () => started(b) };
+}
