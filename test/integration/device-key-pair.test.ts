@@ -4,48 +4,28 @@
  * challenges; a bearer-credential device keeps working and moves to a key with `droplet enroll-key`; replayed and
  * forged proofs are refused (401); re-keying with `issue-credential --device-root` makes the old key fail.
  */
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { AGENT_CONNECT_PATH, deviceProofMessage, formatDeviceProof, readFileDeviceKey } from '@outpost/shared';
 import type { Device } from '@outpost/shared';
-import { startTestServer, TEST_ADMIN_KEY } from '../../control-plane/test/helpers/test-server.js';
-import type { TestServer } from '../../control-plane/test/helpers/test-server.js';
+import { TEST_ADMIN_KEY } from '../../control-plane/test/helpers/test-server.js';
+import { deviceProcessSuite } from './helpers/device-process-suite.js';
 import { DROPLET, runCli, startProcess } from './helpers/processes.js';
 import type { RunningProcess } from './helpers/processes.js';
 import { waitForDevice } from './helpers/wait-for.js';
 
 const parent = 'projects/keys/regions/eu';
-let server: TestServer;
-const agents: RunningProcess[] = [];
-const roots: string[] = [];
-
-beforeAll(async () => {
-  server = await startTestServer({}, { heartbeatSeconds: 1 });
-});
-afterEach(async () => {
-  await Promise.all(agents.splice(0).map((a) => a.stop('SIGKILL')));
-});
-afterAll(async () => {
-  await server.dispose();
-  await Promise.all(roots.map((r) => rm(r, { recursive: true, force: true })));
-});
-
-const newRoot = (): string => {
-  const dir = mkdtempSync(join(tmpdir(), 'outpost-key-device-'));
-  roots.push(dir);
-  return dir;
-};
-const cliEnv = (): Record<string, string> => ({ OUTPOST_SERVER: server.url, OUTPOST_API_KEY: TEST_ADMIN_KEY });
+const suite = deviceProcessSuite('outpost-key-device-');
+const { agents, newRoot, cliEnv } = suite;
 const online = (d: Device): boolean => d.status?.connectionStatus === 'CONNECTED';
 
 /** Waits until the device is connected again by a connection newer than `since`. */
 const reconnected = (name: string, since: string | undefined): Promise<Device> =>
   waitForDevice(
-    server.admin,
+    suite.server.admin,
     name,
     (d) => online(d) && (d.status?.connectionStatusChangeTime ?? '') > (since ?? ''),
     20_000,
@@ -60,7 +40,7 @@ function startAgent(root: string): RunningProcess {
 /** The status of a WebSocket upgrade to the agent path with this bearer token (101 when it is accepted). */
 function upgradeStatus(token: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(server.url.replace(/^http/, 'ws') + AGENT_CONNECT_PATH, {
+    const ws = new WebSocket(suite.server.url.replace(/^http/, 'ws') + AGENT_CONNECT_PATH, {
       headers: { authorization: `Bearer ${token}` },
     });
     ws.on('unexpected-response', (_req, res) => {
@@ -76,7 +56,7 @@ function upgradeStatus(token: string): Promise<number> {
 }
 
 async function challenge(device: string): Promise<string> {
-  const res = await fetch(`${server.url}/v1/${device}:challenge`, { method: 'POST' });
+  const res = await fetch(`${suite.server.url}/v1/${device}:challenge`, { method: 'POST' });
   expect(res.status).toBe(200);
   return ((await res.json()) as { challenge: string }).challenge;
 }
@@ -102,7 +82,7 @@ describe('a device provisioned with a key pair', () => {
     expect(readFileSync(join(root, 'config', 'droplet.json'), 'utf8')).not.toMatch(/odc_|PRIVATE/);
 
     startAgent(root);
-    const connectedAt = (await waitForDevice(server.admin, name, online)).status?.connectionStatusChangeTime;
+    const connectedAt = (await waitForDevice(suite.server.admin, name, online)).status?.connectionStatusChangeTime;
 
     const proof = await proofFrom(root, name);
     expect(await upgradeStatus(proof)).toBe(101);
@@ -131,7 +111,7 @@ describe('a device provisioned with a key pair', () => {
     const before = newRoot();
     cpSync(join(root, 'config'), join(before, 'config'), { recursive: true });
     startAgent(root);
-    const connectedAt = (await waitForDevice(server.admin, name, online)).status?.connectionStatusChangeTime;
+    const connectedAt = (await waitForDevice(suite.server.admin, name, online)).status?.connectionStatusChangeTime;
 
     const rekeyed = await runCli(['devices', 'issue-credential', name, '--device-root', root], cliEnv());
     expect(rekeyed.code, rekeyed.stderr).toBe(0);
@@ -145,7 +125,7 @@ describe('a device provisioned with a key pair', () => {
     const name = `${parent}/devices/badkey`;
     const root = newRoot();
     expect((await runCli(['devices', 'provision', name, '--device-root', root], cliEnv())).code).toBe(0);
-    const res = await fetch(`${server.url}/v1/${name}:issueCredential`, {
+    const res = await fetch(`${suite.server.url}/v1/${name}:issueCredential`, {
       method: 'POST',
       headers: { authorization: `Bearer ${TEST_ADMIN_KEY}`, 'content-type': 'application/json' },
       body: JSON.stringify({ publicKey: 'not a key' }),
@@ -168,7 +148,7 @@ describe('a device provisioned with a bearer credential', () => {
     writeFileSync(join(root, 'config', 'credential'), `${credential}\n`, { mode: 0o600 });
 
     const agent = startAgent(root);
-    const connectedAt = (await waitForDevice(server.admin, name, online)).status?.connectionStatusChangeTime;
+    const connectedAt = (await waitForDevice(suite.server.admin, name, online)).status?.connectionStatusChangeTime;
 
     const enroll = startProcess(DROPLET, ['enroll-key', '--device-root', root]);
     const { code } = await enroll.exited;
@@ -201,7 +181,7 @@ function keyLink(
   keepOpen?: (ws: WebSocket) => void,
 ): Promise<LinkOutcome> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(server.url.replace(/^http/, 'ws') + AGENT_CONNECT_PATH, {
+    const ws = new WebSocket(suite.server.url.replace(/^http/, 'ws') + AGENT_CONNECT_PATH, {
       headers: { authorization: `Bearer odk1.${device}` },
     });
     let challenged = false;
@@ -292,7 +272,7 @@ describe('the challenge on the link (odk1)', () => {
     expect(await keyLink(name, signedWith(root, name), (ws) => (client = ws))).toEqual({ welcomed: name });
     try {
       // the server's side of the link: of the listeners the challenge added, none is left beside the session's own
-      const link = server.gateway['sessions'].get(name)!.socket;
+      const link = suite.server.gateway['sessions'].get(name)!.socket;
       expect([link.listenerCount('message'), link.listenerCount('error')]).toEqual([1, 1]);
     } finally {
       client?.terminate();

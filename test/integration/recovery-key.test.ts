@@ -5,40 +5,18 @@
  * boot backend, simulated TPM under sim-tpm/, whose key slots are sim-tpm/keyslots.json).
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ApiError } from '@outpost/shared';
-import { startTestServer, TEST_ADMIN_KEY } from '../../control-plane/test/helpers/test-server.js';
-import type { TestServer } from '../../control-plane/test/helpers/test-server.js';
+import { deviceProcessSuite } from './helpers/device-process-suite.js';
 import { DROPLET, runCli, startProcess } from './helpers/processes.js';
 import type { RunningProcess } from './helpers/processes.js';
 
 const parent = 'projects/crypt/regions/eu';
 const RECOVERY_KEY = /(?:[cbdefghijklnrtuv]{8}-){7}[cbdefghijklnrtuv]{8}/;
-let server: TestServer;
-const agents: RunningProcess[] = [];
-const roots: string[] = [];
-
-beforeAll(async () => {
-  server = await startTestServer({}, { heartbeatSeconds: 1 });
-});
-afterEach(async () => {
-  await Promise.all(agents.splice(0).map((a) => a.stop('SIGKILL')));
-});
-afterAll(async () => {
-  await server.dispose();
-  await Promise.all(roots.map((r) => rm(r, { recursive: true, force: true })));
-});
-
-const newRoot = (): string => {
-  const dir = mkdtempSync(join(tmpdir(), 'outpost-crypt-device-'));
-  roots.push(dir);
-  return dir;
-};
-const cliEnv = (): Record<string, string> => ({ OUTPOST_SERVER: server.url, OUTPOST_API_KEY: TEST_ADMIN_KEY });
+const suite = deviceProcessSuite('outpost-crypt-device-');
+const { agents, newRoot, cliEnv } = suite;
 const provision = (name: string, root: string, ...extra: string[]) =>
   runCli(
     ['devices', 'provision', `${parent}/devices/${name}`, '--device-root', root, '--boot-backend', 'file', ...extra],
@@ -120,7 +98,7 @@ describe('outpost devices provision --encrypted: the recovery key', () => {
     expect(readFileSync(existing, 'utf8')).toBe('keep me');
     expect(existsSync(join(root, 'config'))).toBe(false);
     for (const name of ['refused-0', 'refused-1', 'refused-2']) {
-      const err = await server.admin.get(`${parent}/devices/${name}`).catch((e: unknown) => e);
+      const err = await suite.server.admin.get(`${parent}/devices/${name}`).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ApiError);
     }
   }, 120_000);
