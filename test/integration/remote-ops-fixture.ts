@@ -21,6 +21,9 @@ const CLI_MAIN = join(REPO, 'control-plane/src/cli/main.ts');
 /** by path, so that a child may run in any folder */
 const TSX = pathToFileURL(join(REPO, 'node_modules/tsx/dist/loader.mjs')).href;
 
+/** `node` arguments that run the `outpost` command line from its sources */
+export const CLI_FROM_SOURCES: readonly string[] = ['--import', TSX, CLI_MAIN];
+
 /** the environment of our child processes: tsx resolves @outpost/shared to its sources */
 function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, TSX_TSCONFIG_PATH: join(REPO, 'tsconfig.check.json'), ...extra };
@@ -80,6 +83,13 @@ export class RemoteOpsWorld {
 
   cliEnv(apiKey = TEST_ADMIN_KEY): Record<string, string> {
     return { OUTPOST_SERVER: this.server.url, OUTPOST_API_KEY: apiKey };
+  }
+
+  /** The whole environment of a command line run from its sources (CLI_FROM_SOURCES) against this server. */
+  cliProcessEnv(apiKey = TEST_ADMIN_KEY): Record<string, string> {
+    const env: Record<string, string> = {};
+    for (const [key, value] of Object.entries(childEnv(this.cliEnv(apiKey)))) if (value !== undefined) env[key] = value;
+    return env;
   }
 
   /** Creates the device, issues its credential and writes the configuration of a simulated device. */

@@ -8,21 +8,14 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { spawn as spawnPty } from 'node-pty';
 import type { RemoteSession } from '@outpost/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRemoteSocket } from '../../control-plane/src/remote/remote-access-client.js';
 import { TEST_ADMIN_KEY } from '../../control-plane/test/helpers/test-server.js';
-import { REPO, RemoteOpsWorld } from './remote-ops-fixture.js';
+import { CLI_FROM_SOURCES, REPO, RemoteOpsWorld } from './remote-ops-fixture.js';
 
 const DEVICE = 'projects/term2/regions/eu/devices/jobs-box';
-const CLI = [
-  '--import',
-  pathToFileURL(join(REPO, 'node_modules/tsx/dist/loader.mjs')).href,
-  join(REPO, 'control-plane/src/cli/main.ts'),
-];
 const world = new RemoteOpsWorld();
 
 beforeAll(async () => {
@@ -31,11 +24,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => world.stop());
 
-const cliEnv = (): Record<string, string> => ({
-  ...(process.env as Record<string, string>),
-  TSX_TSCONFIG_PATH: join(REPO, 'tsconfig.check.json'),
-  ...world.cliEnv(),
-});
+const cliEnv = (): Record<string, string> => world.cliProcessEnv();
 
 /** Polls `check` until it holds (a loaded machine may take long: no fixed waits). */
 async function until(
@@ -85,7 +74,7 @@ function writtenBy(argv: readonly string[]): number[] {
 
 describe('an interactive session', () => {
   it('has job control: Ctrl-Z stops a command, jobs lists it, fg resumes it, Ctrl-C ends it', async () => {
-    const pty = spawnPty(process.execPath, [...CLI, 'devices', 'ssh', DEVICE], {
+    const pty = spawnPty(process.execPath, [...CLI_FROM_SOURCES, 'devices', 'ssh', DEVICE], {
       cols: 80,
       rows: 24,
       cwd: REPO,
@@ -252,7 +241,7 @@ describe('port forwarding', () => {
     await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve));
     const forward = spawn(
       process.execPath,
-      [...CLI, 'devices', 'port-forward', DEVICE, `0:127.0.0.1:${(echo.address() as AddressInfo).port}`],
+      [...CLI_FROM_SOURCES, 'devices', 'port-forward', DEVICE, `0:127.0.0.1:${(echo.address() as AddressInfo).port}`],
       { cwd: REPO, env: cliEnv(), stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let stdout = '';

@@ -9,8 +9,6 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { connect, createServer as createNetServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { spawn as spawnPty } from 'node-pty';
 import { TERMINAL_RECORD } from '@outpost/shared';
 import type { RemoteSession } from '@outpost/shared';
@@ -18,17 +16,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { openRemoteSocket } from '../../control-plane/src/remote/remote-access-client.js';
 import { TEST_ADMIN_KEY } from '../../control-plane/test/helpers/test-server.js';
-import { REPO, RemoteOpsWorld } from './remote-ops-fixture.js';
+import { CLI_FROM_SOURCES, REPO, RemoteOpsWorld } from './remote-ops-fixture.js';
 import type { CliResult } from './remote-ops-fixture.js';
 
 const PROJECT = 'projects/term';
 const DEVICE = `${PROJECT}/regions/eu/devices/term-box`;
 const OFFLINE = `${PROJECT}/regions/eu/devices/term-offline`;
-const CLI = [
-  '--import',
-  pathToFileURL(join(REPO, 'node_modules/tsx/dist/loader.mjs')).href,
-  join(REPO, 'control-plane/src/cli/main.ts'),
-];
 const world = new RemoteOpsWorld();
 
 beforeAll(async () => {
@@ -38,13 +31,15 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => world.stop());
 
-function cliEnv(apiKey = TEST_ADMIN_KEY): NodeJS.ProcessEnv {
-  return { ...process.env, TSX_TSCONFIG_PATH: join(REPO, 'tsconfig.check.json'), ...world.cliEnv(apiKey) };
-}
+const cliEnv = (apiKey = TEST_ADMIN_KEY): Record<string, string> => world.cliProcessEnv(apiKey);
 
 /** `outpost <args>` with `input` on its stdin (a pipe, not a terminal). */
 async function cliWithInput(args: readonly string[], input: string, apiKey?: string): Promise<CliResult> {
-  const child = spawn(process.execPath, [...CLI, ...args], { cwd: REPO, env: cliEnv(apiKey), stdio: 'pipe' });
+  const child = spawn(process.execPath, [...CLI_FROM_SOURCES, ...args], {
+    cwd: REPO,
+    env: cliEnv(apiKey),
+    stdio: 'pipe',
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -144,11 +139,11 @@ describe('outpost devices ssh', () => {
   }, 60_000);
 
   it('an interactive shell on a pseudo-terminal: commands, resize, Ctrl-C, Ctrl-D', async () => {
-    const pty = spawnPty(process.execPath, [...CLI, 'devices', 'ssh', DEVICE], {
+    const pty = spawnPty(process.execPath, [...CLI_FROM_SOURCES, 'devices', 'ssh', DEVICE], {
       cols: 80,
       rows: 24,
       cwd: REPO,
-      env: { ...cliEnv(), TERM: 'xterm' } as Record<string, string>,
+      env: { ...cliEnv(), TERM: 'xterm' },
     });
     let screen = '';
     pty.onData((d) => (screen += d));
@@ -193,7 +188,7 @@ describe('outpost devices ssh', () => {
   it('a large output arrives whole (through the credit window)', async () => {
     const child = spawn(
       process.execPath,
-      [...CLI, 'devices', 'ssh', DEVICE, '--', 'head', '-c', '20000000', '/dev/zero'],
+      [...CLI_FROM_SOURCES, 'devices', 'ssh', DEVICE, '--', 'head', '-c', '20000000', '/dev/zero'],
       {
         cwd: REPO,
         env: cliEnv(),
@@ -292,11 +287,15 @@ describe('outpost devices port-forward', () => {
     await new Promise<void>((resolve) => web.listen(0, '127.0.0.1', resolve));
     const webPort = (web.address() as AddressInfo).port;
     try {
-      forward = spawn(process.execPath, [...CLI, 'devices', 'port-forward', DEVICE, `0:127.0.0.1:${webPort}`], {
-        cwd: REPO,
-        env: cliEnv(),
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      forward = spawn(
+        process.execPath,
+        [...CLI_FROM_SOURCES, 'devices', 'port-forward', DEVICE, `0:127.0.0.1:${webPort}`],
+        {
+          cwd: REPO,
+          env: cliEnv(),
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
       let stdout = '';
       let stderr = '';
       forward.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -318,7 +317,13 @@ describe('outpost devices port-forward', () => {
       await new Promise<void>((resolve) => counter.listen(0, '127.0.0.1', resolve));
       const halfClose = spawn(
         process.execPath,
-        [...CLI, 'devices', 'port-forward', DEVICE, `0:127.0.0.1:${(counter.address() as AddressInfo).port}`],
+        [
+          ...CLI_FROM_SOURCES,
+          'devices',
+          'port-forward',
+          DEVICE,
+          `0:127.0.0.1:${(counter.address() as AddressInfo).port}`,
+        ],
         { cwd: REPO, env: cliEnv(), stdio: ['ignore', 'pipe', 'pipe'] },
       );
       let halfOut = '';
