@@ -1,6 +1,9 @@
-import type { Doc, RowObserver } from '../resource-table.js';
+import type { Doc, QueriedRow, RowObserver, TableQuery } from '../resource-table.js';
 
-/** What every store's table shares: its write counter (`version`) and the observers told of each write. */
+/**
+ * What every store's table shares: its write counter (`version`), the observers told of each write, and reading
+ * rows as documents on top of the store's own `eachStored`.
+ */
 export abstract class TableBase {
   private readonly observers: RowObserver[] = [];
   private writes = 0;
@@ -20,6 +23,25 @@ export abstract class TableBase {
   unobserve(observer: RowObserver): void {
     const at = this.observers.indexOf(observer);
     if (at >= 0) this.observers.splice(at, 1);
+  }
+
+  /** `each` without parsing the documents (to hold rows for a later write). */
+  abstract eachStored(q: TableQuery, visit: (row: Omit<QueriedRow, 'doc'>) => void): void;
+
+  query(q: TableQuery): QueriedRow[] {
+    const rows: QueriedRow[] = [];
+    this.each(q, (row) => rows.push(row));
+    return rows;
+  }
+
+  /**
+   * `query` one row at a time: each document is parsed just before `visit` sees it, so what `visit` does not
+   * keep is soon garbage (for reading many rows into something smaller).
+   */
+  each(q: TableQuery, visit: (row: QueriedRow) => void): void {
+    this.eachStored(q, (row) =>
+      visit({ id: row.id, doc: JSON.parse(row.text) as Doc, text: row.text, keyValues: row.keyValues }),
+    );
   }
 
   /** Counts a write before it is made (so a failed one still moves `version`). */

@@ -10,6 +10,7 @@ import type { ColumnType } from './pg-sql.js';
 import type { PgStorage, Sql } from './pg-storage.js';
 import { PostgresError } from './sync-postgres.js';
 import { INDEX_SHAPES, indexShapeOf } from '../index-shapes.js';
+import { orderedSelect, whereClause } from '../select-sql.js';
 
 interface ScalarColumn {
   path: string;
@@ -298,27 +299,9 @@ export class PgTable extends TableBase implements ResourceTable {
     });
   }
 
-  query(q: TableQuery): QueriedRow[] {
-    const rows: QueriedRow[] = [];
-    this.each(q, (row) => rows.push(row));
-    return rows;
-  }
-
-  each(q: TableQuery, visit: (row: QueriedRow) => void): void {
-    this.eachStored(q, (row) =>
-      visit({ id: row.id, doc: JSON.parse(row.text) as Doc, text: row.text, keyValues: row.keyValues }),
-    );
-  }
-
   eachStored(q: TableQuery, visit: (row: Omit<QueriedRow, 'doc'>) => void): void {
     const { conditions, params } = this.conditionsOf(q.where, q.seek && { keys: q.keys, ...q.seek });
-    const flip = (desc: boolean): string => ((q.reverse ?? false) !== desc ? 'DESC' : 'ASC');
-    const keyColumns = q.keys.map((k, i) => `${k.sql} AS k${i}`).join(', ');
-    const sql =
-      `SELECT id, doc, ${keyColumns} FROM ${this.table}` +
-      (conditions.length ? ` WHERE ${conditions.join(' AND ')}` : '') +
-      ` ORDER BY ${q.keys.map((k, i) => `k${i} ${flip(k.desc)}`).join(', ')}` +
-      (q.limit !== undefined ? ` LIMIT ${Math.floor(q.limit)}` : '');
+    const sql = orderedSelect(this.table, q, conditions);
     for (const row of this.storage.query(sql, params).rows) {
       visit({ id: row[0] as number, text: row[1] as string, keyValues: row.slice(2).map(keyValueOf) });
     }
@@ -326,7 +309,7 @@ export class PgTable extends TableBase implements ResourceTable {
 
   count(where: SqlFragment[], seek?: { keys: SortKey[]; values: unknown[]; before: boolean }): number {
     const { conditions, params } = this.conditionsOf(where, seek);
-    const sql = `SELECT COUNT(*) FROM ${this.table}` + (conditions.length ? ` WHERE ${conditions.join(' AND ')}` : '');
+    const sql = `SELECT COUNT(*) FROM ${this.table}` + whereClause(conditions);
     return Number(this.storage.query(sql, params).rows[0]?.[0] ?? 0);
   }
 

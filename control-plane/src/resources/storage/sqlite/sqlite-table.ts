@@ -7,6 +7,7 @@ import { columnOf, isMultiValued, jsonPath, multiValuesOf, sqlLiteral, sqlValueO
 import { mayDiffer, seekCondition, valueAt } from '../row-values.js';
 import { TableBase } from '../table-base.js';
 import { INDEX_SHAPES, indexShapeOf } from '../index-shapes.js';
+import { orderedSelect, whereClause } from '../select-sql.js';
 
 /** A scalar filterable path and the column that holds its value. */
 interface ScalarColumn {
@@ -246,23 +247,6 @@ export class SqliteTable extends TableBase implements ResourceTable {
     }
   }
 
-  query(q: TableQuery): QueriedRow[] {
-    const rows: QueriedRow[] = [];
-    this.each(q, (row) => rows.push(row));
-    return rows;
-  }
-
-  /**
-   * `query` one row at a time: each document is parsed just before `visit` sees it, so what `visit` does not
-   * keep is soon garbage (for reading many rows into something smaller).
-   */
-  each(q: TableQuery, visit: (row: QueriedRow) => void): void {
-    this.eachStored(q, (row) =>
-      visit({ id: row.id, doc: JSON.parse(row.text) as Doc, text: row.text, keyValues: row.keyValues }),
-    );
-  }
-
-  /** `each` without parsing the documents (to hold rows for a later write). */
   eachStored(q: TableQuery, visit: (row: Omit<QueriedRow, 'doc'>) => void): void {
     const params: unknown[] = [];
     const conditions = q.where.map((w) => {
@@ -274,13 +258,7 @@ export class SqliteTable extends TableBase implements ResourceTable {
       conditions.push(seek.sql);
       params.push(...seek.params);
     }
-    const flip = (desc: boolean): string => ((q.reverse ?? false) !== desc ? 'DESC' : 'ASC');
-    const keyColumns = q.keys.map((k, i) => `${k.sql} AS k${i}`).join(', ');
-    const sql =
-      `SELECT id, doc, ${keyColumns} FROM ${this.table}` +
-      (conditions.length ? ` WHERE ${conditions.join(' AND ')}` : '') +
-      ` ORDER BY ${q.keys.map((k, i) => `k${i} ${flip(k.desc)}`).join(', ')}` +
-      (q.limit !== undefined ? ` LIMIT ${Math.floor(q.limit)}` : '');
+    const sql = orderedSelect(this.table, q, conditions);
     const rows = this.statement(sql)
       .raw()
       .all(...params) as unknown[][];
@@ -298,8 +276,7 @@ export class SqliteTable extends TableBase implements ResourceTable {
       conditions.push(s.sql);
       params.push(...s.params);
     }
-    const sql =
-      `SELECT COUNT(*) AS n FROM ${this.table}` + (conditions.length ? ` WHERE ${conditions.join(' AND ')}` : '');
+    const sql = `SELECT COUNT(*) AS n FROM ${this.table}` + whereClause(conditions);
     return (this.statement(sql).get(...params) as { n: number }).n;
   }
 
