@@ -26,6 +26,8 @@ export class PostgresError extends Error {
 }
 
 interface Reply {
+  /** the id of the request it answers */
+  id: number;
   results?: PgResult[];
   error?: { message: string; code?: string };
 }
@@ -66,7 +68,7 @@ function reply(message) {
 port.on('message', async (request) => {
   if (request.close) {
     try { await client.end(); } catch {}
-    reply({ results: [] });
+    reply({ id: request.id, results: [] });
     port.close();
     return;
   }
@@ -83,9 +85,9 @@ port.on('message', async (request) => {
       const result = await client.query({ name, text: statement.sql, values: statement.params || [], rowMode: 'array' });
       results.push({ rows: result.rows, rowCount: result.rowCount || 0 });
     }
-    reply({ results });
+    reply({ id: request.id, results });
   } catch (err) {
-    reply({ error: { message: String(err && err.message ? err.message : err), code: err && err.code } });
+    reply({ id: request.id, error: { message: String(err && err.message ? err.message : err), code: err && err.code } });
   }
 });
 `;
@@ -101,6 +103,7 @@ export class SyncPostgres {
   private readonly port: MessagePort;
   private readonly flag = new Int32Array(new SharedArrayBuffer(4));
   private closed = false;
+  private requests = 0;
 
   constructor(readonly url: string) {
     const driver = createRequire(import.meta.url).resolve('pg');
@@ -138,14 +141,27 @@ export class SyncPostgres {
     }
   }
 
-  private exchange(request: unknown): Reply {
+  /**
+   * Sends `request` and blocks until the reply with its id is there. A reply to an earlier request that was given
+   * up on is dropped rather than taken for this one's; a wake-up without this reply waits again until the deadline.
+   */
+  private exchange(request: object): Reply {
+    const id = ++this.requests;
+    const deadline = Date.now() + STATEMENT_TIMEOUT_MS;
     Atomics.store(this.flag, 0, 0);
-    this.port.postMessage(request);
-    const outcome = Atomics.wait(this.flag, 0, 0, STATEMENT_TIMEOUT_MS);
-    const message = receiveMessageOnPort(this.port);
-    if (message === undefined) {
-      throw new Error(`PostgreSQL did not answer (${outcome === 'timed-out' ? 'timed out' : 'no reply'})`);
+    this.port.postMessage({ ...request, id });
+    for (;;) {
+      const message = receiveMessageOnPort(this.port);
+      if (message !== undefined) {
+        const reply = message.message as Reply;
+        if (reply.id === id) return reply;
+        continue;
+      }
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error('PostgreSQL did not answer (timed out)');
+      // the worker posts its reply before it raises the flag: once the flag is up, the reply is on the port
+      Atomics.wait(this.flag, 0, 0, left);
+      Atomics.store(this.flag, 0, 0);
     }
-    return message.message as Reply;
   }
 }
