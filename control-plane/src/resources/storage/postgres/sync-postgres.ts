@@ -105,7 +105,11 @@ export class SyncPostgres {
   private closed = false;
   private requests = 0;
 
-  constructor(readonly url: string) {
+  /** `timeoutMs`: how long a request may take before the caller gives up on it (default 120 s) */
+  constructor(
+    readonly url: string,
+    private readonly timeoutMs = STATEMENT_TIMEOUT_MS,
+  ) {
     const driver = createRequire(import.meta.url).resolve('pg');
     const channel = new MessageChannel();
     this.port = channel.port1;
@@ -147,7 +151,7 @@ export class SyncPostgres {
    */
   private exchange(request: object): Reply {
     const id = ++this.requests;
-    const deadline = Date.now() + STATEMENT_TIMEOUT_MS;
+    const deadline = Date.now() + this.timeoutMs;
     Atomics.store(this.flag, 0, 0);
     this.port.postMessage({ ...request, id });
     for (;;) {
