@@ -1,4 +1,4 @@
-import type { FilterField, FilterSchema, SqlFragment, SqlTarget } from '@outpost/shared';
+import type { FilterSchema, SqlFragment, SqlTarget } from '@outpost/shared';
 import { deepEqual, invalidArgument } from '@outpost/shared';
 import type { Doc, QueriedRow, ResourceTable, SortKey, StoredRow, TableQuery } from '../../resource-table.js';
 import { columnOf, isMultiValued, multiValuesOf } from '../../sql-columns.js';
@@ -9,13 +9,12 @@ import { columnDeclaration, columnTypeOf, columnValueOf, identifier, jsonTextAt,
 import type { ColumnType } from './pg-sql.js';
 import type { PgStorage, Sql } from './pg-storage.js';
 import { PostgresError } from './sync-postgres.js';
+import { fieldLayout } from '../field-layout.js';
+import type { MultiField, ScalarField } from '../field-layout.js';
 import { INDEX_SHAPES, indexShapeOf } from '../index-shapes.js';
 import { orderedSelect, whereClause } from '../select-sql.js';
 
-interface ScalarColumn {
-  path: string;
-  keys: readonly string[];
-  column: string;
+interface ScalarColumn extends ScalarField {
   type: ColumnType;
 }
 
@@ -33,7 +32,7 @@ const ROWS_PER_FILL = 1000;
 export class PgTable extends TableBase implements ResourceTable {
   readonly table: string;
   private readonly multiTable: string;
-  private readonly multiFields: { field: FilterField; keys: readonly string[] }[];
+  private readonly multiFields: MultiField[];
   private readonly scalars: ScalarColumn[];
   readonly addedPaths: string[] = [];
 
@@ -45,17 +44,9 @@ export class PgTable extends TableBase implements ResourceTable {
     super();
     this.table = identifier(`r_${plural}`);
     this.multiTable = identifier(`r_${plural}_values`);
-    this.multiFields = filterSchema.fields
-      .filter(isMultiValued)
-      .map((field) => ({ field, keys: field.path.split('.') }));
-    this.scalars = filterSchema.fields
-      .filter((field) => !isMultiValued(field) && field.path !== 'name')
-      .map((field) => ({
-        path: field.path,
-        keys: field.path.split('.'),
-        column: columnOf(field),
-        type: columnTypeOf(field),
-      }));
+    const layout = fieldLayout(filterSchema);
+    this.multiFields = layout.multiFields;
+    this.scalars = layout.scalars.map((scalar) => ({ ...scalar, type: columnTypeOf(scalar.field) }));
     this.createSchema(filterSchema);
   }
 

@@ -1,4 +1,4 @@
-import type { FilterField, FilterSchema, SqlFragment, SqlTarget } from '@outpost/shared';
+import type { FilterSchema, SqlFragment, SqlTarget } from '@outpost/shared';
 import { deepEqual } from '@outpost/shared';
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../../../db/open-database.js';
@@ -6,16 +6,12 @@ import type { Doc, QueriedRow, ResourceTable, SortKey, StoredRow, TableQuery } f
 import { columnOf, isMultiValued, jsonPath, multiValuesOf, sqlLiteral, sqlValueOf } from '../../sql-columns.js';
 import { mayDiffer, seekCondition, valueAt } from '../row-values.js';
 import { TableBase } from '../table-base.js';
+import { fieldLayout } from '../field-layout.js';
+import type { MultiField, ScalarField } from '../field-layout.js';
 import { INDEX_SHAPES, indexShapeOf } from '../index-shapes.js';
 import { orderedSelect, whereClause } from '../select-sql.js';
 
 /** A scalar filterable path and the column that holds its value. */
-interface ScalarColumn {
-  path: string;
-  keys: readonly string[];
-  column: string;
-}
-
 /** Names per batched lookup (SQLite's default limit of bound variables is far above this). */
 const NAMES_PER_LOOKUP = 500;
 
@@ -34,8 +30,8 @@ export class SqliteTable extends TableBase implements ResourceTable {
   private readonly statements = new Map<string, Statement<unknown[]>>();
   /** UPDATE statements by the columns they write */
   private readonly updates = new Map<string, Statement<unknown[]>>();
-  private readonly multiFields: { field: FilterField; keys: readonly string[] }[];
-  private readonly scalars: ScalarColumn[];
+  private readonly multiFields: MultiField[];
+  private readonly scalars: ScalarField[];
   private readonly byName;
   private readonly byNameExists;
   private readonly insertRow;
@@ -53,16 +49,7 @@ export class SqliteTable extends TableBase implements ResourceTable {
     super();
     this.table = `r_${plural}`;
     this.multiTable = `r_${plural}_values`;
-    this.multiFields = filterSchema.fields
-      .filter(isMultiValued)
-      .map((field) => ({ field, keys: field.path.split('.') }));
-    this.scalars = filterSchema.fields
-      .filter((field) => !isMultiValued(field) && field.path !== 'name')
-      .map((field) => ({
-        path: field.path,
-        keys: field.path.split('.'),
-        column: columnOf(field),
-      }));
+    ({ multiFields: this.multiFields, scalars: this.scalars } = fieldLayout(filterSchema));
     this.createSchema(filterSchema);
     const t = this.table;
     this.byName = db.prepare<[string], { id: number; doc: string }>(`SELECT id, doc FROM ${t} WHERE name = ?`);
@@ -216,7 +203,7 @@ export class SqliteTable extends TableBase implements ResourceTable {
     this.told(id, name, null);
   }
 
-  private updateStatement(columns: readonly ScalarColumn[]): Statement<unknown[]> {
+  private updateStatement(columns: readonly ScalarField[]): Statement<unknown[]> {
     const key = columns.map((c) => c.column).join(',');
     let statement = this.updates.get(key);
     if (!statement) {
