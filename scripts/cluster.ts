@@ -72,6 +72,9 @@ function startReplica(database: string, index: number, replicaPort: number): Pro
       String(replicaPort),
       '--data-dir',
       dataDir,
+      // one artifact directory for all: any replica serves what was uploaded through another
+      '--artifact-dir',
+      join(work, 'artifacts'),
       '--database',
       database,
       '--trusted-proxies',

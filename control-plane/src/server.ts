@@ -19,12 +19,15 @@ import type { Principal } from './iam/index.js';
 import { ResourceEngine } from './resources/resource-engine.js';
 import { joinCluster } from './cluster/cluster-member.js';
 import type { ClusterMember } from './cluster/cluster-member.js';
+import { metricsPruneJob } from './cluster/jobs/metrics-prune-job.js';
+import { runJobsHere } from './cluster/jobs/periodic-job.js';
 import { PgStorage } from './resources/storage/postgres/pg-storage.js';
 import { createDeviceService } from './devices/device-service.js';
 import { createLimitsService } from './limits/index.js';
 import { AgentGateway } from './gateway/agent-gateway.js';
 import type { ChannelHub } from './gateway/channels/channel-hub.js';
 import { ArtifactStore } from './os/artifact-store.js';
+import { artifactHolds } from './os/artifact-holds.js';
 import { artifactRoutes } from './os/artifact-routes.js';
 import { artifactGcMethod } from './os/artifact-gc.js';
 import { createOsCatalog } from './os/os-catalog-service.js';
@@ -107,10 +110,15 @@ export async function startServer(
     }
   }
   for (const { def, rules } of extras.resources ?? []) engine.register(def, rules);
-  const artifacts = new ArtifactStore(join(config.dataDir, 'artifacts'), {
-    maxBytes: config.maxArtifactBytes ?? DEFAULT_ARTIFACT_LIMITS.maxArtifactBytes,
-    freeSpaceReserveBytes: config.freeSpaceReserveBytes ?? DEFAULT_ARTIFACT_LIMITS.freeSpaceReserveBytes,
-  });
+  const artifacts = new ArtifactStore(
+    config.artifactDir ?? join(config.dataDir, 'artifacts'),
+    {
+      maxBytes: config.maxArtifactBytes ?? DEFAULT_ARTIFACT_LIMITS.maxArtifactBytes,
+      freeSpaceReserveBytes: config.freeSpaceReserveBytes ?? DEFAULT_ARTIFACT_LIMITS.freeSpaceReserveBytes,
+    },
+    // replicas sharing the directory keep what another one serves from its garbage collection
+    artifactHolds(cluster?.artifactLocks, (err) => logger.warn({ err }, 'artifact lock failed')),
+  );
   const catalog = createOsCatalog(engine, artifacts);
   // moving a project or organization is checked on its destination too (the authorizer is created below)
   const limits = createLimitsService(engine, {
@@ -141,6 +149,10 @@ export async function startServer(
     retentionDays: config.metricsRetentionDays ?? DEFAULT_METRICS_RETENTION_DAYS,
   });
   const metricsRecorder = recordDeviceMetrics(devices.devices, metricsHistory, backgroundWriteFailed);
+  // periodic work on the shared store runs on one replica at a time (the leader); a lone SQLite server runs it
+  const backgroundJobs = [metricsPruneJob(metricsHistory, backgroundWriteFailed)];
+  const stopLocalJobs = cluster === undefined ? runJobsHere(backgroundJobs) : () => {};
+  cluster?.lead(backgroundJobs);
   const keys = new ApiKeyStore(db);
   // the audit records of remote terminals and port forwards (issue 21)
   const remoteSessions = engine.register(remoteSessionDefinition);
@@ -202,7 +214,14 @@ export async function startServer(
   app.get('/healthz', (_req, res) =>
     cluster === undefined
       ? void res.json({ ok: true })
-      : void res.json({ ok: true, cluster: { leader: cluster.isLeader, position: cluster.position } }),
+      : void res.json({
+          ok: true,
+          cluster: {
+            leader: cluster.isLeader,
+            position: cluster.position,
+            jobRuns: Object.fromEntries(backgroundJobs.map((job) => [job.name, job.runs])),
+          },
+        }),
   );
   app.use(openApiRoutes(openApiDocument({ definitions: engine.all().map((handle) => handle.def), customMethods })));
   app.use(iamRoutes(keys, authorizer, requireApiKey));
@@ -310,6 +329,7 @@ export async function startServer(
     await cluster?.close();
     resources.closeStreams();
     gateway.close();
+    stopLocalJobs();
     metricsRecorder.stop();
     applications.stop();
     prometheus.stop();

@@ -1,6 +1,8 @@
 import type { ResourceEngine } from '../resources/resource-engine.js';
 import { PgCoordination } from '../resources/storage/postgres/pg-coordination.js';
 import type { Logger } from '../server/logger.js';
+import type { SharedArtifactLocks } from '../os/artifact-holds.js';
+import { pgArtifactLocks } from './artifact-locks.js';
 import { Leadership } from './leadership.js';
 import type { LeaderJob } from './leadership.js';
 import { WatchFollower } from './watch-follower.js';
@@ -30,6 +32,10 @@ export interface ClusterMember {
   readonly aloneAtStart: boolean;
   /** the log position up to which every change is published on this replica */
   readonly position: number;
+  /** adds background jobs to run while this replica leads (started at once if it leads now) */
+  lead(jobs: readonly LeaderJob[]): void;
+  /** which artifacts the replicas are serving (their garbage collection skips those) */
+  readonly artifactLocks: SharedArtifactLocks;
   close(): Promise<void>;
 }
 
@@ -124,6 +130,8 @@ export async function joinCluster(options: ClusterMemberOptions): Promise<Cluste
     get position() {
       return follower.position;
     },
+    lead: (jobs) => leadership.add(jobs),
+    artifactLocks: pgArtifactLocks(() => coordination),
     async close() {
       closing = true;
       clearInterval(poll);

@@ -21,8 +21,17 @@ export interface LeadershipOptions {
 export class Leadership {
   private stops: (() => void)[] | undefined;
   private attempting = false;
+  private readonly jobs: LeaderJob[];
 
-  constructor(private readonly options: LeadershipOptions) {}
+  constructor(private readonly options: LeadershipOptions) {
+    this.jobs = [...options.jobs];
+  }
+
+  /** More jobs to run while this replica leads: started at once when it leads now. */
+  add(jobs: readonly LeaderJob[]): void {
+    this.jobs.push(...jobs);
+    if (this.stops !== undefined) this.startAll(jobs, this.stops);
+  }
 
   get isLeader(): boolean {
     return this.stops !== undefined;
@@ -36,18 +45,22 @@ export class Leadership {
       if (!(await this.options.tryLock())) return;
       if (this.isLeader) return;
       this.stops = [];
-      for (const job of this.options.jobs) {
-        try {
-          this.stops.push(job.start());
-        } catch (err) {
-          this.options.onError(err, `starting the leader job ${job.name}`);
-        }
-      }
+      this.startAll(this.jobs, this.stops);
       this.options.onChange?.(true);
     } catch (err) {
       this.options.onError(err, 'trying to become the leader');
     } finally {
       this.attempting = false;
+    }
+  }
+
+  private startAll(jobs: readonly LeaderJob[], stops: (() => void)[]): void {
+    for (const job of jobs) {
+      try {
+        stops.push(job.start());
+      } catch (err) {
+        this.options.onError(err, `starting the leader job ${job.name}`);
+      }
     }
   }
 

@@ -4,8 +4,6 @@ import type { ResourceHandle } from '../resources/resource-handle.js';
 import type { Doc } from '../resources/resource-table.js';
 import type { MetricsHistory } from './metrics-history.js';
 
-const PRUNE_INTERVAL_MS = 10 * 60_000;
-
 export interface MetricsRecorder {
   /** writes what is queued now */
   flush(): void;
@@ -16,13 +14,12 @@ export interface MetricsRecorder {
  * Taps the devices' change feed for the metrics samples the gateway stores in `status.metrics` (only the
  * latest is kept there) and adds each new one to the history, in batches; a deleted device's history goes
  * with it. Samples are placed at the time the server stored them, not the device's clock, which may be
- * wrong before it synchronised. Prunes old buckets every ten minutes.
+ * wrong before it synchronised. Old buckets are pruned by a background job (cluster/jobs/metrics-prune-job.ts).
  */
 export function recordDeviceMetrics(
   devices: ResourceHandle,
   history: MetricsHistory,
   onError: (err: unknown, what: string) => void,
-  now: () => number = Date.now,
 ): MetricsRecorder {
   let queue: { device: string; timeMs: number; sample: MetricsSample }[] = [];
   let forgotten: string[] = [];
@@ -53,20 +50,10 @@ export function recordDeviceMetrics(
     }
     scheduled ??= setImmediate(flush); // listeners run on the writer's path: only enqueue here
   });
-  const pruner = setInterval(() => {
-    try {
-      history.prune(now());
-    } catch (err) {
-      onError(err, 'pruning the metrics history');
-    }
-  }, PRUNE_INTERVAL_MS);
-  pruner.unref();
-
   return {
     flush,
     stop() {
       unsubscribe();
-      clearInterval(pruner);
       flush();
     },
   };

@@ -13,9 +13,9 @@ export interface ArtifactGarbage {
 }
 
 /**
- * Deletes the stored artifacts no OS version refers to that were stored before `storedBefore`. The references
- * are read after the listing and the deletions made in the same tick, so a version created meanwhile keeps its
- * artifact.
+ * Deletes the stored artifacts no OS version refers to that were stored before `storedBefore` and that no
+ * replica is serving (each is claimed first: a download holds its artifact). The references are read again
+ * after the claims, and the deletions made in the same tick, so a version created meanwhile keeps its artifact.
  */
 export async function collectArtifactGarbage(
   store: ArtifactStore,
@@ -23,12 +23,22 @@ export async function collectArtifactGarbage(
   storedBefore: Date,
 ): Promise<ArtifactGarbage> {
   const stored = await store.list();
-  const referenced = referencedArtifacts();
-  const removed = stored
-    .filter((a) => !referenced.has(a.sha256) && a.storedAt < storedBefore)
-    .filter((a) => store.removeSync(a.sha256))
-    .map(({ sha256, size }) => ({ sha256, size }));
-  return { removed, freedBytes: removed.reduce((sum, a) => sum + a.size, 0) };
+  const referencedAtFirst = referencedArtifacts();
+  const claimed: { artifact: StoredArtifact; release: () => void }[] = [];
+  try {
+    for (const artifact of stored) {
+      if (referencedAtFirst.has(artifact.sha256) || artifact.storedAt >= storedBefore) continue;
+      const release = await store.claim(artifact.sha256);
+      if (release) claimed.push({ artifact: { sha256: artifact.sha256, size: artifact.size }, release });
+    }
+    const referenced = referencedArtifacts();
+    const removed = claimed
+      .map(({ artifact }) => artifact)
+      .filter((a) => !referenced.has(a.sha256) && store.removeSync(a.sha256));
+    return { removed, freedBytes: removed.reduce((sum, a) => sum + a.size, 0) };
+  } finally {
+    for (const { release } of claimed) release();
+  }
 }
 
 /** `POST /v1/artifacts:collectGarbage` `{minAgeSeconds?}`: what `outpost os gc` calls. */

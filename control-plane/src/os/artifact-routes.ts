@@ -20,10 +20,10 @@ export const ARTIFACT_DOWNLOAD_PERMISSION = 'services/devices.outpost/permission
 
 /**
  * `PUT /v1/artifacts` (raw body; header `X-Content-Sha256` optional but checked) → `{sha256, size}`;
- * `GET|HEAD /v1/artifacts/{sha256}` with `Range: bytes=a-b`, `ETag` and `If-Range`, for API keys and for devices
- * (credential), which get only the artifacts of versions published for their device type (others are 404 to
- * them) and whose downloads in progress are cut when their credential is revoked. `onDownload` counts what was
- * served (the e2e suite asserts a rollback downloads nothing).
+ * `GET|HEAD /v1/artifacts/{sha256}` with `Range: bytes=a-b`, `ETag`, `If-None-Match` (304) and `If-Range`, for
+ * API keys and for devices (credential), which get only the artifacts of versions published for their device
+ * type (others are 404 to them) and whose downloads in progress are cut when their credential is revoked.
+ * `onDownload` counts what was served (the e2e suite asserts a rollback downloads nothing).
  */
 export function artifactRoutes(
   store: ArtifactStore,
@@ -84,6 +84,10 @@ export function artifactRoutes(
     if (device !== undefined && !access.mayDeviceFetch(device, sha256)) {
       throw notFound(`no artifact ${sha256} of a version published for this device's type`);
     }
+    // held from before it is looked at until the answer ends: garbage collection on any replica keeps it
+    const release = await store.hold(sha256);
+    if (res.closed) release();
+    else res.on('close', release);
     const artifact = await store.stat(sha256);
     if (!artifact) throw notFound(`no artifact ${sha256}`);
     const etag = `"${sha256}"`;
@@ -91,6 +95,10 @@ export function artifactRoutes(
     res.setHeader('Accept-Ranges', 'bytes');
     res.setHeader('Content-Type', 'application/octet-stream');
     res.setHeader('Cache-Control', 'private, max-age=31536000, immutable');
+    if (matchesAnyTag(req.get('if-none-match'), etag)) {
+      res.status(304).end();
+      return;
+    }
     const ifRange = req.get('if-range');
     const range = ifRange === undefined || ifRange === etag ? parseRange(req.get('range'), artifact.size) : undefined;
     if (range === 'unsatisfiable') {
@@ -119,6 +127,15 @@ export function artifactRoutes(
   router.get('/v1/artifacts/:sha256', download);
   router.head('/v1/artifacts/:sha256', download);
   return router;
+}
+
+/** Whether an If-None-Match header names `etag` (or is `*`); weak tags compare as their strong ones. */
+function matchesAnyTag(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  return header.split(',').some((tag) => {
+    const trimmed = tag.trim();
+    return trimmed === '*' || trimmed.replace(/^W\//, '') === etag;
+  });
 }
 
 function declaredLength(req: Request): number | undefined {

@@ -6,6 +6,8 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { invalidArgument, unavailable } from '@outpost/shared';
 import { payloadTooLarge } from '../server/http-errors.js';
+import { artifactHolds } from './artifact-holds.js';
+import type { ArtifactHolds } from './artifact-holds.js';
 
 export interface StoredArtifact {
   sha256: string;
@@ -27,13 +29,25 @@ const FREE_SPACE_CHECK_BYTES = 64 * 1024 * 1024;
 /**
  * OS images stored by content: `<dir>/<sha256>`. An upload streams into a temporary file while hashing and is
  * renamed into place only when complete (and, when the uploader said which hash to expect, only when it matches),
- * so a reader never sees a partial artifact.
+ * so a reader never sees a partial artifact. Several replicas may share the directory (`--artifact-dir`): the
+ * rename is atomic there too, and `holds` tells garbage collection which artifacts any of them is serving.
  */
 export class ArtifactStore {
   constructor(
     private readonly dir: string,
     private readonly limits: ArtifactLimits,
+    private readonly holds: ArtifactHolds = artifactHolds(),
   ) {}
+
+  /** Marks `sha256` as being served until the release is called (garbage collection keeps it meanwhile). */
+  hold(sha256: string): Promise<() => void> {
+    return this.holds.hold(sha256);
+  }
+
+  /** Takes `sha256` for deletion unless it is being served: the release, or undefined. */
+  claim(sha256: string): Promise<(() => void) | undefined> {
+    return this.holds.claim(sha256);
+  }
 
   pathOf(sha256: string): string {
     if (!SHA256.test(sha256)) throw invalidArgument(`"${sha256}" is not a SHA-256 digest`);

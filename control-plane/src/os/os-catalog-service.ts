@@ -63,16 +63,22 @@ export function createOsCatalog(engine: ResourceEngine, artifacts: ArtifactStore
   const referencedArtifacts = (): Set<string> => new Set(osVersions.list().map((doc) => doc.artifact.sha256));
 
   // the artifact of a deleted version goes with it unless another version has it; checked again when removed,
-  // after the commit, so that a version created meanwhile keeps it
+  // after the commit, so that a version created meanwhile keeps it. One being downloaded (on any replica) stays
+  // for `outpost os gc`.
   osVersions.subscribe((change) => {
     if (change.after || !change.before) return;
     const sha256 = (change.before['artifact'] as { sha256: string }).sha256;
     setImmediate(() => {
-      try {
-        if (!isReferenced(sha256)) artifacts.removeSync(sha256);
-      } catch {
-        // the server stopped meanwhile (its database closed) or the file cannot be removed: `outpost os gc` will
-      }
+      void artifacts.claim(sha256).then((release) => {
+        if (release === undefined) return;
+        try {
+          if (!isReferenced(sha256)) artifacts.removeSync(sha256);
+        } catch {
+          // the server stopped meanwhile (its database closed) or the file cannot be removed: `outpost os gc` will
+        } finally {
+          release();
+        }
+      });
     });
   });
 

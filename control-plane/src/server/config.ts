@@ -10,6 +10,8 @@ export interface ServerConfig {
   host: string;
   port: number;
   dataDir: string;
+  /** where OS artifacts are stored (default: dataDir/artifacts); replicas may share one directory */
+  artifactDir?: string;
   /**
    * where the resource engine keeps its records: `sqlite:<path>` or `postgres://…` (default: SQLite in
    * outpost.db of dataDir)
@@ -85,6 +87,8 @@ Options (each flag beats its environment variable):
   --host <address>            listen address            OUTPOST_HOST (default 127.0.0.1)
   --port <number>             listen port, 0 = any free OUTPOST_PORT (default 8080)
   --data-dir <path>           holds outpost.db          OUTPOST_DATA_DIR (default ./var)
+  --artifact-dir <path>       OS artifacts; replicas on one PostgreSQL share one (a shared filesystem)
+                                                        OUTPOST_ARTIFACT_DIR (default <data-dir>/artifacts)
   --database <store>          the resources' store: sqlite:<path> or postgres://user@host:port/db
                                                         OUTPOST_DATABASE (default sqlite:<data-dir>/outpost.db)
   --log-level <level>         ${LOG_LEVELS.join('|')}
@@ -174,6 +178,8 @@ export function loadServerConfig(argv: readonly string[], env: Env): ServerConfi
   if (port) config.port = integerIn(port, 0, 65535);
   const dataDir = pick(flags['data-dir'], 'OUTPOST_DATA_DIR');
   if (dataDir) config.dataDir = nonEmpty(dataDir);
+  const artifactDir = pick(flags['artifact-dir'], 'OUTPOST_ARTIFACT_DIR');
+  if (artifactDir) config.artifactDir = nonEmpty(artifactDir);
   const database = pick(flags['database'], 'OUTPOST_DATABASE');
   if (database) config.database = databaseOf(database);
   const logLevel = pick(flags['log-level'], 'OUTPOST_LOG_LEVEL');
@@ -248,6 +254,7 @@ function parseFlags(argv: readonly string[]): Record<string, string | undefined>
         host: { type: 'string' },
         port: { type: 'string' },
         'data-dir': { type: 'string' },
+        'artifact-dir': { type: 'string' },
         database: { type: 'string' },
         'log-level': { type: 'string' },
         'heartbeat-seconds': { type: 'string' },

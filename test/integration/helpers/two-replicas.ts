@@ -4,16 +4,19 @@ import type { PostgresCluster } from '../../../control-plane/test/helpers/postgr
 import { startReplica } from './cluster-replicas.js';
 import type { Replica } from './cluster-replicas.js';
 
-/** Two replicas on one database of a throwaway cluster, started before the suite's tests and stopped after. */
-export function twoReplicasOnePostgres(): { a(): Replica; b(): Replica } {
+/**
+ * Two replicas on one database of a throwaway cluster, started before the suite's tests and stopped after;
+ * `extraArgs` go to both server processes.
+ */
+export function twoReplicasOnePostgres(extraArgs: readonly string[] = []): { a(): Replica; b(): Replica } {
   let cluster: PostgresCluster | undefined;
   let a: Replica | undefined;
   let b: Replica | undefined;
   beforeAll(async () => {
     cluster = await startPostgresCluster({ durable: false });
     const database = cluster.createDatabase();
-    a = await startReplica(database);
-    b = await startReplica(database);
+    a = await startReplica(database, extraArgs);
+    b = await startReplica(database, extraArgs);
   }, 120_000);
   afterAll(async () => {
     await Promise.all([a?.stop(), b?.stop()]);

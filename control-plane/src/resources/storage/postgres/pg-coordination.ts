@@ -66,6 +66,21 @@ export class PgCoordination {
     await this.query('SELECT pg_advisory_unlock($1)', [key]);
   }
 
+  /**
+   * Takes the session advisory lock of the two-part key (`space`, `key`; each a 32-bit integer), shared or
+   * exclusive, unless another session holds it in a way that conflicts; whether this one holds it now.
+   */
+  async tryLockPair(space: number, key: number, shared: boolean): Promise<boolean> {
+    const fn = shared ? 'pg_try_advisory_lock_shared' : 'pg_try_advisory_lock';
+    const rows = await this.query(`SELECT ${fn}($1::int4, $2::int4) AS locked`, [space, key]);
+    return rows[0]?.['locked'] === true;
+  }
+
+  async unlockPair(space: number, key: number, shared: boolean): Promise<void> {
+    const fn = shared ? 'pg_advisory_unlock_shared' : 'pg_advisory_unlock';
+    await this.query(`SELECT ${fn}($1::int4, $2::int4)`, [space, key]);
+  }
+
   async close(): Promise<void> {
     if (this.ended) return;
     this.ended = true;

@@ -1,0 +1,51 @@
+import type { LeaderJob } from '../leadership.js';
+
+export interface PeriodicJobOptions {
+  name: string;
+  everyMs: number;
+  /** one run (the engine's stores are synchronous) */
+  run(): void;
+  onError(err: unknown, what: string): void;
+}
+
+/**
+ * A job run at once when it starts and then every `everyMs` while it runs: a new leader first does what the dead
+ * one may have left undone. Counts its runs here, which `/healthz` shows (which replica does the work).
+ */
+export class PeriodicJob implements LeaderJob {
+  private runCount = 0;
+
+  constructor(private readonly options: PeriodicJobOptions) {}
+
+  get name(): string {
+    return this.options.name;
+  }
+
+  /** runs in this process since it started */
+  get runs(): number {
+    return this.runCount;
+  }
+
+  start(): () => void {
+    const runOnce = (): void => {
+      this.runCount++;
+      try {
+        this.options.run();
+      } catch (err) {
+        this.options.onError(err, `the background job ${this.name}`);
+      }
+    };
+    runOnce();
+    const timer = setInterval(runOnce, this.options.everyMs);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+}
+
+/** Starts every job in this process (a single control plane on SQLite: it is always the leader); returns the stop. */
+export function runJobsHere(jobs: readonly LeaderJob[]): () => void {
+  const stops = jobs.map((job) => job.start());
+  return () => {
+    for (const stop of stops) stop();
+  };
+}

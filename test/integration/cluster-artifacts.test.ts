@@ -1,0 +1,170 @@
+/**
+ * Issue 23, artifacts everywhere: two real control-plane processes on one PostgreSQL share one artifact
+ * directory (--artifact-dir). An OS version published through A is downloaded through B (whole, a Range, a
+ * revalidation with If-None-Match), a device linked to B upgrades from it, and garbage collection through A keeps
+ * an artifact B is serving until that download ends. Skipped without PostgreSQL, except under CI=true.
+ */
+import { randomBytes } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_ADMIN_KEY } from '../../control-plane/test/helpers/test-server.js';
+import { clusterTestsSkipped } from './helpers/cluster-replicas.js';
+import type { Replica } from './helpers/cluster-replicas.js';
+import { DeviceTimeline } from './helpers/device-timeline.js';
+import { DROPLET, runCli, startProcess } from './helpers/processes.js';
+import type { RunningProcess } from './helpers/processes.js';
+import { twoReplicasOnePostgres } from './helpers/two-replicas.js';
+
+const skipped = clusterTestsSkipped('cluster artifacts test');
+const work = mkdtempSync(join(tmpdir(), 'outpost-cluster-artifacts-'));
+const artifactDir = join(work, 'artifacts');
+const auth = { authorization: `Bearer ${TEST_ADMIN_KEY}` };
+const parent = 'projects/cluster/regions/eu';
+
+const cliEnv = (replica: Replica): Record<string, string> => ({
+  OUTPOST_SERVER: replica.url,
+  OUTPOST_API_KEY: TEST_ADMIN_KEY,
+});
+
+interface Published {
+  sha256: string;
+  size: number;
+  bytes: Buffer;
+}
+
+describe.skipIf(skipped)('OS artifacts of control-plane replicas sharing --artifact-dir', () => {
+  const replicas = twoReplicasOnePostgres(['--artifact-dir', artifactDir, '--heartbeat-seconds', '1']);
+  let a: Replica;
+  let b: Replica;
+  let published: Published;
+  const agents: RunningProcess[] = [];
+  const timelines: DeviceTimeline[] = [];
+
+  beforeAll(async () => {
+    a = replicas.a();
+    b = replicas.b();
+    const keygen = await runCli(['os', 'keygen', join(work, 'signing')], cliEnv(a));
+    expect(keygen.code, keygen.stderr).toBe(0);
+    const bytes = randomBytes(3 * 1024 * 1024);
+    const image = join(work, 'image-1.1.0.img');
+    writeFileSync(image, bytes);
+    const publish = await runCli(
+      [
+        'os',
+        'publish',
+        '--device-type',
+        'simulated',
+        '--version',
+        '1.1.0',
+        '--image',
+        image,
+        '--key',
+        join(work, 'signing.key'),
+      ],
+      cliEnv(a),
+    );
+    expect(publish.code, publish.stderr + publish.stdout).toBe(0);
+    const version = await a.admin.get<{ artifact: { sha256: string; size: number } }>('osVersions/simulated-1.1.0');
+    published = { ...version.artifact, bytes };
+  }, 120_000);
+  afterEach(async () => {
+    timelines.splice(0).forEach((timeline) => timeline.close());
+    await Promise.all(agents.splice(0).map((agent) => agent.stop('SIGKILL')));
+  });
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+  it('are served by the other replica: whole, a Range, and 304 for If-None-Match', async () => {
+    const url = `${b.url}/v1/artifacts/${published.sha256}`;
+    const whole = await fetch(url, { headers: auth });
+    expect(whole.status).toBe(200);
+    expect(whole.headers.get('etag')).toBe(`"${published.sha256}"`);
+    expect(Buffer.from(await whole.arrayBuffer()).equals(published.bytes)).toBe(true);
+
+    const part = await fetch(url, { headers: { ...auth, range: 'bytes=1000-1999' } });
+    expect(part.status).toBe(206);
+    expect(part.headers.get('content-range')).toBe(`bytes 1000-1999/${published.size}`);
+    expect(Buffer.from(await part.arrayBuffer()).equals(published.bytes.subarray(1000, 2000))).toBe(true);
+
+    const revalidated = await fetch(url, { headers: { ...auth, 'if-none-match': `"${published.sha256}"` } });
+    expect(revalidated.status).toBe(304);
+    expect(revalidated.headers.get('etag')).toBe(`"${published.sha256}"`);
+    const changed = await fetch(url, { headers: { ...auth, 'if-none-match': '"something-else"' } });
+    expect(changed.status).toBe(200);
+    await changed.arrayBuffer();
+  });
+
+  it('let a device linked to the other replica upgrade', async () => {
+    const name = `${parent}/devices/upgrades-on-b`;
+    const root = join(work, 'upgrades-on-b');
+    const provision = await runCli(
+      [
+        'devices',
+        'provision',
+        name,
+        '--device-root',
+        root,
+        '--boot-backend',
+        'file',
+        '--factory-version',
+        '1.0.0',
+        '--device-type',
+        'simulated',
+      ],
+      cliEnv(b),
+    );
+    expect(provision.code, provision.stderr).toBe(0);
+    mkdirSync(join(root, 'config', 'trust'), { recursive: true });
+    copyFileSync(join(work, 'signing.pub'), join(root, 'config', 'trust', 'signing.pub'));
+    const timeline = new DeviceTimeline(b.admin, name);
+    timelines.push(timeline);
+    agents.push(startProcess(DROPLET, ['--device-root', root, '--metrics-interval', '30', '--log-level', 'warn']));
+    await timeline.until((s) => s.connection === 'CONNECTED' && s.running === '1.0.0', 90_000);
+    const mark = timeline.mark();
+    await a.admin.update({ name, spec: { osVersion: '1.1.0' } }, { updateMask: 'spec.osVersion' });
+    const done = await timeline.until(
+      (s) => s.connection === 'CONNECTED' && s.running === '1.1.0' && s.osReady?.reason === 'Converged',
+      120_000,
+      mark,
+    );
+    expect(done.running).toBe('1.1.0');
+  }, 240_000);
+
+  it('are kept by garbage collection through one replica while the other serves them', async () => {
+    // larger than what the sockets buffer, so that the download below stays open while its reader waits
+    const upload = await fetch(`${a.url}/v1/artifacts`, { method: 'PUT', headers: auth, body: randomBytes(48 << 20) });
+    expect(upload.status).toBe(200);
+    const unreferenced = (await upload.json()) as { sha256: string };
+    const file = join(artifactDir, unreferenced.sha256);
+
+    const download = await new Promise<http.IncomingMessage>((resolve, reject) =>
+      http.get(`${b.url}/v1/artifacts/${unreferenced.sha256}`, { headers: auth }, resolve).on('error', reject),
+    );
+    expect(download.statusCode).toBe(200);
+    download.pause();
+
+    const collect = async (): Promise<string[]> => {
+      const res = await fetch(`${a.url}/v1/artifacts:collectGarbage`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ minAgeSeconds: 0 }),
+      });
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { removed: { sha256: string }[] }).removed.map((r) => r.sha256);
+    };
+    expect(await collect()).not.toContain(unreferenced.sha256);
+    expect(existsSync(file)).toBe(true);
+    expect(existsSync(join(artifactDir, published.sha256))).toBe(true);
+
+    download.destroy();
+    // B lets go of the artifact once it sees the download end
+    for (;;) {
+      if ((await collect()).includes(unreferenced.sha256)) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(existsSync(file)).toBe(false);
+    expect(existsSync(join(artifactDir, published.sha256))).toBe(true);
+  }, 120_000);
+});
