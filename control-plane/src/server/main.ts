@@ -14,8 +14,7 @@ await runServer(startServer, {
   },
   onReloadSignal: (handler) => process.on('SIGHUP', handler),
   exit: (code) => process.exit(code),
-  // V8 reads this flag each time it sets the next collection's limit, so setting it at run time takes effect
-  tuneHeap: (percent) => {
-    if (percent > 0) setFlagsFromString(`--heap-growing-percent=${percent}`);
-  },
+  // V8 reads this flag each time a full collection sets the next one's limit, so setting it at run time takes
+  // effect from the next full collection on; 0 is V8's own default (its dynamic factor)
+  tuneHeap: (percent) => setFlagsFromString(`--heap-growing-percent=${percent}`),
 });

@@ -2,12 +2,14 @@ import type { DestinationStream } from 'pino';
 import {
   ConfigError,
   DEFAULT_HEAP_GROWING_PERCENT,
+  DEFAULT_TLS_WAVE_HEAP_GROWING_PERCENT,
   loadServerConfig,
   SERVER_USAGE,
   wantsHelp,
   type ServerConfig,
 } from './config.js';
 import { createLogger, type Logger } from './logger.js';
+import { tuneHeapForTlsWaves, type ConnectionSource } from './tls-wave-heap.js';
 import { isLoopbackHost } from '@outpost/shared';
 
 export interface RunningServer {
@@ -16,6 +18,8 @@ export interface RunningServer {
   announcement?: string;
   /** re-reads the TLS certificate files (SIGHUP); absent when the server speaks plain HTTP */
   reloadCertificate?(): boolean;
+  /** the new connections of the HTTPS server (heap tuning while they pour in); absent when it speaks plain HTTP */
+  tlsConnections?: ConnectionSource;
   close(): Promise<void>;
 }
 
@@ -34,7 +38,10 @@ export interface ServerProcess {
   /** registers the handler for SIGHUP (re-read the TLS certificate) */
   onReloadSignal?: (handler: () => void) => void;
   exit: (code: number) => void;
-  /** applies --heap-growing-percent to the process's JavaScript heap (0: V8's own) before the server starts */
+  /**
+   * sets the growing percent of the process's JavaScript heap (0: V8's own): --heap-growing-percent before the
+   * server starts, --tls-wave-heap-growing-percent while a wave of TLS connections lasts
+   */
   tuneHeap?: (growingPercent: number) => void;
 }
 
@@ -58,7 +65,8 @@ export async function runServer(start: StartServer, proc: ServerProcess): Promis
     return;
   }
 
-  proc.tuneHeap?.(config.heapGrowingPercent ?? DEFAULT_HEAP_GROWING_PERCENT);
+  const heapGrowingPercent = config.heapGrowingPercent ?? DEFAULT_HEAP_GROWING_PERCENT;
+  proc.tuneHeap?.(heapGrowingPercent);
   const logger = createLogger(config.logLevel, proc.logDestination);
   let running: RunningServer;
   try {
@@ -75,6 +83,20 @@ export async function runServer(start: StartServer, proc: ServerProcess): Promis
     else running.reloadCertificate();
   });
   if (running.announcement !== undefined) proc.stdout(running.announcement + '\n');
+  const wavePercent = config.tlsWaveHeapGrowingPercent ?? DEFAULT_TLS_WAVE_HEAP_GROWING_PERCENT;
+  const stopWaveTuning =
+    running.tlsConnections === undefined || proc.tuneHeap === undefined || wavePercent === 0
+      ? () => {}
+      : tuneHeapForTlsWaves(running.tlsConnections, {
+          basePercent: heapGrowingPercent,
+          wavePercent,
+          setGrowingPercent: proc.tuneHeap,
+          onWave: (inWave, percent) =>
+            logger.info(
+              { heapGrowingPercent: percent },
+              inWave ? 'a wave of TLS connections: the heap grows further until it is over' : 'the TLS wave is over',
+            ),
+        });
 
   let stopping = false;
   proc.onShutdownSignal((signal) => {
@@ -85,6 +107,7 @@ export async function runServer(start: StartServer, proc: ServerProcess): Promis
     }
     stopping = true;
     logger.info({ signal }, 'shutting down');
+    stopWaveTuning();
     running.close().then(
       () => {
         logger.info('stopped');

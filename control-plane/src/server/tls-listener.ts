@@ -5,6 +5,7 @@ import { createSecureContext } from 'node:tls';
 import { X509Certificate } from 'node:crypto';
 import type { TlsFiles } from './config.js';
 import type { Logger } from './logger.js';
+import type { ConnectionSource } from './tls-wave-heap.js';
 
 /** The server's listening socket: plain HTTP, or HTTPS (and so WSS) with a certificate that can be swapped live. */
 export interface Listener {
@@ -12,6 +13,8 @@ export interface Listener {
   scheme: 'http' | 'https';
   /** re-reads the certificate files (SIGHUP); absent without TLS. False when they are unusable (the old one stays). */
   reloadCertificate?: () => boolean;
+  /** the new connections of the HTTPS server, each a TLS socket (tls-wave-heap.ts); absent without TLS */
+  tlsConnections?: ConnectionSource;
   /** stops watching the certificate files */
   close(): void;
 }
@@ -43,6 +46,7 @@ export function createListener(
   return {
     server,
     scheme: 'https',
+    tlsConnections: server,
     reloadCertificate: () => watcher.reload('SIGHUP'),
     close: () => watcher.close(),
   };

@@ -97,6 +97,21 @@ describe('loadServerConfig', () => {
     }
   });
 
+  it('reads --tls-wave-heap-growing-percent or OUTPOST_TLS_WAVE_HEAP_GROWING_PERCENT, 0 to 1000', () => {
+    expect(loadServerConfig([], {}).tlsWaveHeapGrowingPercent).toBeUndefined(); // the server applies its default
+    expect(loadServerConfig([], { OUTPOST_TLS_WAVE_HEAP_GROWING_PERCENT: '0' })).toMatchObject({
+      tlsWaveHeapGrowingPercent: 0,
+    });
+    expect(
+      loadServerConfig(['--tls-wave-heap-growing-percent', '400'], { OUTPOST_TLS_WAVE_HEAP_GROWING_PERCENT: '20' }),
+    ).toMatchObject({ tlsWaveHeapGrowingPercent: 400 });
+    for (const bad of ['-1', '1001', '2.5', 'lots']) {
+      expect(() => loadServerConfig([`--tls-wave-heap-growing-percent=${bad}`], {})).toThrow(
+        new RegExp(`invalid --tls-wave-heap-growing-percent "${bad}"`),
+      );
+    }
+  });
+
   it('treats empty environment variables as unset', () => {
     expect(loadServerConfig([], { OUTPOST_PORT: '', OUTPOST_ADMIN_KEY: '' })).toEqual(DEFAULT_SERVER_CONFIG);
   });

@@ -1,8 +1,9 @@
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo, type Server } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import type { ServerConfig } from '../../src/server/config.js';
+import { DEFAULT_TLS_WAVE_HEAP_GROWING_PERCENT, type ServerConfig } from '../../src/server/config.js';
 import { runServer, type RunningServer, type ServerProcess } from '../../src/server/run.js';
+import { openConnections } from '../helpers/tcp-burst.js';
 
 /** A real HTTP server standing in for the composition root; `reload` makes it one with a certificate. */
 async function startHttp(config: ServerConfig, reload?: () => boolean): Promise<RunningServer> {
@@ -32,7 +33,9 @@ function fakeProcess(argv: string[]) {
     onReloadSignal: (handler) => (reload = handler),
     exit: (code) => resolveExit(code),
   };
-  return { proc, logs, exited, stop: () => shutdown?.('SIGTERM'), hangUp: () => reload?.() };
+  const tuned: number[] = [];
+  proc.tuneHeap = (percent) => tuned.push(percent);
+  return { proc, logs, tuned, exited, stop: () => shutdown?.('SIGTERM'), hangUp: () => reload?.() };
 }
 
 const WARN = 40;
@@ -71,4 +74,36 @@ describe('runServer and transport security', () => {
     p.stop();
     expect(await p.exited).toBe(0);
   });
+
+  it('lets the heap grow further while TLS connections pour in, and not with --tls-wave-heap-growing-percent 0', async () => {
+    const tcp = await listeningTcpServer();
+    const p = fakeProcess(['--port', '0', '--heap-growing-percent', '60']);
+    await runServer(async (config) => ({ ...(await startHttp(config)), tlsConnections: tcp }), p.proc);
+    expect(p.tuned).toEqual([60]);
+    const sockets = await openConnections(tcp, 100); // in at most three ticks of a second: one has 20 or more
+    while (p.tuned.length < 2) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(p.tuned).toEqual([60, DEFAULT_TLS_WAVE_HEAP_GROWING_PERCENT]);
+    expect(p.logs).toContainEqual(
+      expect.objectContaining({ heapGrowingPercent: DEFAULT_TLS_WAVE_HEAP_GROWING_PERCENT, msg: expect.any(String) }),
+    );
+    p.stop(); // the wave is still on: stopping sets the configured percent back
+    expect(await p.exited).toBe(0);
+    expect(p.tuned).toEqual([60, DEFAULT_TLS_WAVE_HEAP_GROWING_PERCENT, 60]);
+    expect(tcp.listenerCount('connection')).toBe(0);
+
+    const off = fakeProcess(['--port', '0', '--tls-wave-heap-growing-percent', '0']);
+    await runServer(async (config) => ({ ...(await startHttp(config)), tlsConnections: tcp }), off.proc);
+    expect(tcp.listenerCount('connection')).toBe(0); // nothing follows the connections
+    off.stop();
+    expect(await off.exited).toBe(0);
+    for (const socket of sockets) socket.destroy();
+    await new Promise((resolve) => tcp.close(resolve));
+  }, 60_000);
 });
+
+/** A real TCP server standing in for the HTTPS one: it emits 'connection' for each accepted socket. */
+async function listeningTcpServer(): Promise<Server> {
+  const tcp = createTcpServer();
+  await new Promise<void>((resolve) => tcp.listen(0, '127.0.0.1', resolve));
+  return tcp;
+}
