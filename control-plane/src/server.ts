@@ -369,6 +369,7 @@ export async function startServer(
     gateway,
     artifactDownloads: () => artifactDownloads,
     ...(listener.reloadCertificate === undefined ? {} : { reloadCertificate: listener.reloadCertificate }),
+    ...(listener.tlsConnections === undefined ? {} : { tlsConnections: listener.tlsConnections }),
     close,
   };
 }

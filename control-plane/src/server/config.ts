@@ -41,6 +41,11 @@ export interface ServerConfig {
    * DEFAULT_HEAP_GROWING_PERCENT
    */
   heapGrowingPercent?: number;
+  /**
+   * the heap growing percent while a wave of TLS connections comes in (tls-wave-heap.ts); 0 keeps
+   * heapGrowingPercent then too; default DEFAULT_TLS_WAVE_HEAP_GROWING_PERCENT
+   */
+  tlsWaveHeapGrowingPercent?: number;
   /** largest OS image `PUT /v1/artifacts` takes (413 beyond); default DEFAULT_ARTIFACT_LIMITS */
   maxArtifactBytes?: number;
   /** uploads are refused (503) while the data directory's file system has less free space than this */
@@ -65,6 +70,9 @@ export const DEFAULT_ARTIFACT_LIMITS = { maxArtifactBytes: 8 * 1024 ** 3, freeSp
  * to three times what was live (about 120 MiB) before collecting, most of the control plane's peak memory.
  */
 export const DEFAULT_HEAP_GROWING_PERCENT = 50;
+
+/** See tls-wave-heap.ts: while TLS links pour in, fewer full collections mark the growing fleet's heap. */
+export const DEFAULT_TLS_WAVE_HEAP_GROWING_PERCENT = 200;
 
 export const DEFAULT_SERVER_CONFIG: Readonly<ServerConfig> = {
   host: '127.0.0.1',
@@ -110,6 +118,9 @@ Options (each flag beats its environment variable):
   --heap-growing-percent <n>  the JavaScript heap grows at most 1 + n/100 times what was live at the last
                               full collection before the next one; 0 leaves it to V8
                                                         OUTPOST_HEAP_GROWING_PERCENT (default ${DEFAULT_HEAP_GROWING_PERCENT})
+  --tls-wave-heap-growing-percent <n> the same while new TLS connections come in at 20/s or more (until 10 s
+                              below); 0 keeps --heap-growing-percent then too
+                                                        OUTPOST_TLS_WAVE_HEAP_GROWING_PERCENT (default ${DEFAULT_TLS_WAVE_HEAP_GROWING_PERCENT})
   --max-artifact-bytes <n>    largest OS image upload (413 beyond); suffix K, M, G, T (1024s)
                                                         OUTPOST_MAX_ARTIFACT_BYTES (default 8G)
   --free-space-reserve-bytes <n> uploads are refused (503) below this much free space in the data directory
@@ -143,7 +154,8 @@ type IntegerSetting =
   | 'headersTimeoutSeconds'
   | 'bodyTimeoutSeconds'
   | 'keepAliveTimeoutSeconds'
-  | 'heapGrowingPercent';
+  | 'heapGrowingPercent'
+  | 'tlsWaveHeapGrowingPercent';
 
 /** The whole-number settings, each from --<flag> (the variable's name without OUTPOST_) or its variable, in range. */
 const INTEGER_SETTINGS: readonly { env: string; key: IntegerSetting; min: number; max: number }[] = [
@@ -156,6 +168,7 @@ const INTEGER_SETTINGS: readonly { env: string; key: IntegerSetting; min: number
   { env: 'OUTPOST_BODY_TIMEOUT_SECONDS', key: 'bodyTimeoutSeconds', min: 1, max: 3600 },
   { env: 'OUTPOST_KEEP_ALIVE_TIMEOUT_SECONDS', key: 'keepAliveTimeoutSeconds', min: 1, max: 3600 },
   { env: 'OUTPOST_HEAP_GROWING_PERCENT', key: 'heapGrowingPercent', min: 0, max: 1000 },
+  { env: 'OUTPOST_TLS_WAVE_HEAP_GROWING_PERCENT', key: 'tlsWaveHeapGrowingPercent', min: 0, max: 1000 },
 ];
 
 /**
@@ -266,6 +279,7 @@ function parseFlags(argv: readonly string[]): Record<string, string | undefined>
         'body-timeout-seconds': { type: 'string' },
         'keep-alive-timeout-seconds': { type: 'string' },
         'heap-growing-percent': { type: 'string' },
+        'tls-wave-heap-growing-percent': { type: 'string' },
         'max-artifact-bytes': { type: 'string' },
         'free-space-reserve-bytes': { type: 'string' },
         'trusted-proxies': { type: 'string' },
