@@ -15,6 +15,7 @@ import type { ResourceHandle } from '../resources/resource-handle.js';
 import type { ResourceRules } from '../resources/resource-rules.js';
 import type { Doc } from '../resources/resource-table.js';
 import type { CustomMethod } from '../resources/http/custom-method.js';
+import { deviceCountsMethod } from './device-counts-method.js';
 import { deviceConfigRules } from './device-config-rules.js';
 import { deviceMeter } from './device-metering.js';
 import { DeviceCredentials } from './device-credentials.js';
@@ -153,6 +154,7 @@ export function createDeviceService(engine: ResourceEngine, db: Db, options: Dev
         return { name: target };
       },
     },
+    deviceCountsMethod(devices),
     ...provisioningTokenMethods(devices, tokens),
     {
       plural: 'devices',

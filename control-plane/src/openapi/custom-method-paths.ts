@@ -39,17 +39,20 @@ function operationOf(method: CustomMethod, stem: string): Operation {
     operationId: `${stem}.${method.verb}${method.httpMethod === 'POST' ? '' : method.httpMethod}`,
     summary: `${method.plural}:${method.verb}`,
     description:
-      `A custom method on ${where}.` +
+      (method.openApi?.description ?? `A custom method on ${where}.`) +
       (method.public ? ' Public: it authenticates by its own means (no API key).' : '') +
       (method.stream ? ' Answers a stream of JSON lines.' : ''),
     tags: [method.plural],
     'x-outpost-permission': method.permission,
     ...(method.public ? { security: [] } : {}),
+    ...(method.openApi?.queryParameters
+      ? { parameters: method.openApi.queryParameters.map((p) => ({ ...p, in: 'query' as const })) }
+      : {}),
     ...(takesBody ? { requestBody: { content: { 'application/json': { schema: { type: 'object' } } } } } : {}),
     responses: {
       '200': {
         description: method.stream ? 'NDJSON: one JSON object per line.' : "The method's answer.",
-        content: { [method.stream ? NDJSON : 'application/json']: { schema: {} } },
+        content: { [method.stream ? NDJSON : 'application/json']: { schema: method.openApi?.response ?? {} } },
       },
       ...errorResponses(),
     },

@@ -36,5 +36,14 @@ export interface CustomMethod {
    * calls of the moment (ResourceEngine.batch) and is answered once that commit is durable.
    */
   batchable?: boolean;
+  /** what the OpenAPI document says of it beyond its shape on the wire (query parameters, answer), when given */
+  openApi?: CustomMethodDocs;
   handle(call: CustomCall): unknown;
+}
+
+/** A custom method's description, query parameters and answer (JSON Schema 2020-12) for the OpenAPI document. */
+export interface CustomMethodDocs {
+  description: string;
+  queryParameters?: readonly { name: string; description: string; schema: Record<string, unknown> }[];
+  response?: Record<string, unknown>;
 }

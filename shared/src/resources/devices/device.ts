@@ -14,6 +14,7 @@ import {
 import type { ResourceDefinition } from '../definition.js';
 import { META_FILTER_FIELDS, MetaSchema } from '../meta.js';
 import { withOsReadyReason } from './os-ready-reason.js';
+import { withFailingHealthCheckCount } from './failing-health-checks.js';
 import { remoteAccessSchema } from '../../protocol/remote-access.js';
 import { updatePolicySchema } from './update-policy.js';
 
@@ -108,6 +109,8 @@ export const deviceStatusSchema = z.object({
   conditions: z.array(conditionSchema).optional(),
   /** the reason of the OSReady condition, kept by the control plane so that filters can find it */
   osReadyReason: z.string().optional(),
+  /** how many of the device's `Healthy/<id>` conditions are False (absent without any), kept so filters find them */
+  failingHealthCheckCount: z.int().min(0).optional(),
   deviceInfo: deviceInfoSchema.partial().optional(),
   connectionStatus: z.enum(CONNECTION_STATUSES).optional(),
   connectionStatusChangeTime: z.string().optional(),
@@ -172,10 +175,11 @@ export const deviceDefinition: ResourceDefinition<Device> = {
       },
       { path: 'status.connectionStatusChangeTime', type: 'timestamp' },
       { path: 'status.osReadyReason', type: 'string' },
+      { path: 'status.failingHealthCheckCount', type: 'int' },
     ],
   },
   outputOnly: ['status'],
-  derive: withOsReadyReason,
+  derive: (device) => withFailingHealthCheckCount(withOsReadyReason(device)),
   views: {
     NAME: ['name'],
     BASIC: [

@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest';
+import { deviceDefinition } from '@outpost/shared';
+import type { ResourceDefinition } from '@outpost/shared';
+import { listResources } from '../../src/resources/list-operation.js';
+import { ResourceEngine } from '../../src/resources/resource-engine.js';
+import type { ResourceHandle } from '../../src/resources/resource-handle.js';
+import type { Doc } from '../../src/resources/resource-table.js';
+import { tempDatabases } from '../helpers/temp-databases.js';
+
+/**
+ * Conditions are a list, which filters cannot address: the engine keeps `status.failingHealthCheckCount` equal to
+ * how many `Healthy/<id>` conditions are False (absent without any), so that a filter lists the devices failing a
+ * health check (the dashboard's overview count opens that list); devices stored before the field existed get it
+ * when the table is opened.
+ */
+const freshDatabase = tempDatabases('outpost-failing-checks-');
+const PARENT = 'projects/fleet/regions/eu';
+const FAILING = 'status.failingHealthCheckCount > 0';
+
+const condition = (type: string, status: 'True' | 'False' | 'Unknown'): Doc => ({
+  type,
+  status,
+  reason: status === 'False' ? 'Failing' : 'Passing',
+  message: '',
+  lastTransitionTime: '2024-01-01T00:00:00.000Z',
+});
+
+const withChecks = (...statuses: ('True' | 'False' | 'Unknown')[]): Doc => ({
+  conditions: [condition('OSReady', 'True'), ...statuses.map((status, i) => condition(`Healthy/check-${i}`, status))],
+});
+
+const names = (devices: ResourceHandle, filter: string): string[] =>
+  listResources(devices, { parent: PARENT, filter }).items.map((d) => String(d['name']).split('/').pop() ?? '');
+
+function createDevices(devices: ResourceHandle, ids: readonly string[]): void {
+  for (const id of ids) devices.create({ parent: PARENT, resource: { name: `${PARENT}/devices/${id}` } });
+}
+
+const statusOf = (devices: ResourceHandle, id: string): unknown => devices.find(`${PARENT}/devices/${id}`)?.['status'];
+
+describe('status.failingHealthCheckCount', () => {
+  it('counts the False Healthy/<id> conditions through patches and merges, absent without any check', () => {
+    const engine = new ResourceEngine(freshDatabase().db);
+    const devices = engine.register(deviceDefinition);
+    createDevices(devices, ['da', 'db', 'dc', 'dd']);
+    devices.patch(`${PARENT}/devices/da`, (doc) => ({ ...doc, status: withChecks('False', 'True', 'False') }));
+    devices.patchAll([
+      [`${PARENT}/devices/db`, (doc) => ({ ...doc, status: withChecks('True', 'Unknown') })],
+      [`${PARENT}/devices/dc`, (doc) => ({ ...doc, status: { conditions: [condition('OSReady', 'True')] } })],
+    ]);
+    const d = devices.table.findMany([`${PARENT}/devices/dd`]).get(`${PARENT}/devices/dd`)!;
+    devices.mergeRows([[d, { status: withChecks('False') }]]);
+
+    expect(names(devices, FAILING)).toEqual(['da', 'dd']);
+    expect(statusOf(devices, 'da')).toMatchObject({ failingHealthCheckCount: 2 });
+    expect(names(devices, 'status.failingHealthCheckCount = 0')).toEqual(['db']);
+    expect(statusOf(devices, 'dc')).not.toHaveProperty('failingHealthCheckCount');
+    expect(names(devices, 'status.failingHealthCheckCount IS NULL')).toEqual(['dc']);
+
+    // the checks pass again, or go away: the count follows
+    devices.patch(`${PARENT}/devices/da`, (doc) => ({ ...doc, status: withChecks('True', 'True', 'True') }));
+    devices.patch(`${PARENT}/devices/dd`, (doc) => ({ ...doc, status: {} }));
+    expect(names(devices, FAILING)).toEqual([]);
+    expect(statusOf(devices, 'dd')).not.toHaveProperty('failingHealthCheckCount');
+  });
+
+  it('is output only: a user cannot write it', () => {
+    const engine = new ResourceEngine(freshDatabase().db);
+    const devices = engine.register(deviceDefinition);
+    createDevices(devices, ['da']);
+    expect(() =>
+      devices.update({
+        name: `${PARENT}/devices/da`,
+        resource: { status: { failingHealthCheckCount: 3 } },
+        updateMask: 'status.failingHealthCheckCount',
+      }),
+    ).toThrow(/output only/);
+    expect(names(devices, FAILING)).toEqual([]);
+  });
+
+  it('is filled in for devices stored before it existed', () => {
+    const { db } = freshDatabase();
+    const before: ResourceDefinition = {
+      ...deviceDefinition,
+      filterSchema: {
+        fields: deviceDefinition.filterSchema.fields.filter((f) => f.path !== 'status.failingHealthCheckCount'),
+      },
+      derive: undefined,
+    };
+    const old = new ResourceEngine(db).register(before);
+    createDevices(old, ['da', 'db']);
+    old.patch(`${PARENT}/devices/da`, (doc) => ({ ...doc, status: withChecks('False') }));
+    expect(statusOf(old, 'da')).not.toHaveProperty('failingHealthCheckCount');
+
+    const devices = new ResourceEngine(db).register(deviceDefinition);
+    expect(names(devices, FAILING)).toEqual(['da']);
+    expect(statusOf(devices, 'da')).toMatchObject({ failingHealthCheckCount: 1 });
+  });
+});
