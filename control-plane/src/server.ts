@@ -1,9 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import express from 'express';
-import { openDatabase, type Db } from './db/open-database.js';
 import { isStorageFull, unlessStorageFull } from './db/storage-full.js';
-import { startWalCheckpointer } from './db/wal-checkpointer.js';
 import {
   ApiKeyStore,
   Authorizer,
@@ -21,7 +19,7 @@ import { joinCluster } from './cluster/cluster-member.js';
 import type { ClusterMember } from './cluster/cluster-member.js';
 import { metricsPruneJob } from './cluster/jobs/metrics-prune-job.js';
 import { runJobsHere } from './cluster/jobs/periodic-job.js';
-import { PgStorage } from './resources/storage/postgres/pg-storage.js';
+import { openStorage, type SqliteDatabase } from './resources/storage/open-storage.js';
 import { createDeviceService } from './devices/device-service.js';
 import { createLimitsService } from './limits/index.js';
 import { AgentGateway } from './gateway/agent-gateway.js';
@@ -67,8 +65,8 @@ const PUBLIC_BODY_LIMIT_BYTES = 256 * 1024;
 /** Resources beyond the built-in services (tests register their own). */
 export interface ServerExtras {
   resources?: readonly { def: ResourceDefinition; rules?: ResourceRules }[];
-  /** called with the database as soon as it is open (tests fill it up: `PRAGMA max_page_count`) */
-  onDatabaseOpened?: (db: Db) => void;
+  /** called with the SQLite database as soon as it is open (tests fill it up: `PRAGMA max_page_count`) */
+  onDatabaseOpened?: (db: SqliteDatabase) => void;
 }
 
 export interface StartedServer extends RunningServer {
@@ -84,18 +82,13 @@ export async function startServer(
   logger: Logger,
   extras: ServerExtras = {},
 ): Promise<StartedServer> {
-  // the resources go to --database; what is not yet behind the engine's storage stays in the data folder's file
+  // everything is kept where --database says: resources, API keys, device credentials, tokens, metrics history
   const target = storageTargetOf(config);
-  const dbFile = target.kind === 'sqlite' ? target.file : join(config.dataDir, 'outpost.db');
-  const db = openDatabase(dbFile);
-  extras.onDatabaseOpened?.(db);
-  const checkpointer = startWalCheckpointer(db, dbFile, (message) =>
-    logger.error({ message }, 'background WAL checkpoint failed'),
-  );
-  const engine =
-    target.kind === 'sqlite'
-      ? new ResourceEngine(db, { checkpoints: checkpointer })
-      : new ResourceEngine(new PgStorage(target.url));
+  const opened = openStorage(target, {
+    onSqliteOpened: extras.onDatabaseOpened,
+    onCheckpointError: (message) => logger.error({ message }, 'background WAL checkpoint failed'),
+  });
+  const engine = new ResourceEngine(opened.storage, { checkpoints: opened.checkpoints });
   // on PostgreSQL this process is one replica of several (cluster/); it joins before the gateway starts, which
   // must not mark Offline the devices another replica holds
   let cluster: ClusterMember | undefined;
@@ -103,9 +96,7 @@ export async function startServer(
     try {
       cluster = await joinCluster({ engine, url: target.url, logger: logger.child({ component: 'cluster' }) });
     } catch (err) {
-      await checkpointer.stop();
-      engine.storage.close();
-      db.close();
+      await opened.close();
       throw err;
     }
   }
@@ -124,7 +115,7 @@ export async function startServer(
   const limits = createLimitsService(engine, {
     authorize: (principal, permission, name) => authorize(principal, permission, name),
   });
-  const devices = createDeviceService(engine, db, { extraRules: [catalog.deviceRules], meteredBy: limits });
+  const devices = createDeviceService(engine, { extraRules: [catalog.deviceRules], meteredBy: limits });
   // on a full disk the server starts anyway, serving reads; what is skipped here is done at the next start
   const skippedForFullDisk = (what: string) => (err: unknown) =>
     logger.error({ err }, `storage is full: ${what} skipped until a later start`);
@@ -145,7 +136,7 @@ export async function startServer(
     sendCommand,
     backgroundWriteFailed,
   );
-  const metricsHistory = new MetricsHistory(db, {
+  const metricsHistory = new MetricsHistory(engine.stores.metricsSeries, {
     retentionDays: config.metricsRetentionDays ?? DEFAULT_METRICS_RETENTION_DAYS,
   });
   const metricsRecorder = recordDeviceMetrics(devices.devices, metricsHistory, backgroundWriteFailed);
@@ -153,7 +144,7 @@ export async function startServer(
   const backgroundJobs = [metricsPruneJob(metricsHistory, backgroundWriteFailed)];
   const stopLocalJobs = cluster === undefined ? runJobsHere(backgroundJobs) : () => {};
   cluster?.lead(backgroundJobs);
-  const keys = new ApiKeyStore(db);
+  const keys = new ApiKeyStore(engine.stores.apiKeys);
   // the audit records of remote terminals and port forwards (issue 21)
   const remoteSessions = engine.register(remoteSessionDefinition);
   const authorizer = new Authorizer({ ancestorsOf: limits.ancestorsOf });
@@ -339,9 +330,7 @@ export async function startServer(
       server.close(() => resolve()); // called (with an error) also when it never listened
       server.closeIdleConnections();
     });
-    await checkpointer.stop();
-    if (target.kind === 'postgres') engine.storage.close();
-    db.close();
+    await opened.close();
   };
   try {
     await new Promise<void>((resolve, reject) => {

@@ -624,7 +624,7 @@ async function seedDevices(dir: string, n: number, keyPairs: boolean): Promise<S
   const db = openDatabase(join(dir, 'outpost.db'));
   try {
     const engine = new ResourceEngine(db);
-    const { devices, credentials, customMethods } = createDeviceService(engine, db);
+    const { devices, credentials, customMethods } = createDeviceService(engine);
     const issueCredential = customMethods.find((method) => method.verb === 'issueCredential');
     if (!issueCredential) throw new Error('the devices service has no :issueCredential method');
     const unused = new AbortController().signal;

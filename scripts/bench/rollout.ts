@@ -413,7 +413,7 @@ async function seedDevices(dir: string, options: Options): Promise<SimDeviceSpec
   const db = openDatabase(join(dir, 'outpost.db'));
   try {
     const engine = new ResourceEngine(db);
-    const { devices, credentials } = createDeviceService(engine, db);
+    const { devices, credentials } = createDeviceService(engine);
     const specs: SimDeviceSpec[] = [];
     for (let first = 0; first < options.devices; first += SEED_BATCH) {
       engine.transaction(() => {

@@ -8,15 +8,14 @@ import {
   registerDeviceRequestSchema,
   unauthenticated,
 } from '@outpost/shared';
-import type { Db } from '../db/open-database.js';
 import type { Metering } from '../limits/metering.js';
 import type { ResourceEngine } from '../resources/resource-engine.js';
 import type { ResourceHandle } from '../resources/resource-handle.js';
 import type { ResourceRules } from '../resources/resource-rules.js';
 import type { Doc } from '../resources/resource-table.js';
 import type { CustomMethod } from '../resources/http/custom-method.js';
-import { deviceCountsMethod } from './device-counts-method.js';
 import { deviceConfigRules } from './device-config-rules.js';
+import { deviceCountsMethod } from './device-counts-method.js';
 import { deviceMeter } from './device-metering.js';
 import { DeviceCredentials } from './device-credentials.js';
 import { parseDevicePublicKey } from './device-identity.js';
@@ -41,9 +40,9 @@ export interface DeviceServiceOptions {
 }
 
 /** The devices API of spec 000: the Device resource, its credentials and self-registration. */
-export function createDeviceService(engine: ResourceEngine, db: Db, options: DeviceServiceOptions = {}): DeviceService {
-  const credentials = new DeviceCredentials(db, engine.now);
-  const tokens = new ProvisioningTokens(db, engine.now);
+export function createDeviceService(engine: ResourceEngine, options: DeviceServiceOptions = {}): DeviceService {
+  const credentials = new DeviceCredentials(engine.stores.deviceCredentials, engine.now);
+  const tokens = new ProvisioningTokens(engine.stores.provisioningTokens, engine.now);
   const own: ResourceRules = {
     beforeCreate: (doc) => {
       const status = (doc['status'] ?? {}) as Doc;
@@ -154,8 +153,8 @@ export function createDeviceService(engine: ResourceEngine, db: Db, options: Dev
         return { name: target };
       },
     },
-    deviceCountsMethod(devices),
     ...provisioningTokenMethods(devices, tokens),
+    deviceCountsMethod(devices),
     {
       plural: 'devices',
       verb: 'register',

@@ -1,5 +1,5 @@
-import type { Db } from '../db/open-database.js';
 import { invalidArgument, notFound } from '@outpost/shared';
+import type { ApiKeyRecord, ApiKeyRecords } from '../resources/storage/stores/api-key-records.js';
 import { z } from 'zod';
 import { EVERY_PERMISSION, EVERY_SCOPE, GrantSchema, StoredGrantSchema, type Grant } from './grant.js';
 import type { Principal } from './principal.js';
@@ -36,33 +36,18 @@ export interface ApiKeyStoreOptions {
   now?: () => Date;
 }
 
-interface ApiKeyRow {
-  id: string;
-  display_name: string;
-  grants_json: string;
-  secret_sha256: Buffer;
-  create_time: string;
-}
-
 const GrantsSchema = z.array(StoredGrantSchema);
 
-/** API keys in SQLite, each stored as the sha256 of its secret. */
+/** API keys in the engine's store (SQLite or PostgreSQL), each stored as the sha256 of its secret. */
 export class ApiKeyStore {
   private readonly now: () => Date;
   private readonly revokeListeners = new Set<(keyName: string) => void>();
 
   constructor(
-    private readonly db: Db,
+    private readonly records: ApiKeyRecords,
     options: ApiKeyStoreOptions = {},
   ) {
     this.now = options.now ?? (() => new Date());
-    db.exec(`CREATE TABLE IF NOT EXISTS iam_api_keys (
-      id TEXT PRIMARY KEY,
-      display_name TEXT NOT NULL,
-      grants_json TEXT NOT NULL,
-      secret_sha256 BLOB NOT NULL,
-      create_time TEXT NOT NULL
-    ) STRICT`);
   }
 
   /** Creates a key; the returned secret is the only copy there will ever be. */
@@ -72,25 +57,25 @@ export class ApiKeyStore {
       throw invalidArgument(`invalid API key: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
     const id = newKeyId();
     const secret = newSecret(id);
-    const row = this.insert(id, parsed.data.displayName, parsed.data.grants, secret);
-    return { apiKey: toApiKey(row), secret };
+    const record = this.recordOf(id, parsed.data.displayName, parsed.data.grants, secret);
+    if (!this.records.insertIfAbsent(record)) throw new Error(`a new key's id ${id} is taken`);
+    return { apiKey: toApiKey(record), secret };
   }
 
   list(): ApiKey[] {
-    return this.db.prepare<[], ApiKeyRow>('SELECT * FROM iam_api_keys ORDER BY create_time, id').all().map(toApiKey);
+    return this.records.list().map(toApiKey);
   }
 
   /** Throws NOT_FOUND for unknown and revoked keys. */
   get(id: string): ApiKey {
-    const row = this.row(id);
-    if (!row) throw notFound(`apiKeys/${id} not found`);
-    return toApiKey(row);
+    const record = this.records.get(id);
+    if (!record) throw notFound(`apiKeys/${id} not found`);
+    return toApiKey(record);
   }
 
   /** Deletes the key: its secret stops working at once. Throws NOT_FOUND when there is no such key. */
   revoke(id: string): void {
-    const { changes } = this.db.prepare('DELETE FROM iam_api_keys WHERE id = ?').run(id);
-    if (changes === 0) throw notFound(`apiKeys/${id} not found`);
+    if (!this.records.delete(id)) throw notFound(`apiKeys/${id} not found`);
     for (const listener of this.revokeListeners) listener(`apiKeys/${id}`);
   }
 
@@ -107,9 +92,9 @@ export class ApiKeyStore {
     // Secrets we generated name their key; the admin secret may be any string set by OUTPOST_ADMIN_KEY.
     const candidates = id !== undefined && id !== ADMIN_KEY_ID ? [id, ADMIN_KEY_ID] : [ADMIN_KEY_ID];
     for (const candidate of candidates) {
-      const row = this.row(candidate);
-      if (row && secretMatches(secret, row.secret_sha256)) {
-        const key = toApiKey(row);
+      const record = this.records.get(candidate);
+      if (record && secretMatches(secret, record.secretSha256)) {
+        const key = toApiKey(record);
         return { name: key.name, displayName: key.displayName, grants: key.grants };
       }
     }
@@ -119,57 +104,41 @@ export class ApiKeyStore {
   /**
    * Makes sure the admin key (`apiKeys/admin`, grant `*` on `*`) exists. With `adminKey` that exact secret
    * is registered, or the stored one rotated to it. Without, a key is generated only when there is no admin
-   * key yet, and its secret returned so the caller can show it once.
+   * key yet, and its secret returned so the caller can show it once. Each step is one conditional write, so
+   * replicas starting together on one database agree on a single admin key.
    */
   ensureBootstrapAdminKey(adminKey?: string): { created: boolean; secret?: string } {
     const adminGrants: Grant[] = [{ permission: EVERY_PERMISSION, scope: EVERY_SCOPE }];
-    return this.db.transaction(() => {
-      const existing = this.row(ADMIN_KEY_ID);
-      if (adminKey !== undefined) {
-        if (adminKey.length < MIN_ADMIN_SECRET_LENGTH) {
-          throw invalidArgument(`the admin key must be at least ${MIN_ADMIN_SECRET_LENGTH} characters`);
-        }
-        if (!existing) {
-          this.insert(ADMIN_KEY_ID, 'admin', adminGrants, adminKey);
-          return { created: true };
-        }
-        this.db
-          .prepare('UPDATE iam_api_keys SET secret_sha256 = ?, grants_json = ? WHERE id = ?')
-          .run(hashSecret(adminKey), JSON.stringify(adminGrants), ADMIN_KEY_ID);
-        return { created: false };
-      }
-      if (existing) return { created: false };
+    if (adminKey === undefined) {
       const secret = newSecret(ADMIN_KEY_ID);
-      this.insert(ADMIN_KEY_ID, 'admin', adminGrants, secret);
-      return { created: true, secret };
-    })();
+      const created = this.records.insertIfAbsent(this.recordOf(ADMIN_KEY_ID, 'admin', adminGrants, secret));
+      return created ? { created, secret } : { created };
+    }
+    if (adminKey.length < MIN_ADMIN_SECRET_LENGTH) {
+      throw invalidArgument(`the admin key must be at least ${MIN_ADMIN_SECRET_LENGTH} characters`);
+    }
+    const record = this.recordOf(ADMIN_KEY_ID, 'admin', adminGrants, adminKey);
+    // an admin key revoked between the two writes is registered again on the next turn
+    for (;;) {
+      if (this.records.insertIfAbsent(record)) return { created: true };
+      if (this.records.replaceSecret(ADMIN_KEY_ID, record.secretSha256, record.grantsJson)) return { created: false };
+    }
   }
 
-  private row(id: string): ApiKeyRow | undefined {
-    return this.db.prepare<[string], ApiKeyRow>('SELECT * FROM iam_api_keys WHERE id = ?').get(id);
-  }
-
-  private insert(id: string, displayName: string, grants: readonly Grant[], secret: string): ApiKeyRow {
-    const row: ApiKeyRow = {
+  private recordOf(id: string, displayName: string, grants: readonly Grant[], secret: string): ApiKeyRecord {
+    return {
       id,
-      display_name: displayName,
-      grants_json: JSON.stringify(
+      displayName,
+      grantsJson: JSON.stringify(
         grants.map(({ permission, scope, grantedThrough }) => ({
           permission,
           scope,
           ...(grantedThrough?.length ? { grantedThrough } : {}),
         })),
       ),
-      secret_sha256: hashSecret(secret),
-      create_time: this.now().toISOString(),
+      secretSha256: hashSecret(secret),
+      createTime: this.now().toISOString(),
     };
-    this.db
-      .prepare(
-        `INSERT INTO iam_api_keys (id, display_name, grants_json, secret_sha256, create_time)
-         VALUES (@id, @display_name, @grants_json, @secret_sha256, @create_time)`,
-      )
-      .run(row);
-    return row;
   }
 }
 
@@ -178,11 +147,11 @@ export function adminKeyAnnouncement(result: { secret?: string }): string | unde
   return result.secret === undefined ? undefined : `Admin API key (shown once): ${result.secret}`;
 }
 
-function toApiKey(row: ApiKeyRow): ApiKey {
+function toApiKey(record: ApiKeyRecord): ApiKey {
   return {
-    name: `apiKeys/${row.id}`,
-    displayName: row.display_name,
-    grants: GrantsSchema.parse(JSON.parse(row.grants_json)),
-    createTime: row.create_time,
+    name: `apiKeys/${record.id}`,
+    displayName: record.displayName,
+    grants: GrantsSchema.parse(JSON.parse(record.grantsJson)),
+    createTime: record.createTime,
   };
 }

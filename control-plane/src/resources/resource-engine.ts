@@ -8,6 +8,8 @@ import type { ResourceRules } from './resource-rules.js';
 import type { Doc } from './resource-table.js';
 import { SqliteStorage } from './storage/sqlite/sqlite-storage.js';
 import type { Storage } from './storage/storage.js';
+import type { EngineStores } from './storage/stores/engine-stores.js';
+import { openStores } from './storage/stores/open-stores.js';
 
 /** The document type of a definition: its schema's, or Doc for a definition that only knows documents have names. */
 export type DocumentOf<T extends { name: string }> = [keyof T] extends ['name'] ? Doc : T;
@@ -50,16 +52,19 @@ export class ResourceEngine {
   private readonly commitListeners = new Set<CommitListener>();
   private readonly checkpoints: CommitCheckpoints | undefined;
   readonly storage: Storage;
+  /** The services' records that are not resources, in the same store as the resources. */
+  readonly stores: EngineStores;
 
   /** `store`: the storage, or a SQLite database (opened with openDatabase) to keep it in. */
   constructor(store: Storage | Db, options: EngineOptions = {}) {
     this.storage = 'openTable' in store ? store : new SqliteStorage(store);
     this.now = options.now ?? (() => new Date());
     this.log = this.storage.openChangeLog(options.changeLogRetain);
+    this.stores = openStores(this.storage);
     this.checkpoints = options.checkpoints;
   }
 
-  /** The SQLite database of a SQLite storage (for the services that still read it directly). */
+  /** The SQLite database of a SQLite storage (benchmarks and tests tune and inspect it; no service uses it). */
   get db(): Db {
     if (this.storage instanceof SqliteStorage) return this.storage.db;
     throw new Error(`the ${this.storage.kind} storage has no SQLite database`);

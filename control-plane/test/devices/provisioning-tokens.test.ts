@@ -1,15 +1,12 @@
 /**
  * Issue 16, provisioning tokens: a token registers at most --max-uses devices, tokens can be listed (never
- * shown) and revoked through the CLI and REST, and expired ones are purged from the database.
+ * shown) and revoked through the CLI and REST (expiry and purging: provisioning-token-store.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerDeviceCommands } from '../../src/cli/device-commands.js';
-import { ProvisioningTokens } from '../../src/devices/provisioning-tokens.js';
-import { hashSecret } from '../../src/devices/secret-hash.js';
 import { runCli } from '../cli/harness.js';
 import { startTestServer, TEST_ADMIN_KEY } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
-import { tempDatabases } from '../helpers/temp-databases.js';
 
 const parent = 'projects/tokens/regions/eu';
 let server: TestServer;
@@ -138,46 +135,5 @@ describe('list and revoke', () => {
     expect((await call('GET', `${parent}/devices:listProvisioningTokens`, undefined, asReader)).status).toBe(403);
     const revoke = await call('POST', `${parent}/devices:revokeProvisioningToken`, { id: '0'.repeat(16) }, asReader);
     expect(revoke.status).toBe(403);
-  });
-});
-
-describe('expired tokens', () => {
-  const databases = tempDatabases('outpost-tokens-');
-
-  it('are left out of lists, refused, and purged by the next write', () => {
-    const { db } = databases();
-    let now = new Date('2030-01-01T00:00:00Z');
-    const tokens = new ProvisioningTokens(db, () => now);
-    const old = tokens.create(parent, 60);
-    now = new Date('2030-01-01T00:01:00Z'); // its expireTime
-    expect(tokens.list(parent)).toEqual([]);
-    expect(tokens.verify(old.token)).toBe('unknown or expired');
-    expect(tokens.consume(old.token)).toBe(false);
-    const fresh = tokens.create(parent, 60);
-    const stored = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM provisioning_tokens').get();
-    expect(stored?.n).toBe(1);
-    expect(tokens.list(parent).map((t) => t.id)).toEqual([fresh.id]);
-  });
-
-  it('of a database from before use counts keep working, without a limit', () => {
-    const { db } = databases();
-    db.exec(`CREATE TABLE provisioning_tokens (
-      secret_sha256 BLOB PRIMARY KEY, parent TEXT NOT NULL, create_time TEXT NOT NULL, expire_time TEXT NOT NULL)`);
-    const token = 'opt_from-an-earlier-version';
-    db.prepare('INSERT INTO provisioning_tokens VALUES (?, ?, ?, ?)').run(
-      hashSecret(token),
-      parent,
-      '2030-01-01T00:00:00.000Z',
-      '2030-01-02T00:00:00.000Z',
-    );
-    const tokens = new ProvisioningTokens(db, () => new Date('2030-01-01T12:00:00Z'));
-    expect(tokens.verify(token)).toEqual({
-      id: hashSecret(token).subarray(0, 8).toString('hex'),
-      parent,
-      createTime: '2030-01-01T00:00:00.000Z',
-      expireTime: '2030-01-02T00:00:00.000Z',
-      uses: 0,
-    });
-    for (let i = 0; i < 3; i++) expect(tokens.consume(token)).toBe(true);
   });
 });

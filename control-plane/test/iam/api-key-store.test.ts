@@ -1,23 +1,33 @@
 import { createHash } from 'node:crypto';
 import { ApiError } from '@outpost/shared';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
 import { ApiKeyStore, adminKeyAnnouncement } from '../../src/iam/api-key-store.js';
-import { tempDatabase } from './temp-db.js';
+import { ResourceEngine } from '../../src/resources/resource-engine.js';
+import type { ApiKeyRecords } from '../../src/resources/storage/stores/api-key-records.js';
+import { describeStorages } from '../helpers/storages.js';
+import { reopenStorage } from '../helpers/reopen-storage.js';
 
 const DEVICE_READER = [{ permission: 'services/devices.outpost/permissions/devices.get', scope: 'projects/p' }];
 
-describe('ApiKeyStore', () => {
-  const cleanups: (() => void)[] = [];
-  afterEach(() => cleanups.splice(0).forEach((c) => c()));
-  const open = () => {
-    const t = tempDatabase();
-    cleanups.push(t.cleanup);
-    return t;
+describeStorages('ApiKeyStore', (fresh) => {
+  const reopened: { close(): void }[] = [];
+  afterEach(() => reopened.splice(0).forEach((storage) => storage.close()));
+  /** A fresh store's API keys, and the same keys through a second connection, as a restart (or replica) sees them. */
+  const open = (): { records: ApiKeyRecords; reopen(): ApiKeyRecords } => {
+    const storage = fresh();
+    return {
+      records: new ResourceEngine(storage).stores.apiKeys,
+      reopen: () => {
+        const again = reopenStorage(storage);
+        reopened.push(again);
+        return new ResourceEngine(again).stores.apiKeys;
+      },
+    };
   };
 
   it('creates a key, returns its secret once, and stores only its sha256', () => {
-    const { db } = open();
-    const store = new ApiKeyStore(db, { now: () => new Date('2025-01-02T03:04:05.000Z') });
+    const { records } = open();
+    const store = new ApiKeyStore(records, { now: () => new Date('2025-01-02T03:04:05.000Z') });
     const { apiKey, secret } = store.create({ displayName: 'reader', grants: DEVICE_READER });
 
     const id = apiKey.name.replace('apiKeys/', '');
@@ -31,14 +41,14 @@ describe('ApiKeyStore', () => {
     });
     expect(JSON.stringify(apiKey)).not.toContain(secret);
 
-    const rows = db.prepare('SELECT * FROM iam_api_keys').all() as Record<string, unknown>[];
-    expect(rows).toHaveLength(1);
-    expect(JSON.stringify(rows)).not.toContain(secret.slice(-20));
-    expect(rows[0]?.['secret_sha256']).toEqual(createHash('sha256').update(secret).digest());
+    const stored = records.list();
+    expect(stored).toHaveLength(1);
+    expect(JSON.stringify(stored)).not.toContain(secret.slice(-20));
+    expect(Buffer.from(stored[0]!.secretSha256)).toEqual(createHash('sha256').update(secret).digest());
   });
 
   it('authenticates the secret and nothing else', () => {
-    const store = new ApiKeyStore(open().db);
+    const store = new ApiKeyStore(open().records);
     const { apiKey, secret } = store.create({ displayName: 'reader', grants: DEVICE_READER });
     expect(store.authenticate(secret)).toEqual({ name: apiKey.name, displayName: 'reader', grants: DEVICE_READER });
     expect(store.authenticate(`${secret}x`)).toBeNull();
@@ -50,7 +60,7 @@ describe('ApiKeyStore', () => {
 
   it('lists, gets and revokes; a revoked key no longer authenticates', () => {
     let clock = 0;
-    const store = new ApiKeyStore(open().db, { now: () => new Date(Date.UTC(2025, 0, 1, 0, 0, clock++)) });
+    const store = new ApiKeyStore(open().records, { now: () => new Date(Date.UTC(2025, 0, 1, 0, 0, clock++)) });
     const a = store.create({ displayName: 'a', grants: DEVICE_READER });
     const b = store.create({ displayName: 'b', grants: DEVICE_READER });
     expect(store.list().map((k) => k.displayName)).toEqual(['a', 'b']);
@@ -66,7 +76,7 @@ describe('ApiKeyStore', () => {
   });
 
   it('refuses invalid keys with INVALID_ARGUMENT', () => {
-    const store = new ApiKeyStore(open().db);
+    const store = new ApiKeyStore(open().records);
     const bad = [
       { displayName: '', grants: DEVICE_READER },
       { displayName: 'x', grants: [] },
@@ -84,7 +94,7 @@ describe('ApiKeyStore', () => {
 
   it('generates the admin key on first start only, and it holds every permission', () => {
     const t = open();
-    const first = new ApiKeyStore(t.db).ensureBootstrapAdminKey();
+    const first = new ApiKeyStore(t.records).ensureBootstrapAdminKey();
     expect(first.created).toBe(true);
     expect(first.secret).toMatch(/^opk_admin_/);
     expect(adminKeyAnnouncement(first)).toBe(`Admin API key (shown once): ${first.secret}`);
@@ -102,7 +112,7 @@ describe('ApiKeyStore', () => {
 
   it('registers and rotates the admin key given by OUTPOST_ADMIN_KEY, never echoing it', () => {
     const t = open();
-    const store = new ApiKeyStore(t.db);
+    const store = new ApiKeyStore(t.records);
     const registered = store.ensureBootstrapAdminKey('first-admin-secret-0123456789abcdef');
     expect(registered).toEqual({ created: true });
     expect(adminKeyAnnouncement(registered)).toBeUndefined();
@@ -120,7 +130,7 @@ describe('ApiKeyStore', () => {
 
   it('replaces a generated admin key by the configured one and then keeps it without the variable', () => {
     const t = open();
-    const store = new ApiKeyStore(t.db);
+    const store = new ApiKeyStore(t.records);
     const generated = store.ensureBootstrapAdminKey();
     store.ensureBootstrapAdminKey('configured-admin-secret-0123456789abcdef');
     expect(store.authenticate(generated.secret ?? '')).toBeNull();
@@ -129,13 +139,13 @@ describe('ApiKeyStore', () => {
   });
 
   it('authenticates an admin secret that looks like another key', () => {
-    const store = new ApiKeyStore(open().db);
+    const store = new ApiKeyStore(open().records);
     store.ensureBootstrapAdminKey('opk_other_lookalike-secret-0123456789abcdef');
     expect(store.authenticate('opk_other_lookalike-secret-0123456789abcdef')?.name).toBe('apiKeys/admin');
   });
 
   it('refuses an admin secret shorter than 32 characters', () => {
-    const store = new ApiKeyStore(open().db);
+    const store = new ApiKeyStore(open().records);
     expect(() => store.ensureBootstrapAdminKey('short')).toThrow(/at least 32 characters/);
     expect(() => store.ensureBootstrapAdminKey('x'.repeat(31))).toThrow(/at least 32 characters/);
     expect(store.list()).toEqual([]);
@@ -148,8 +158,24 @@ describe('ApiKeyStore', () => {
       { permission: '*', scope: 'projects/p', grantedThrough: ['organizations/o'] },
       { permission: '*', scope: 'projects/q' },
     ];
-    const { apiKey, secret } = new ApiKeyStore(t.db).create({ displayName: 'minted', grants });
+    const { apiKey, secret } = new ApiKeyStore(t.records).create({ displayName: 'minted', grants });
     expect(apiKey.grants).toEqual(grants);
     expect(new ApiKeyStore(t.reopen()).authenticate(secret)?.grants).toEqual(grants);
+  });
+
+  it('is shared by every control plane on the database: created on one, it authenticates and is revoked on another', () => {
+    const t = open();
+    const one = new ApiKeyStore(t.records);
+    const other = new ApiKeyStore(t.reopen());
+    // replicas starting together agree on one generated admin key
+    const generated = one.ensureBootstrapAdminKey();
+    expect(other.ensureBootstrapAdminKey()).toEqual({ created: false });
+    expect(other.authenticate(generated.secret ?? '')?.name).toBe('apiKeys/admin');
+
+    const { apiKey, secret } = one.create({ displayName: 'shared', grants: DEVICE_READER });
+    expect(other.authenticate(secret)?.name).toBe(apiKey.name);
+    other.revoke(apiKey.name.replace('apiKeys/', ''));
+    expect(one.authenticate(secret)).toBeNull();
+    expect(one.list().map((k) => k.name)).toEqual(['apiKeys/admin']);
   });
 });

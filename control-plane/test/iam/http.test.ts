@@ -6,6 +6,7 @@ import { ApiKeyStore } from '../../src/iam/api-key-store.js';
 import { authenticateRequest, principalOf } from '../../src/iam/authenticate-request.js';
 import { Authorizer } from '../../src/iam/authorizer.js';
 import { iamRoutes } from '../../src/iam/routes.js';
+import { ResourceEngine } from '../../src/resources/resource-engine.js';
 import { apiErrorHandler, unknownRouteHandler } from '../../src/server/http-errors.js';
 import { createLogger } from '../../src/server/logger.js';
 import { tempDatabase } from './temp-db.js';
@@ -15,7 +16,7 @@ const GET_DEVICE = 'services/devices.outpost/permissions/devices.get';
 
 describe('IAM over HTTP', () => {
   const t = tempDatabase();
-  const store = new ApiKeyStore(t.db);
+  const store = new ApiKeyStore(new ResourceEngine(t.db).stores.apiKeys);
   const logs: Record<string, unknown>[] = [];
   let server: Server;
   let base = '';

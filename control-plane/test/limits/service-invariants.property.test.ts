@@ -37,7 +37,7 @@ function startWorld(): World {
   db.pragma('synchronous = OFF');
   const engine = new ResourceEngine(db);
   const limits = createLimitsService(engine);
-  const { devices } = createDeviceService(engine, db, { meteredBy: limits });
+  const { devices } = createDeviceService(engine, { meteredBy: limits });
   const follower = new LimitsContext(engine);
   follower.attach(limits.handles);
   follower.world.build();

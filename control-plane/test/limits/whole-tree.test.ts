@@ -22,7 +22,7 @@ function setUp() {
   db.pragma('synchronous = OFF');
   const engine = new ResourceEngine(db);
   const limits = createLimitsService(engine);
-  const { devices } = createDeviceService(engine, db, { meteredBy: limits });
+  const { devices } = createDeviceService(engine, { meteredBy: limits });
   limits.bootstrap();
   const h = limits.handles;
   // directly under the service, in r1: each gets project-small (1,000) from the service pool

@@ -1,27 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { MetricsSample } from '@outpost/shared';
-import { openDatabase } from '../../src/db/open-database.js';
-import type { Db } from '../../src/db/open-database.js';
 import { metricsTiers, parseDuration, tierFor } from '../../src/metrics/downsampling.js';
 import { MetricsHistory } from '../../src/metrics/metrics-history.js';
-
-const dbs: { db: Db; dir: string }[] = [];
-afterEach(() => {
-  for (const { db, dir } of dbs.splice(0)) {
-    db.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
-
-function history(retentionDays = 30): MetricsHistory {
-  const dir = mkdtempSync(join(tmpdir(), 'outpost-metrics-'));
-  const db = openDatabase(join(dir, 'outpost.db'));
-  dbs.push({ db, dir });
-  return new MetricsHistory(db, { retentionDays });
-}
+import { ResourceEngine } from '../../src/resources/resource-engine.js';
+import { describeStorages } from '../helpers/storages.js';
 
 const T0 = Date.parse('2025-03-01T00:00:00Z');
 const MIN = 60_000;
@@ -66,7 +48,10 @@ describe('downsampling plan', () => {
   });
 });
 
-describe('MetricsHistory (real SQLite file)', () => {
+describeStorages('MetricsHistory', (fresh) => {
+  const history = (retentionDays = 30): MetricsHistory =>
+    new MetricsHistory(new ResourceEngine(fresh()).stores.metricsSeries, { retentionDays });
+
   it('serves raw samples aggregated per step: averages, maxima, sums over filesystems', () => {
     const store = history();
     store.record([
@@ -144,6 +129,28 @@ describe('MetricsHistory (real SQLite file)', () => {
       store.query({ device: 'd1', fromMs: T0, toMs: T0 + 3 * HOUR, stepMs: HOUR, nowMs: twoDaysLater }).points,
     ).toHaveLength(3);
     expect(store.prune(T0 + 8 * DAY)).toBe(3); // the hours, after the 7-day retention
+  });
+
+  it('adds samples recorded apart into the buckets already stored', () => {
+    const store = history();
+    store.record([{ device: 'd1', timeMs: T0 + 1_000, sample: sample(10, { load1: 1 }) }]);
+    store.record([
+      { device: 'd1', timeMs: T0 + 2_000, sample: sample(50, { temperatureCelsius: 30 }) },
+      { device: 'd1', timeMs: T0 + 3_000, sample: sample(30, { load1: 3 }) },
+    ]);
+    store.record([{ device: 'd1', timeMs: T0 + 1_000, sample: sample(2) }]); // the same raw instant again
+    const later = T0 + 2 * HOUR; // answered from the minute buckets
+    const minute = store.query({ device: 'd1', fromMs: T0, toMs: T0 + MIN, stepMs: MIN, nowMs: later });
+    expect(minute.resolution).toBe('60s');
+    expect(minute.points).toEqual([
+      expect.objectContaining({ samples: 4, cpuPercent: 23, cpuPercentMax: 50, temperatureCelsius: 30, load1: 2 }),
+    ]);
+    const raw = store.query({ device: 'd1', fromMs: T0, toMs: T0 + MIN, stepMs: 1_000, nowMs: T0 + MIN });
+    expect(raw.points.map((p) => [p.time, p.samples, p.cpuPercent])).toEqual([
+      ['2025-03-01T00:00:01.000Z', 2, 6],
+      ['2025-03-01T00:00:02.000Z', 1, 50],
+      ['2025-03-01T00:00:03.000Z', 1, 30],
+    ]);
   });
 
   it('forgets a deleted device', () => {

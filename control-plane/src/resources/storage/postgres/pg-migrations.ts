@@ -51,6 +51,55 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       }),
     ],
   },
+  {
+    version: 2,
+    description:
+      "the services' stores behind the engine (EngineStores): API keys, device credentials, provisioning tokens, " +
+      'metrics history',
+    statements: [
+      `CREATE TABLE iam_api_keys (
+        id text COLLATE "C" PRIMARY KEY,
+        display_name text NOT NULL,
+        grants_json text NOT NULL,
+        secret_sha256 bytea NOT NULL,
+        create_time text COLLATE "C" NOT NULL
+      )`,
+      `CREATE TABLE device_credentials (
+        device text COLLATE "C" PRIMARY KEY,
+        secret_sha256 bytea NOT NULL UNIQUE,
+        create_time text NOT NULL
+      )`,
+      `CREATE TABLE device_public_keys (
+        device text COLLATE "C" PRIMARY KEY,
+        public_key_pem text NOT NULL,
+        create_time text NOT NULL
+      )`,
+      `CREATE TABLE provisioning_tokens (
+        secret_sha256 bytea PRIMARY KEY,
+        parent text COLLATE "C" NOT NULL,
+        create_time text COLLATE "C" NOT NULL,
+        expire_time text COLLATE "C" NOT NULL,
+        max_uses integer,
+        uses integer NOT NULL DEFAULT 0
+      )`,
+      'CREATE INDEX provisioning_tokens_by_expiry ON provisioning_tokens(expire_time)',
+      'CREATE INDEX provisioning_tokens_by_parent ON provisioning_tokens(parent, create_time)',
+      `CREATE TABLE device_metric_points (
+        device text COLLATE "C" NOT NULL,
+        resolution_ms bigint NOT NULL,
+        bucket bigint NOT NULL,
+        count integer NOT NULL,
+        cpu_sum float8 NOT NULL, cpu_max float8 NOT NULL,
+        mem_used_sum float8 NOT NULL, mem_total_max float8 NOT NULL,
+        storage_used_sum float8 NOT NULL, storage_total_max float8 NOT NULL,
+        temp_sum float8 NOT NULL, temp_count integer NOT NULL,
+        load_sum float8 NOT NULL, load_count integer NOT NULL,
+        uptime_max float8 NOT NULL,
+        PRIMARY KEY (device, resolution_ms, bucket)
+      )`,
+      'CREATE INDEX device_metric_points_age ON device_metric_points(resolution_ms, bucket)',
+    ],
+  },
 ];
 
 /** Brings the database to the newest schema version, each step in a transaction of its own. */

@@ -30,6 +30,54 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
     description: "the change log by kind: a watcher's replay of one kind reads only that kind's entries",
     statements: ['CREATE INDEX IF NOT EXISTS change_log_by_plural ON change_log(plural, seq)'],
   },
+  {
+    version: 3,
+    description:
+      "the services' stores behind the engine (EngineStores): API keys, device credentials, provisioning tokens, " +
+      'metrics history; the tables of releases that made them on their own are kept with their rows',
+    statements: [
+      `CREATE TABLE IF NOT EXISTS iam_api_keys (
+        id TEXT PRIMARY KEY,
+        display_name TEXT NOT NULL,
+        grants_json TEXT NOT NULL,
+        secret_sha256 BLOB NOT NULL,
+        create_time TEXT NOT NULL
+      ) STRICT`,
+      `CREATE TABLE IF NOT EXISTS device_credentials (
+        device TEXT PRIMARY KEY,
+        secret_sha256 BLOB NOT NULL UNIQUE,
+        create_time TEXT NOT NULL
+      )`,
+      `CREATE TABLE IF NOT EXISTS device_public_keys (
+        device TEXT PRIMARY KEY,
+        public_key_pem TEXT NOT NULL,
+        create_time TEXT NOT NULL
+      )`,
+      `CREATE TABLE IF NOT EXISTS provisioning_tokens (
+        secret_sha256 BLOB PRIMARY KEY,
+        parent TEXT NOT NULL,
+        create_time TEXT NOT NULL,
+        expire_time TEXT NOT NULL,
+        max_uses INTEGER,
+        uses INTEGER NOT NULL DEFAULT 0
+      )`,
+      'CREATE INDEX IF NOT EXISTS provisioning_tokens_by_expiry ON provisioning_tokens(expire_time)',
+      `CREATE TABLE IF NOT EXISTS device_metric_points (
+        device TEXT NOT NULL,
+        resolution_ms INTEGER NOT NULL,
+        bucket INTEGER NOT NULL,
+        count INTEGER NOT NULL,
+        cpu_sum REAL NOT NULL, cpu_max REAL NOT NULL,
+        mem_used_sum REAL NOT NULL, mem_total_max REAL NOT NULL,
+        storage_used_sum REAL NOT NULL, storage_total_max REAL NOT NULL,
+        temp_sum REAL NOT NULL, temp_count INTEGER NOT NULL,
+        load_sum REAL NOT NULL, load_count INTEGER NOT NULL,
+        uptime_max REAL NOT NULL,
+        PRIMARY KEY (device, resolution_ms, bucket)
+      ) WITHOUT ROWID`,
+      'CREATE INDEX IF NOT EXISTS device_metric_points_age ON device_metric_points (resolution_ms, bucket)',
+    ],
+  },
 ];
 
 /** Brings the database to the newest schema version, each step in a transaction of its own. */
@@ -38,6 +86,7 @@ export function migrateSqlite(db: Db, migrations: readonly Migration[] = SQLITE_
   for (const migration of pendingMigrations(migrations, current)) {
     db.transaction(() => {
       if (migration.version === 1) upgradeUnversionedChangeLog(db);
+      if (migration.version === 3) addTokenUseCounts(db);
       for (const statement of migration.statements) db.exec(statement);
       db.pragma(`user_version = ${migration.version}`);
     }).immediate();
@@ -52,4 +101,13 @@ function upgradeUnversionedChangeLog(db: Db): void {
   if (!names.has('paths')) db.exec('ALTER TABLE change_log ADD COLUMN paths TEXT');
   if (!names.has('prior')) db.exec('ALTER TABLE change_log ADD COLUMN prior TEXT');
   db.exec('DROP INDEX IF EXISTS change_log_by_name');
+}
+
+/** Provisioning tokens of releases before use counts: theirs stay unlimited. */
+function addTokenUseCounts(db: Db): void {
+  const columns = db.prepare("SELECT name FROM pragma_table_info('provisioning_tokens')").all() as { name: string }[];
+  if (columns.length === 0) return;
+  const names = new Set(columns.map((c) => c.name));
+  if (!names.has('max_uses')) db.exec('ALTER TABLE provisioning_tokens ADD COLUMN max_uses INTEGER');
+  if (!names.has('uses')) db.exec('ALTER TABLE provisioning_tokens ADD COLUMN uses INTEGER NOT NULL DEFAULT 0');
 }

@@ -1,0 +1,49 @@
+import type { DeviceCredentialRecords } from '../stores/device-credential-records.js';
+import type { PgStorage } from './pg-storage.js';
+
+/**
+ * Device credentials in the PostgreSQL tables device_credentials and device_public_keys (migration version 2).
+ * Swapping one kind for the other is one statement (a DELETE in a WITH clause), so one step without a transaction.
+ */
+export class PgDeviceCredentials implements DeviceCredentialRecords {
+  constructor(private readonly storage: PgStorage) {}
+
+  replaceWithSecret(device: string, secretSha256: Uint8Array, createTime: string): void {
+    this.storage.query(
+      `WITH dropped AS (DELETE FROM device_public_keys WHERE device = ?)
+       INSERT INTO device_credentials(device, secret_sha256, create_time) VALUES (?, ?, ?)
+       ON CONFLICT (device) DO UPDATE SET secret_sha256 = excluded.secret_sha256, create_time = excluded.create_time`,
+      [device, device, secretSha256, createTime],
+    );
+  }
+
+  replaceWithKey(device: string, publicKeyPem: string, createTime: string): void {
+    this.storage.query(
+      `WITH dropped AS (DELETE FROM device_credentials WHERE device = ?)
+       INSERT INTO device_public_keys(device, public_key_pem, create_time) VALUES (?, ?, ?)
+       ON CONFLICT (device) DO UPDATE SET public_key_pem = excluded.public_key_pem, create_time = excluded.create_time`,
+      [device, device, publicKeyPem, createTime],
+    );
+  }
+
+  deviceOfSecret(secretSha256: Uint8Array): string | undefined {
+    const row = this.storage.query('SELECT device FROM device_credentials WHERE secret_sha256 = ?', [secretSha256])
+      .rows[0];
+    return row?.[0] as string | undefined;
+  }
+
+  publicKeyOf(device: string): string | undefined {
+    const row = this.storage.query('SELECT public_key_pem FROM device_public_keys WHERE device = ?', [device]).rows[0];
+    return row?.[0] as string | undefined;
+  }
+
+  remove(device: string): boolean {
+    const removed = this.storage.query(
+      `WITH secrets AS (DELETE FROM device_credentials WHERE device = ? RETURNING 1),
+            keys AS (DELETE FROM device_public_keys WHERE device = ? RETURNING 1)
+       SELECT (SELECT count(*) FROM secrets) + (SELECT count(*) FROM keys)`,
+      [device, device],
+    );
+    return Number(removed.rows[0]?.[0] ?? 0) > 0;
+  }
+}
