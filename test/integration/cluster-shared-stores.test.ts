@@ -5,7 +5,7 @@
  * CI=true.
  */
 import { generateKeyPairSync } from 'node:crypto';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TEST_ADMIN_KEY } from '../../control-plane/test/helpers/test-server.js';
 import { clusterTestsSkipped } from './helpers/cluster-replicas.js';
 import { twoReplicasOnePostgres } from './helpers/two-replicas.js';
@@ -23,14 +23,9 @@ const call = (replica: Replica, method: string, path: string, body?: unknown, se
 
 describe.skipIf(skipped)('the services’ stores across control-plane replicas on one PostgreSQL', () => {
   const replicas = twoReplicasOnePostgres();
-  let a: Replica;
-  let b: Replica;
-  beforeAll(() => {
-    a = replicas.a();
-    b = replicas.b();
-  });
 
   it('an API key made through one replica authenticates on the other, until revoked there', async () => {
+    const [a, b] = [replicas.a(), replicas.b()];
     const made = await call(a, 'POST', 'apiKeys', {
       displayName: 'shared reader',
       grants: [{ permission: 'services/devices.outpost/permissions/devices.get', scope: '*' }],
@@ -44,6 +39,7 @@ describe.skipIf(skipped)('the services’ stores across control-plane replicas o
   });
 
   it('a provisioning token made on one registers on the other, and the credential works on the first', async () => {
+    const [a, b] = [replicas.a(), replicas.b()];
     const made = await call(a, 'POST', `${PARENT}/devices:createProvisioningToken`, { maxUses: 1 });
     expect(made.status).toBe(200);
     const { token, id } = (await made.json()) as { token: string; id: string };

@@ -9,21 +9,11 @@ export class PgDeviceCredentials implements DeviceCredentialRecords {
   constructor(private readonly storage: PgStorage) {}
 
   replaceWithSecret(device: string, secretSha256: Uint8Array, createTime: string): void {
-    this.storage.query(
-      `WITH dropped AS (DELETE FROM device_public_keys WHERE device = ?)
-       INSERT INTO device_credentials(device, secret_sha256, create_time) VALUES (?, ?, ?)
-       ON CONFLICT (device) DO UPDATE SET secret_sha256 = excluded.secret_sha256, create_time = excluded.create_time`,
-      [device, device, secretSha256, createTime],
-    );
+    this.replace(device, { table: 'device_credentials', column: 'secret_sha256', value: secretSha256 }, createTime);
   }
 
   replaceWithKey(device: string, publicKeyPem: string, createTime: string): void {
-    this.storage.query(
-      `WITH dropped AS (DELETE FROM device_credentials WHERE device = ?)
-       INSERT INTO device_public_keys(device, public_key_pem, create_time) VALUES (?, ?, ?)
-       ON CONFLICT (device) DO UPDATE SET public_key_pem = excluded.public_key_pem, create_time = excluded.create_time`,
-      [device, device, publicKeyPem, createTime],
-    );
+    this.replace(device, { table: 'device_public_keys', column: 'public_key_pem', value: publicKeyPem }, createTime);
   }
 
   deviceOfSecret(secretSha256: Uint8Array): string | undefined {
@@ -46,4 +36,21 @@ export class PgDeviceCredentials implements DeviceCredentialRecords {
     );
     return Number(removed.rows[0]?.[0] ?? 0) > 0;
   }
+
+  /** Stores the device's credential in `kept.table` and deletes what it had in the other table, in one statement. */
+  private replace(
+    device: string,
+    kept: { table: CredentialTable; column: string; value: unknown },
+    time: string,
+  ): void {
+    const other: CredentialTable = kept.table === 'device_credentials' ? 'device_public_keys' : 'device_credentials';
+    this.storage.query(
+      `WITH dropped AS (DELETE FROM ${other} WHERE device = ?)
+       INSERT INTO ${kept.table}(device, ${kept.column}, create_time) VALUES (?, ?, ?)
+       ON CONFLICT (device) DO UPDATE SET ${kept.column} = excluded.${kept.column}, create_time = excluded.create_time`,
+      [device, device, kept.value, time],
+    );
+  }
 }
+
+type CredentialTable = 'device_credentials' | 'device_public_keys';

@@ -95,19 +95,22 @@ export function migrateSqlite(db: Db, migrations: readonly Migration[] = SQLITE_
 
 /** Releases older still than version 1 logged neither changed paths nor previous values, and looked up by name. */
 function upgradeUnversionedChangeLog(db: Db): void {
-  const columns = db.prepare("SELECT name FROM pragma_table_info('change_log')").all() as { name: string }[];
-  if (columns.length === 0) return;
-  const names = new Set(columns.map((c) => c.name));
-  if (!names.has('paths')) db.exec('ALTER TABLE change_log ADD COLUMN paths TEXT');
-  if (!names.has('prior')) db.exec('ALTER TABLE change_log ADD COLUMN prior TEXT');
+  if (!addMissingColumns(db, 'change_log', { paths: 'TEXT', prior: 'TEXT' })) return;
   db.exec('DROP INDEX IF EXISTS change_log_by_name');
 }
 
 /** Provisioning tokens of releases before use counts: theirs stay unlimited. */
 function addTokenUseCounts(db: Db): void {
-  const columns = db.prepare("SELECT name FROM pragma_table_info('provisioning_tokens')").all() as { name: string }[];
-  if (columns.length === 0) return;
-  const names = new Set(columns.map((c) => c.name));
-  if (!names.has('max_uses')) db.exec('ALTER TABLE provisioning_tokens ADD COLUMN max_uses INTEGER');
-  if (!names.has('uses')) db.exec('ALTER TABLE provisioning_tokens ADD COLUMN uses INTEGER NOT NULL DEFAULT 0');
+  addMissingColumns(db, 'provisioning_tokens', { max_uses: 'INTEGER', uses: 'INTEGER NOT NULL DEFAULT 0' });
+}
+
+/** Adds the columns an existing table lacks; false when there is no such table (the migration then creates it). */
+function addMissingColumns(db: Db, table: string, columns: Readonly<Record<string, string>>): boolean {
+  const existing = db.prepare(`SELECT name FROM pragma_table_info('${table}')`).all() as { name: string }[];
+  if (existing.length === 0) return false;
+  const names = new Set(existing.map((c) => c.name));
+  for (const [name, declaration] of Object.entries(columns)) {
+    if (!names.has(name)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${name} ${declaration}`);
+  }
+  return true;
 }
