@@ -9,10 +9,19 @@
  *   forward_download_mb_s, bare_download_mb_s      bytes a TCP server sends, read through the forward / straight
  *   forward_upload_mb_s, bare_upload_mb_s          bytes sent to a TCP sink through the forward / straight
  *   forward_vs_bare_download_ratio, forward_vs_bare_upload_ratio   goal >= 0.5
+ *   relay_chain_download_mb_s, relay_chain_upload_mb_s   the same through a chain of three plain node TCP relays
+ *       (lib/plain-tcp-relay.mjs, each its own process): as many loopback hops and relaying processes as the forward
+ *       (the CLI, the control plane, the agent), without its protocol; what bounds the forward on this machine
+ *   forward_vs_relay_chain_download_ratio, forward_vs_relay_chain_upload_ratio   the forward's protocol's own cost
  *   forward_cpu_seconds_per_gb_control_plane, _agent, _cli   CPU each process spent per GB forwarded
  *   heartbeat_disconnects   times the device went Offline during the sessions (goal 0)
  *   load_average_1m_start, load_average_1m_end   the machine's 1-minute load average around the run (the figures of
  *       a shared machine mean little without it)
+ *
+ * "Bare" is the benchmark's own client and server (one process, the same 1 MiB writes and the same reads as through the
+ * forward) talking straight to each other over loopback TCP: one hop, no relaying process; the forward adds three
+ * processes that each read and write every byte again (four loopback hops), which with two cores is the bound (see
+ * the relay chain).
  *
  * The echo is measured KEYSTROKES times one after the other, once the control plane and the agent are idle (the agent's
  * start-up work, its first reports and configuration, runs beside the first keystrokes otherwise) and after
@@ -51,6 +60,7 @@ const DEVICE = 'projects/bench/regions/local/devices/term-bench';
 const SERVER_MAIN = join(REPO_ROOT, 'control-plane', 'dist', 'server', 'main.js');
 const AGENT_MAIN = join(REPO_ROOT, 'agent', 'dist', 'main.js');
 const CLI_MAIN = join(REPO_ROOT, 'control-plane', 'dist', 'cli', 'main.js');
+const PLAIN_RELAY = join(REPO_ROOT, 'scripts', 'bench', 'lib', 'plain-tcp-relay.mjs');
 
 requireBuiltPackages(['shared', 'control-plane']);
 for (const built of [SERVER_MAIN, AGENT_MAIN, CLI_MAIN]) {
@@ -152,24 +162,48 @@ try {
         true,
       );
       children.push(cli);
-      const line = await withTimeout(firstLine(cli), 30_000, 'the forward to listen');
+      const line = await withTimeout(lineMatching(cli, /^Forwarding from /), 30_000, 'the forward to listen');
       return { cli, port: Number(/:(\d+) to /.exec(line)?.[1]) };
     };
     const downForward = await forwardTo(source);
     const upForward = await forwardTo(sink);
-    const seconds = { fDown: [] as number[], bDown: [] as number[], fUp: [] as number[], bUp: [] as number[] };
+    const chainTo = async (target: Server): Promise<number> => {
+      let port = (target.address() as AddressInfo).port;
+      for (let hop = 0; hop < 3; hop++) {
+        // without CHILD_NODE_FLAGS: the reference stays plain (and prints nothing before its port)
+        const relay = start([PLAIN_RELAY, String(port)], {}, true, []);
+        children.push(relay);
+        port = Number(await withTimeout(firstLine(relay), 30_000, 'a plain relay to listen'));
+      }
+      return port;
+    };
+    const downChain = await chainTo(source);
+    const upChain = await chainTo(sink);
+    const seconds = {
+      fDown: [] as number[],
+      bDown: [] as number[],
+      rDown: [] as number[],
+      fUp: [] as number[],
+      bUp: [] as number[],
+      rUp: [] as number[],
+    };
     // CPU each process spends on the forwarded bytes (both directions), to tell where a forward's time goes
     const processes = { control_plane: controlPlane, agent, cli: downForward.cli, cli_up: upForward.cli };
     const cpu = (): Record<string, number> =>
       Object.fromEntries(Object.entries(processes).map(([name, child]) => [name, cpuSecondsOf(child.pid!)]));
     const cpuBefore = cpu();
     for (let round = 1; round <= ROUNDS; round++) {
-      report.progress(`round ${round}/${ROUNDS}: ${TRANSFER_BYTES / 1024 / 1024} MiB each way, forward and bare`);
+      report.progress(
+        `round ${round}/${ROUNDS}: ${TRANSFER_BYTES / 1024 / 1024} MiB each way, forward, bare and relay chain`,
+      );
       seconds.fDown.push(await download(downForward.port));
       seconds.bDown.push(await download((source.address() as AddressInfo).port));
+      seconds.rDown.push(await download(downChain));
       seconds.fUp.push(await upload(upForward.port));
       seconds.bUp.push(await upload((sink.address() as AddressInfo).port));
+      seconds.rUp.push(await upload(upChain));
     }
+    // (includes what the forward's processes spent idle during the other transfers: next to nothing)
     const cpuAfter = cpu();
     const forwardedGb = (2 * ROUNDS * TRANSFER_BYTES) / 1e9;
     report.figure(
@@ -186,6 +220,10 @@ try {
     report.figure('bare_upload_mb_s', mbs(seconds.bUp), { unit: 'MB/s', samples: ROUNDS });
     report.figure('forward_vs_bare_download_ratio', mbs(seconds.fDown) / mbs(seconds.bDown), { goal: '>=0.5' });
     report.figure('forward_vs_bare_upload_ratio', mbs(seconds.fUp) / mbs(seconds.bUp), { goal: '>=0.5' });
+    report.figure('relay_chain_download_mb_s', mbs(seconds.rDown), { unit: 'MB/s', samples: ROUNDS });
+    report.figure('relay_chain_upload_mb_s', mbs(seconds.rUp), { unit: 'MB/s', samples: ROUNDS });
+    report.figure('forward_vs_relay_chain_download_ratio', mbs(seconds.fDown) / mbs(seconds.rDown));
+    report.figure('forward_vs_relay_chain_upload_ratio', mbs(seconds.fUp) / mbs(seconds.rUp));
     const heartbeatDisconnects = await disconnects.stop();
     report.figure('heartbeat_disconnects', heartbeatDisconnects, { goal: '=0' });
     report.figure('load_average_1m_end', loadavg()[0]!);
@@ -234,6 +272,19 @@ async function upload(port: number): Promise<number> {
   return (performance.now() - started) / 1000;
 }
 
+/** The first line `child` prints on its stdout that matches `pattern` (node's --trace-gc prints there too). */
+function lineMatching(child: ChildProcess, pattern: RegExp): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      text += chunk.toString();
+      const line = text.split('\n').find((l, i, all) => i < all.length - 1 && pattern.test(l));
+      if (line !== undefined) resolve(line);
+    });
+    child.once('exit', () => reject(new Error(`${child.spawnfile} ended before it printed ${pattern}`)));
+  });
+}
+
 function listen(onConnection: (socket: import('node:net').Socket) => void): Promise<Server> {
   return new Promise((resolve) => {
     const server = createServer(onConnection);
@@ -242,8 +293,13 @@ function listen(onConnection: (socket: import('node:net').Socket) => void): Prom
 }
 
 /** A node child whose stdout this script reads (`readStdout`) or passes on to stderr. */
-function start(args: string[], env: Record<string, string>, readStdout = false): ChildProcess {
-  const child = spawn(process.execPath, [...CHILD_NODE_FLAGS, ...args], {
+function start(
+  args: string[],
+  env: Record<string, string>,
+  readStdout = false,
+  nodeFlags: readonly string[] = CHILD_NODE_FLAGS,
+): ChildProcess {
+  const child = spawn(process.execPath, [...nodeFlags, ...args], {
     env: { ...process.env, ...env },
     // fd 2: what a child prints goes to our stderr, never among the figures on stdout
     stdio: ['ignore', readStdout ? 'pipe' : 2, 'inherit'],

@@ -12,6 +12,7 @@ import type { Channel } from '@outpost/shared';
 import type { Logger } from '../logging/logger.js';
 import type { ChannelServiceHandler } from '../transfer/channel-services.js';
 import { ownRemoteAccess } from './own-remote-access.js';
+import { SocketChannelReader } from './socket-channel-reader.js';
 
 const CONNECT_TIMEOUT_MS = 10_000;
 /**
@@ -42,17 +43,19 @@ export function forwardService(logger: Logger, desiredDeviceFile: string): Chann
         `the device forwards only to ${allowedTargets.join(', ') || 'nothing'} (spec.remoteAccess.forwardTargets), not to ${host}`,
       );
     }
-    const socket = await connected(host, port);
+    const reader = new SocketChannelReader(channel);
+    const socket = await connected(host, port, reader);
     return {
       run: async () => {
-        await relay(socket, channel);
+        await relay(socket, channel, reader);
         logger.info({ host, port }, 'port forward closed');
       },
     };
   };
 }
 
-function connected(host: string, port: number): Promise<Socket> {
+/** A connection to the target whose bytes `reader` takes as they arrive. */
+function connected(host: string, port: number, reader: SocketChannelReader): Promise<Socket> {
   return new Promise((resolve, reject) => {
     // net.Socket passes stream options on to its streams (the typings of connect leave them out)
     const options: TcpNetConnectOpts & { writableHighWaterMark: number } = {
@@ -60,6 +63,7 @@ function connected(host: string, port: number): Promise<Socket> {
       port,
       timeout: CONNECT_TIMEOUT_MS,
       writableHighWaterMark: SOCKET_WRITE_BUFFER_BYTES,
+      onread: reader.onread,
     };
     const socket = connect(options);
     socket.setNoDelay(true);
@@ -71,19 +75,16 @@ function connected(host: string, port: number): Promise<Socket> {
     socket.once('error', (err) => fail(err.message));
     socket.once('connect', () => {
       socket.removeAllListeners('timeout').removeAllListeners('error').setTimeout(0);
+      reader.attach(socket);
       resolve(socket);
     });
   });
 }
 
 /** Both directions until both ended; a failed channel or socket ends both. */
-async function relay(socket: Socket, channel: Channel): Promise<void> {
-  const socketClosed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
-  const toChannel = (async () => {
-    // the iterator reads the socket only as fast as the channel's credit lets the writes go
-    for await (const chunk of socket) await channel.write(chunk as Buffer);
-    await channel.end();
-  })();
+async function relay(socket: Socket, channel: Channel, reader: SocketChannelReader): Promise<void> {
+  // the reader reads the socket only as fast as the channel's credit lets the writes go
+  const toChannel = reader.run();
   const toSocket = (async () => {
     for await (const chunk of channel) {
       if (!socket.write(chunk)) await new Promise((resolve) => socket.once('drain', resolve));
@@ -92,6 +93,6 @@ async function relay(socket: Socket, channel: Channel): Promise<void> {
   })();
   Promise.all([toChannel, toSocket]).catch(() => socket.destroy());
   const failure = (await Promise.allSettled([toChannel, toSocket])).find((r) => r.status === 'rejected');
-  await socketClosed;
+  await reader.closed;
   if (failure !== undefined) throw failure.reason;
 }

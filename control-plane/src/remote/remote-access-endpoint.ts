@@ -26,6 +26,7 @@ import type { ChannelHub, OpenChannel } from '../gateway/channels/channel-hub.js
 import { refuseUpgrade } from '../gateway/agent-gateway.js';
 import type { ResourceHandle } from '../resources/resource-handle.js';
 import type { Logger } from '../server/logger.js';
+import { BatchingChannelWriter } from './batching-channel-writer.js';
 import type { RemoteSessionAudit, SessionEnd, SessionStart } from './remote-session-audit.js';
 
 /** Spec 000 Authentication rule 2: the remote terminal (and port forwarding) need this on the device's project. */
@@ -290,12 +291,13 @@ class Transcript {
 /** Relays a port forward's bytes between the client's WebSocket and the device's channel. */
 async function relayForward(ws: WebSocket, channel: Channel): Promise<SessionEnd> {
   const counts = { bytesIn: 0, bytesOut: 0 };
+  const toDevice = new BatchingChannelWriter(channel);
   const fromClient = (data: RawData): Promise<void> => {
     const bytes = bytesOf(data);
     // an empty message: the client's side of the connection ended (a half close)
-    if (bytes.length === 0) return channel.end();
+    if (bytes.length === 0) return toDevice.end();
     counts.bytesIn += bytes.length;
-    return channel.write(bytes);
+    return toDevice.write(bytes);
   };
   const toClient = (chunk: Uint8Array): Promise<void> | undefined => {
     if (ws.readyState === ws.OPEN) counts.bytesOut += chunk.length;
