@@ -17,6 +17,8 @@ import type { Principal } from './iam/index.js';
 import { ResourceEngine } from './resources/resource-engine.js';
 import { joinCluster } from './cluster/cluster-member.js';
 import type { ClusterMember } from './cluster/cluster-member.js';
+import { openClusterLinks } from './cluster/cluster-links.js';
+import type { ClusterLinks } from './cluster/cluster-links.js';
 import { metricsPruneJob } from './cluster/jobs/metrics-prune-job.js';
 import { runJobsHere } from './cluster/jobs/periodic-job.js';
 import { openStorage, type SqliteDatabase } from './resources/storage/open-storage.js';
@@ -92,10 +94,23 @@ export async function startServer(
   // on PostgreSQL this process is one replica of several (cluster/); it joins before the gateway starts, which
   // must not mark Offline the devices another replica holds
   let cluster: ClusterMember | undefined;
+  // and it records which device links it holds, relaying commands for the others' devices (cluster-links.ts)
+  let links: ClusterLinks | undefined;
   if (target.kind === 'postgres') {
     try {
-      cluster = await joinCluster({ engine, url: target.url, logger: logger.child({ component: 'cluster' }) });
+      links = await openClusterLinks({
+        url: target.url,
+        heartbeatSeconds: config.heartbeatSeconds,
+        logger: logger.child({ component: 'cluster-links' }),
+      });
+      cluster = await joinCluster({
+        engine,
+        url: target.url,
+        jobs: [links.sweepJob],
+        logger: logger.child({ component: 'cluster' }),
+      });
     } catch (err) {
+      await links?.close();
       await opened.close();
       throw err;
     }
@@ -314,12 +329,16 @@ export async function startServer(
     logger: logger.child({ component: 'gateway' }),
     heartbeatSeconds: config.heartbeatSeconds,
     markOfflineAtStart: cluster === undefined || cluster.aloneAtStart,
+    ...(links === undefined
+      ? {}
+      : { presence: links.presence, elsewhere: links.elsewhere, clusterUpgrades: links.upgrade }),
   });
   gateway.attach(server);
   const close = async (): Promise<void> => {
     await cluster?.close();
     resources.closeStreams();
     gateway.close();
+    await links?.close();
     stopLocalJobs();
     metricsRecorder.stop();
     applications.stop();
@@ -343,6 +362,12 @@ export async function startServer(
   }
   const address = server.address() as AddressInfo;
   const url = `${listener.scheme}://${address.address.includes(':') ? `[${address.address}]` : address.address}:${address.port}`;
+  try {
+    await links?.start(url, gateway, devices.devices);
+  } catch (err) {
+    await close();
+    throw err;
+  }
 
   // only once the port is ours: a start that fails before must not have shown (and so lost) a new key
   let announcement: string | undefined;

@@ -35,6 +35,7 @@ import { AgentSession } from './agent-session.js';
 import { CommandDispatcher } from './command-dispatcher.js';
 import { StatusWriter } from './status-writer.js';
 import { ChannelHub } from './channels/channel-hub.js';
+import type { LinkPresence, LinksElsewhere } from './links-elsewhere.js';
 
 export interface AgentGatewayOptions {
   engine: ResourceEngine;
@@ -61,6 +62,12 @@ export interface AgentGatewayOptions {
   onPodStatus?: (deviceName: string, pods: PodStatusMessage['pods']) => void;
   /** other WebSocket endpoints of the server (the remote terminal): true when one took the upgrade */
   otherUpgrades?: (req: IncomingMessage, socket: Duplex, head: Buffer) => boolean;
+  /** on PostgreSQL, the shared record of which replica holds each device's link (cluster/presence-leases.ts) */
+  presence?: LinkPresence;
+  /** on PostgreSQL, the devices whose link another replica holds (cluster/routing.ts) */
+  elsewhere?: LinksElsewhere;
+  /** on PostgreSQL, the relay WebSocket of the other replicas (cluster/relay-endpoint.ts): true when it took one */
+  clusterUpgrades?: (req: IncomingMessage, socket: Duplex, head: Buffer) => boolean;
 }
 
 /** Something besides the device record its spec message is made of. */
@@ -79,8 +86,10 @@ export interface SpecDependency {
 export class AgentGateway {
   readonly commands = new CommandDispatcher();
   /** byte channels over the devices' links (file transfer, debug bundles) */
-  readonly channels = new ChannelHub((device, command, args, timeoutMs) =>
-    this.sendCommand(device, command, args, timeoutMs),
+  readonly channels = new ChannelHub(
+    (device, command, args, timeoutMs) => this.sendCommandHere(device, command, args, timeoutMs),
+    undefined,
+    () => this.options.elsewhere,
   );
   private readonly sessions = new Map<string, AgentSession>();
   private readonly wss = new WebSocketServer({
@@ -109,7 +118,7 @@ export class AgentGateway {
         session.socket.close(4004, 'device deleted');
         return;
       }
-      if (desiredChanged(change.before, change.after)) session.send(this.specMessage(change.after));
+      if (desiredChanged(change.before, change.after, change.changed)) session.send(this.specMessage(change.after));
     });
     this.unsubscribeVersions =
       options.osVersions?.subscribe((change) => {
@@ -140,6 +149,7 @@ export class AgentGateway {
     server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
       const path = (req.url ?? '').split('?')[0];
       if (path !== AGENT_CONNECT_PATH) {
+        if (this.options.clusterUpgrades?.(req, socket, head) === true) return;
         if (this.options.otherUpgrades?.(req, socket, head) === true) return;
         refuseUpgrade(socket, new ApiError('NOT_FOUND', `no WebSocket endpoint at ${path}`));
         return;
@@ -161,9 +171,40 @@ export class AgentGateway {
     return this.sessions.has(deviceName);
   }
 
-  /** Sends a command over the device's live link; UNAVAILABLE when it is offline or does not answer in time. */
+  /**
+   * Sends a command over the device's live link, here or on the replica holding it; UNAVAILABLE when it is offline
+   * or does not answer in time.
+   */
   sendCommand(deviceName: string, command: string, args?: unknown, timeoutMs = 30_000): Promise<unknown> {
+    const { elsewhere } = this.options;
+    if (elsewhere !== undefined && !this.sessions.has(deviceName)) {
+      return elsewhere.sendCommand(deviceName, command, args, timeoutMs);
+    }
+    return this.sendCommandHere(deviceName, command, args, timeoutMs);
+  }
+
+  /** Sends a command over the device's link on this replica only (UNAVAILABLE when it is not here). */
+  sendCommandHere(deviceName: string, command: string, args?: unknown, timeoutMs = 30_000): Promise<unknown> {
     return this.commands.send(this.sessions.get(deviceName), deviceName, command, args, timeoutMs);
+  }
+
+  /**
+   * Drops the device's link without marking it Offline: a newer link of it is held by another replica, or this
+   * replica's presence lease lapsed (the device then connects again).
+   */
+  dropLink(deviceName: string, reason: string): void {
+    const session = this.sessions.get(deviceName);
+    if (!session) return;
+    this.sessions.delete(deviceName);
+    this.commands.onDisconnected(deviceName);
+    this.channels.detach(deviceName, reason);
+    session.retire(4001, reason);
+    this.options.logger.child({ device: deviceName }).info(`agent link dropped: ${reason}`);
+  }
+
+  /** The devices whose link this replica holds. */
+  linkedDevices(): string[] {
+    return [...this.sessions.keys()];
   }
 
   get connectedCount(): number {
@@ -207,7 +248,7 @@ export class AgentGateway {
     this.sessions.delete(deviceName);
     this.commands.onDisconnected(deviceName);
     this.channels.detach(deviceName, reason);
-    this.status.connection(deviceName, 'DISCONNECTED', new Date().toISOString());
+    this.linkEnded(deviceName);
     session.retire(code, reason);
     this.options.logger.child({ device: deviceName }).info({ code }, `agent disconnected: ${reason}`);
   }
@@ -285,6 +326,7 @@ export class AgentGateway {
     const session = new AgentSession(deviceName, ws);
     this.sessions.set(deviceName, session);
     this.channels.attach(deviceName, (frame, sent) => ws.readyState === ws.OPEN && (ws.send(frame, sent), true));
+    this.options.presence?.connected(deviceName);
     this.status.connection(deviceName, 'CONNECTED', new Date().toISOString());
     log.info('agent connected');
     session.send({
@@ -325,10 +367,18 @@ export class AgentGateway {
       this.sessions.delete(deviceName);
       this.commands.onDisconnected(deviceName);
       this.channels.detach(deviceName);
-      this.status.connection(deviceName, 'DISCONNECTED', new Date().toISOString());
+      this.linkEnded(deviceName);
       log.info({ code }, 'agent disconnected');
     });
     ws.on('error', (err) => log.warn({ err }, 'agent link error'));
+  }
+
+  /** The device's link here ended: Offline, unless (on PostgreSQL) a newer link of it is held by another replica. */
+  private linkEnded(deviceName: string): void {
+    const time = new Date().toISOString();
+    const markOffline = (): void => this.status.connection(deviceName, 'DISCONNECTED', time);
+    if (this.options.presence === undefined) markOffline();
+    else this.options.presence.disconnected(deviceName, markOffline);
   }
 
   private handle(session: AgentSession, message: AgentMessage, log: Logger): void {
@@ -426,12 +476,21 @@ const PROOF_TIMEOUT_MS = 15_000;
  */
 const ignoreUnprovenLinkError = (): void => {};
 
+/** The paths of what the agent acts on (below). */
+const DESIRED_PATHS = ['spec', 'metadata.labels', 'status.deviceInfo.deviceType'];
+
 /**
  * What the agent acts on: its spec, labels, and the device type its OS image is resolved for (other status
- * writes must not echo back).
+ * writes must not echo back). The changed paths decide when they are known: a change another replica made is
+ * rebuilt from the current document, so its `before` has the same spec as its `after` (foreign-changes.ts).
  */
-function desiredChanged(before: Doc | null, after: Doc): boolean {
+function desiredChanged(before: Doc | null, after: Doc, changed: readonly string[] | undefined): boolean {
   if (!before) return true;
+  if (changed !== undefined) {
+    return changed.some((path) =>
+      DESIRED_PATHS.some((p) => path === p || path.startsWith(`${p}.`) || p.startsWith(`${path}.`)),
+    );
+  }
   const meta = (d: Doc): Doc => (d['metadata'] ?? {}) as Doc;
   const type = (d: Doc): unknown => (((d['status'] ?? {}) as Doc)['deviceInfo'] as Doc | undefined)?.['deviceType'];
   return (

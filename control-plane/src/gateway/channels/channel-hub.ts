@@ -1,5 +1,6 @@
 import { CHANNEL_OPEN_COMMAND, ChannelTable, LinkBacklog, unavailable } from '@outpost/shared';
 import type { Channel, ChannelService, FlowSettings } from '@outpost/shared';
+import type { LinksElsewhere } from '../links-elsewhere.js';
 
 /** Sends a command over a device's live link (the gateway's `sendCommand`). */
 export type SendCommand = (deviceName: string, command: string, args: unknown, timeoutMs: number) => Promise<unknown>;
@@ -27,6 +28,8 @@ export class ChannelHub {
   constructor(
     private readonly sendCommand: SendCommand,
     private readonly flow?: FlowSettings,
+    /** on PostgreSQL, where the channels of devices whose link another replica holds are opened */
+    private readonly elsewhere: () => LinksElsewhere | undefined = () => undefined,
   ) {}
 
   /**
@@ -58,8 +61,20 @@ export class ChannelHub {
     return this.links.get(deviceName)?.route(frame) === 'delivered';
   }
 
-  /** Opens a channel to one of the device's channel services; UNAVAILABLE when it is offline. */
+  /**
+   * Opens a channel to one of the device's channel services, over its link here or (relayed) on the replica
+   * holding it; UNAVAILABLE when it is offline.
+   */
   async open(deviceName: string, service: ChannelService, args: unknown, timeoutMs = 30_000): Promise<OpenChannel> {
+    const elsewhere = this.elsewhere();
+    if (elsewhere !== undefined && !this.links.has(deviceName)) {
+      return elsewhere.openChannel(deviceName, service, args, timeoutMs);
+    }
+    return this.openHere(deviceName, service, args, timeoutMs);
+  }
+
+  /** Opens a channel over the device's link on this replica only (UNAVAILABLE when it is not here). */
+  async openHere(deviceName: string, service: ChannelService, args: unknown, timeoutMs = 30_000): Promise<OpenChannel> {
     const table = this.links.get(deviceName);
     if (table === undefined) throw unavailable(`device "${deviceName}" is offline: it must be connected for this`);
     const channelId = this.allocateId();

@@ -1,0 +1,111 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { hostname } from 'node:os';
+import type { Duplex } from 'node:stream';
+import type { AgentGateway } from '../gateway/agent-gateway.js';
+import type { LinkPresence, LinksElsewhere } from '../gateway/links-elsewhere.js';
+import type { ResourceHandle } from '../resources/resource-handle.js';
+import { PgPresence } from '../resources/storage/postgres/pg-presence.js';
+import type { Logger } from '../server/logger.js';
+import type { LeaderJob } from './leadership.js';
+import { PresenceLeases } from './presence-leases.js';
+import { markLinksOffline } from './offline-marking.js';
+import { presenceSweepJob } from './presence-sweep.js';
+import { relayEndpoint } from './relay-endpoint.js';
+import { CommandRouter } from './routing.js';
+
+export interface ClusterLinksOptions {
+  /** the PostgreSQL database the replicas share */
+  url: string;
+  /** the agents' heartbeat: a replica's lease lasts 1.5 of them, renewed every half (see presence-sweep.ts) */
+  heartbeatSeconds: number;
+  logger: Logger;
+}
+
+export interface ClusterLinks {
+  presence: LinkPresence;
+  elsewhere: LinksElsewhere;
+  /** the leader's job that marks a dead replica's devices Offline */
+  sweepJob: LeaderJob;
+  /** the relay WebSocket other replicas open to this one (true when it took the upgrade) */
+  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): boolean;
+  /**
+   * Starts once the server listens at `url`; the other replicas reach this one there (an unspecified address,
+   * 0.0.0.0 or ::, by this host's name instead).
+   */
+  start(url: string, gateway: AgentGateway, devices: ResourceHandle): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Device links across replicas on one PostgreSQL (issue 23): the presence record of which replica holds each
+ * device's link (presence-leases.ts, its leases swept by the leader), and commands and channels for a device
+ * whose link another replica holds, relayed to it (routing.ts to relay-endpoint.ts).
+ */
+export async function openClusterLinks(options: ClusterLinksOptions): Promise<ClusterLinks> {
+  const { logger } = options;
+  const onError = (err: unknown, what: string): void => logger.error({ err }, `cluster links: ${what} failed`);
+  const store = await PgPresence.open(options.url, (err) => onError(err, 'a presence connection'));
+  let secret: string | undefined;
+  let gateway: AgentGateway | undefined;
+  let devices: ResourceHandle | undefined;
+  const replica = randomUUID();
+  const heartbeatMs = options.heartbeatSeconds * 1000;
+  const leaseMs = 1.5 * heartbeatMs;
+  const presence = new PresenceLeases({
+    store,
+    replica,
+    leaseMs,
+    renewEveryMs: heartbeatMs / 2,
+    onTakenOver: (device) => gateway?.dropLink(device, 'replaced by a newer connection on another replica'),
+    onLeaseLost: () => {
+      logger.warn('cluster links: the presence lease lapsed; dropping every device link (they connect again)');
+      for (const device of gateway?.linkedDevices() ?? []) gateway?.dropLink(device, 'presence lease lapsed');
+    },
+    onError,
+  });
+  const router = new CommandRouter({ replica, locate: (device) => store.locate(device), secret: () => secret });
+  const endpoint = relayEndpoint({
+    secret: () => secret,
+    here: {
+      sendCommand: (...args) => requireGateway().sendCommandHere(...args),
+      openChannel: (...args) => requireGateway().channels.openHere(...args),
+    },
+    logger,
+  });
+  const requireGateway = (): AgentGateway => {
+    if (gateway === undefined) throw new Error('the cluster links have not started');
+    return gateway;
+  };
+  return {
+    presence,
+    elsewhere: router,
+    sweepJob: presenceSweepJob({
+      store,
+      everyMs: heartbeatMs / 2,
+      ready: () => devices !== undefined,
+      markOffline: (expired) => markLinksOffline(devices!, expired),
+      onError,
+    }),
+    upgrade: (req, socket, head) => endpoint.upgrade(req, socket, head),
+    async start(url, linkedGateway, deviceHandle) {
+      gateway = linkedGateway;
+      devices = deviceHandle;
+      secret = await store.clusterSecret();
+      await presence.start(advertised(url));
+    },
+    async close() {
+      router.close();
+      endpoint.close();
+      await presence.close();
+      await store.close();
+    },
+  };
+}
+
+/** Where other replicas reach this one: its listening URL, an unspecified address replaced by the host's name. */
+function advertised(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.hostname === '0.0.0.0' || parsed.hostname === '[::]') parsed.hostname = hostname();
+  return parsed.origin;
+}

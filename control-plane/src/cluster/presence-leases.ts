@@ -1,0 +1,207 @@
+import type { LinkPresence } from '../gateway/links-elsewhere.js';
+import type { DeviceClaim, HeldLink, PresenceStore } from './presence-store.js';
+
+export interface PresenceLeasesOptions {
+  store: PresenceStore;
+  /** this replica's id (new at each start) */
+  replica: string;
+  /** how long the replica's links stay live without a renewal */
+  leaseMs: number;
+  renewEveryMs: number;
+  /** a newer connection of the device is on another replica: drop the link here without marking it Offline */
+  onTakenOver(device: string): void;
+  /** the lease expired before a renewal (the database was out of reach): every link here must be dropped */
+  onLeaseLost(): void;
+  onError(err: unknown, what: string): void;
+}
+
+/** A link held here; `generation` is known once its claim is stored. */
+interface Link {
+  generation: number | undefined;
+  /** the link ended while its claim was out: released once the claim is stored */
+  endedWhileClaiming?: () => void;
+}
+
+interface Release {
+  link: HeldLink;
+  markOffline: () => void;
+}
+
+/**
+ * This replica's side of the presence record: claims each device link it opens (batched: one statement per turn
+ * for all the links opened meanwhile), renews its one lease (which keeps all of its links live), releases links
+ * as they end (marking the device Offline only when no newer link of it was claimed elsewhere), and drops a link
+ * when told that another replica claimed the device (newest connection wins).
+ */
+export class PresenceLeases implements LinkPresence {
+  private readonly held = new Map<string, Link>();
+  private claims = new Map<string, Link>();
+  private releases: Release[] = [];
+  private scheduled: NodeJS.Immediate | undefined;
+  private flushing: Promise<void> | undefined;
+  private renewal: NodeJS.Timeout | undefined;
+  private address: string | undefined;
+  private closed = false;
+  /** the last flush failed: the next one waits for the renewal timer instead of following at once */
+  private failing = false;
+
+  constructor(private readonly options: PresenceLeasesOptions) {}
+
+  /** Registers the replica at `address` (where the others relay to) and starts renewing its lease. */
+  async start(address: string): Promise<void> {
+    this.address = address;
+    const { store, replica, leaseMs } = this.options;
+    await store.register(replica, address, leaseMs);
+    await store.listenTakeovers((from, links) => this.takenOver(from, links));
+    this.renewal = setInterval(() => void this.renew(), this.options.renewEveryMs);
+    this.renewal.unref();
+    this.schedule();
+  }
+
+  connected(device: string): void {
+    const link: Link = { generation: undefined };
+    this.held.set(device, link);
+    this.claims.set(device, link);
+    this.schedule();
+  }
+
+  disconnected(device: string, markOffline: () => void): void {
+    const link = this.held.get(device);
+    if (link === undefined) return; // taken over by another replica, or dropped with a lapsed lease
+    this.held.delete(device);
+    if (this.claims.get(device) === link) {
+      // never claimed: the record still names whoever held it before (or nobody)
+      this.claims.delete(device);
+      return markOffline();
+    }
+    if (link.generation === undefined) link.endedWhileClaiming = markOffline;
+    else this.releases.push({ link: { device, generation: link.generation }, markOffline });
+    this.schedule();
+  }
+
+  /** Stops renewing and removes this replica's record (its links were closed and marked Offline by the gateway). */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.renewal);
+    if (this.scheduled) clearImmediate(this.scheduled);
+    await this.flushing;
+    try {
+      await this.options.store.leave(this.options.replica);
+    } catch (err) {
+      this.options.onError(err, 'leaving the presence record');
+    }
+  }
+
+  private schedule(): void {
+    if (this.address === undefined || this.closed) return;
+    this.scheduled ??= setImmediate(() => {
+      this.scheduled = undefined;
+      void this.flush();
+    });
+  }
+
+  /** Writes the claims and releases gathered since the last flush; one flush at a time. */
+  private async flush(): Promise<void> {
+    if (this.flushing !== undefined) return;
+    const claims = this.claims;
+    const releases = this.releases;
+    this.claims = new Map();
+    this.releases = [];
+    const run = async (): Promise<void> => {
+      if (claims.size > 0) await this.claim(claims);
+      if (releases.length > 0) await this.release(releases);
+    };
+    this.failing = false;
+    this.flushing = run();
+    await this.flushing;
+    this.flushing = undefined;
+    if (!this.failing && (this.claims.size > 0 || this.releases.length > 0)) this.schedule();
+  }
+
+  private async claim(claims: Map<string, Link>): Promise<void> {
+    const { store, replica } = this.options;
+    let claimed: DeviceClaim[];
+    try {
+      claimed = await store.claim(replica, [...claims.keys()]);
+    } catch (err) {
+      this.options.onError(err, 'claiming device links');
+      this.failing = true;
+      // the links stay held here; the ones that are still open are claimed again at the next renewal
+      for (const [device, link] of claims) {
+        if (this.held.get(device) === link) this.claims.set(device, link);
+        else link.endedWhileClaiming?.();
+      }
+      return;
+    }
+    const takenFrom = new Map<string, HeldLink[]>();
+    for (const { device, generation, previous } of claimed) {
+      const link = claims.get(device);
+      if (link === undefined) continue;
+      link.generation = generation;
+      if (link.endedWhileClaiming !== undefined) {
+        this.releases.push({ link: { device, generation }, markOffline: link.endedWhileClaiming });
+      }
+      if (previous !== null && previous !== replica) {
+        let links = takenFrom.get(previous);
+        if (!links) takenFrom.set(previous, (links = []));
+        links.push({ device, generation });
+      }
+    }
+    for (const [from, links] of takenFrom) {
+      await store.announceTakeovers(from, links).catch((err) => this.options.onError(err, 'announcing takeovers'));
+    }
+  }
+
+  private async release(releases: readonly Release[]): Promise<void> {
+    let forgotten: Set<string>;
+    try {
+      forgotten = new Set(
+        await this.options.store.release(
+          this.options.replica,
+          releases.map((r) => r.link),
+        ),
+      );
+    } catch (err) {
+      this.options.onError(err, 'releasing device links');
+      this.failing = true;
+      this.releases.unshift(...releases); // tried again at the next renewal
+      return;
+    }
+    for (const { link, markOffline } of releases) if (forgotten.has(link.device)) markOffline();
+  }
+
+  private takenOver(from: string, links: readonly HeldLink[]): void {
+    if (from !== this.options.replica) return;
+    for (const { device, generation } of links) {
+      const link = this.held.get(device);
+      // a link opened here after that claim has a claim of its own, newer still
+      if (link?.generation === undefined || link.generation >= generation) continue;
+      this.held.delete(device);
+      this.options.onTakenOver(device);
+    }
+  }
+
+  private async renew(): Promise<void> {
+    const { store, replica, leaseMs } = this.options;
+    try {
+      if (await store.renew(replica, leaseMs)) {
+        this.schedule(); // what failed to be written is tried again
+        await store.listenTakeovers((from, links) => this.takenOver(from, links));
+        return;
+      }
+    } catch (err) {
+      this.options.onError(err, 'renewing the presence lease');
+      return;
+    }
+    if (this.closed || this.address === undefined) return;
+    // the others may have marked this replica's devices Offline: its links go, and the devices connect again
+    this.held.clear();
+    this.claims.clear();
+    this.options.onLeaseLost();
+    try {
+      await store.register(replica, this.address, leaseMs);
+    } catch (err) {
+      this.options.onError(err, 'registering again after the lease expired');
+    }
+  }
+}

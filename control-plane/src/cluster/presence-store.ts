@@ -1,0 +1,48 @@
+/** A device link this replica holds: the generation its claim got (a newer claim anywhere has a higher one). */
+export interface HeldLink {
+  device: string;
+  generation: number;
+}
+
+export interface DeviceClaim extends HeldLink {
+  /** the replica that held the device's link before this claim (null: none, or its lease was swept) */
+  previous: string | null;
+}
+
+/** Where a device's link is: the replica holding it and the address other replicas relay commands to. */
+export interface LinkHolder {
+  replica: string;
+  address: string;
+}
+
+/** A device whose replica's lease expired (the replica died): it is Offline unless it connected again since. */
+export interface ExpiredLink {
+  device: string;
+  /** when the lease expired (ISO time) */
+  expiredAt: string;
+}
+
+/**
+ * The shared record of which replica holds each device's link (adapter: storage/postgres/pg-presence.ts). A link
+ * lives as long as its replica's lease: renewing the replica renews all of its devices in one statement.
+ */
+export interface PresenceStore {
+  /** the secret replicas authenticate each other's relay links with (made by the first replica) */
+  clusterSecret(): Promise<string>;
+  register(replica: string, address: string, leaseMs: number): Promise<void>;
+  /** false when the lease was swept (it expired, and its devices were marked Offline) */
+  renew(replica: string, leaseMs: number): Promise<boolean>;
+  /** Takes the devices' links for `replica` (distinct names), newest claim winning. */
+  claim(replica: string, devices: readonly string[]): Promise<DeviceClaim[]>;
+  /** Forgets the links still held with these generations; answers the devices whose link it forgot. */
+  release(replica: string, links: readonly HeldLink[]): Promise<string[]>;
+  locate(device: string): Promise<LinkHolder | undefined>;
+  /** Removes the replicas whose lease expired and their devices' links; answers those devices. */
+  sweep(): Promise<ExpiredLink[]>;
+  /** Tells the replica `from` that the links were claimed elsewhere (a NOTIFY). */
+  announceTakeovers(from: string, links: readonly HeldLink[]): Promise<void>;
+  listenTakeovers(onTakeover: (from: string, links: HeldLink[]) => void): Promise<void>;
+  /** Removes this replica and its devices' links (a clean stop: the gateway marked them Offline). */
+  leave(replica: string): Promise<void>;
+  close(): Promise<void>;
+}

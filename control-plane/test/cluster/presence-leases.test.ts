@@ -1,0 +1,114 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PresenceLeases } from '../../src/cluster/presence-leases.js';
+import type { PresenceStore } from '../../src/cluster/presence-store.js';
+import { PgPresence } from '../../src/resources/storage/postgres/pg-presence.js';
+import { postgresMissing, startPostgresCluster } from '../helpers/postgres-cluster.js';
+import type { PostgresCluster } from '../helpers/postgres-cluster.js';
+
+const missing = postgresMissing();
+const skipped = missing !== undefined && process.env['CI'] !== 'true';
+if (skipped) console.warn(`presence leases test skipped: ${missing}; CI=true requires PostgreSQL`);
+
+async function until(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe.skipIf(skipped)('presence leases of replicas on one PostgreSQL database [postgres]', () => {
+  let cluster: PostgresCluster;
+  const closing: (() => Promise<void>)[] = [];
+  beforeAll(async () => {
+    cluster = await startPostgresCluster({ durable: false });
+  }, 120_000);
+  const errors: unknown[] = [];
+  afterAll(async () => {
+    for (const close of closing.reverse()) await close().catch((err: unknown) => errors.push(err));
+    cluster?.stop();
+    expect(errors).toEqual([]);
+  });
+
+  const openStore = async (url: string): Promise<PgPresence> => {
+    const store = await PgPresence.open(url, (err) => errors.push(err));
+    closing.push(() => store.close());
+    return store;
+  };
+
+  /** A replica's leases on `store`, recording what it is told; its claims are counted. */
+  const replica = async (store: PresenceStore, id: string) => {
+    const takenOver: string[] = [];
+    let claimStatements = 0;
+    const counting: PresenceStore = Object.create(store) as PresenceStore;
+    counting.claim = (...args) => {
+      claimStatements++;
+      return store.claim(...args);
+    };
+    const leases = new PresenceLeases({
+      store: counting,
+      replica: id,
+      leaseMs: 60_000,
+      renewEveryMs: 30_000,
+      onTakenOver: (device) => takenOver.push(device),
+      onLeaseLost: () => takenOver.push('*'),
+      onError: (err) => errors.push(err),
+    });
+    await leases.start(`http://${id}.invalid:1`);
+    closing.push(() => leases.close());
+    return { leases, takenOver, claimStatements: () => claimStatements };
+  };
+
+  it('claims the links opened in one turn in one statement; the others find the device there', async () => {
+    const store = await openStore(cluster.createDatabase());
+    const a = await replica(store, 'a');
+    for (let i = 0; i < 500; i++) a.leases.connected(`d-${i}`);
+    await until(async () => (await store.locate('d-499')) !== undefined, 'the claims are stored');
+    expect(a.claimStatements()).toBe(1);
+    expect(await store.locate('d-0')).toEqual({ replica: 'a', address: 'http://a.invalid:1' });
+    expect(await store.locate('never-connected')).toBeUndefined();
+  });
+
+  it('newest connection wins: the older holder is told and drops it, and only the newest end marks Offline', async () => {
+    const store = await openStore(cluster.createDatabase());
+    const a = await replica(store, 'a');
+    const b = await replica(store, 'b');
+    a.leases.connected('moving');
+    await until(async () => (await store.locate('moving'))?.replica === 'a', 'A holds it');
+    b.leases.connected('moving');
+    await until(() => a.takenOver.includes('moving'), 'A is told (NOTIFY)');
+    expect((await store.locate('moving'))?.replica).toBe('b');
+
+    const offline: string[] = [];
+    a.leases.disconnected('moving', () => offline.push('by a'));
+    b.leases.disconnected('moving', () => offline.push('by b'));
+    await until(() => offline.length > 0, 'the newest link ends');
+    expect(offline).toEqual(['by b']);
+    expect(await store.locate('moving')).toBeUndefined();
+  });
+
+  it('a link that ends while its claim is out is released once the claim is stored', async () => {
+    const store = await openStore(cluster.createDatabase());
+    const a = await replica(store, 'a');
+    const offline: string[] = [];
+    a.leases.connected('brief');
+    await new Promise((resolve) => setImmediate(resolve)); // the claim is on its way
+    a.leases.disconnected('brief', () => offline.push('brief'));
+    await until(() => offline.length > 0, 'the link is marked Offline');
+    expect(await store.locate('brief')).toBeUndefined();
+  });
+
+  it('the sweep takes the devices of a replica whose lease expired, not those claimed elsewhere since', async () => {
+    const store = await openStore(cluster.createDatabase());
+    await store.register('dead', 'http://dead.invalid:1', 1);
+    await store.claim('dead', ['left-behind', 'moved-on']);
+    await store.register('alive', 'http://alive.invalid:1', 60_000);
+    await store.claim('alive', ['moved-on']);
+    await until(async () => (await store.locate('left-behind')) === undefined, 'the lease expires');
+    const expired = await store.sweep();
+    expect(expired.map((e) => e.device)).toEqual(['left-behind']);
+    expect(await store.renew('dead', 60_000)).toBe(false);
+    expect(await store.renew('alive', 60_000)).toBe(true);
+    expect(await store.sweep()).toEqual([]);
+  });
+});
