@@ -17,14 +17,15 @@ const FIRST_RETRY_MS = 1000;
 const MAX_RETRY_MS = 30_000;
 
 /**
- * Collects status edits from many agents and writes them in one SQLite transaction per flush, so thousands of
- * reports a second cost a few commits, not thousands. Edits of one device apply in arrival order.
+ * Collects status edits from many agents and writes them in one transaction per flush, so thousands of reports a
+ * second cost a few commits, not thousands (and on PostgreSQL a few round trips: the devices are read together
+ * and their writes go out together with the commit). Edits of one device apply in arrival order.
  *
  * A connection-state change is never merged with the edits after it: each one ends its device's current
  * write, so a connection that comes and goes within one flush still shows watchers CONNECTED, then
  * DISCONNECTED (as separate changes), instead of nothing at all.
  *
- * A write that fails (SQLITE_FULL on a full disk) never throws out of a timer: its edits go back in front of
+ * A write that fails (SQLITE_FULL on a full disk, a lost PostgreSQL connection) never throws out of a timer: its edits go back in front of
  * the newer ones and are written again later, the waits growing from 1 s to 30 s while writes keep failing.
  */
 export class StatusWriter {

@@ -301,10 +301,15 @@ export class ResourceHandle<T = Doc> {
    * thousands of agents. Each edit returns the new document (it must not change its argument).
    */
   patchAll(edits: Iterable<readonly [string, (doc: Doc) => Doc]>): void {
+    const all = [...edits];
     this.engine.transaction(() => {
-      for (const [name, edit] of edits) {
-        const row = this.table.find(name);
-        if (row) this.write(row.doc, this.keepSystemMeta(row.doc, edit(row.doc)), row);
+      // read together (one round trip on PostgreSQL), then each edit over what the one before it stored
+      const rows = this.table.findMany(all.map(([name]) => name));
+      for (const [name, edit] of all) {
+        const row = rows.get(name);
+        if (!row) continue;
+        const stored = this.write(row.doc, this.keepSystemMeta(row.doc, edit(row.doc)), row);
+        rows.set(name, { id: row.id, doc: stored });
       }
     });
   }

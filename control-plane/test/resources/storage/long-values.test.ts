@@ -33,4 +33,35 @@ describeStorages('a filterable value longer than an index entry', (fresh, kind) 
     widgets.put({ name: `${PARENT}/widgets/short`, displayName: 'fine' });
     expect(engine.log.head()).toBe(head + 1);
   });
+
+  it('in an update (whose write goes out with the commit) is refused the same way, alone in its savepoint', () => {
+    const engine = new ResourceEngine(fresh());
+    const widgets = engine.register(widgetDefinition);
+    const long = randomBytes(6000).toString('base64');
+    const names = ['wa', 'wb', 'wc'].map((id) => `${PARENT}/widgets/${id}`);
+    for (const name of names) widgets.put({ name, displayName: 'short' });
+    const refusals: unknown[] = [];
+    engine.transaction(() => {
+      for (const name of names) {
+        try {
+          engine.savepoint(() =>
+            widgets.patch(name, (doc) => ({ ...doc, displayName: name.endsWith('b') ? long : 'new' })),
+          );
+        } catch (err) {
+          refusals.push(err);
+        }
+      }
+    });
+    const stored = names.map((name) => widgets.find(name)?.['displayName']);
+    if (kind === 'sqlite') {
+      expect(refusals).toEqual([]);
+      expect(stored).toEqual(['new', long, 'new']);
+      return;
+    }
+    expect(refusals).toHaveLength(1);
+    expect((refusals[0] as ApiError).status).toBe('INVALID_ARGUMENT');
+    expect(stored).toEqual(['new', 'short', 'new']);
+    expect(() => widgets.patch(names[0]!, (doc) => ({ ...doc, displayName: long }))).toThrow(/too long to index/);
+    expect(widgets.find(names[0]!)?.['displayName']).toBe('new');
+  });
 });

@@ -67,7 +67,8 @@ export class PgChangeLog implements ChangeLog {
       if (last > this.retain)
         statements.push({ sql: 'DELETE FROM change_log WHERE seq <= ?', params: [last - this.retain] });
     }
-    this.storage.run(statements);
+    // nobody waits for them: they go out with the transaction's next statement or its commit
+    for (const statement of statements) this.storage.defer(statement);
   }
 
   rollBack(): void {

@@ -6,27 +6,31 @@ import { PgChangeLog } from './pg-change-log.js';
 import { migratePostgres } from './pg-migrations.js';
 import { numberedParams } from './pg-sql.js';
 import { PgTable } from './pg-table.js';
-import { SyncPostgres } from './sync-postgres.js';
+import { WriteQueue } from './pg-write-queue.js';
+import type { ErrorMapper, RowShape, Sql } from './pg-write-queue.js';
+import { PostgresError, SyncPostgres } from './sync-postgres.js';
 import type { PgResult } from './sync-postgres.js';
 
-/** A statement with `?` parameters, as the engine writes them. */
-export interface Sql {
-  sql: string;
-  params?: readonly unknown[];
-}
+export type { Sql } from './pg-write-queue.js';
 
 /**
  * The engine's storage in a PostgreSQL database (`postgres://…`), through one synchronous connection (see
- * SyncPostgres). A transaction's BEGIN goes out with its first statement (a transaction that runs none costs no
- * round trip); a failed statement leaves the transaction unusable until it, or the savepoint around the failure,
- * is rolled back, as PostgreSQL does.
+ * SyncPostgres), where every statement waited for is a round trip. So a transaction's writes whose results
+ * nobody reads (updates, removals, the change log) are queued (`defer`, `deferRow`) and go out together with
+ * the next statement that is waited for, or with the COMMIT; BEGIN goes out with the first of them (a
+ * transaction that runs none costs no round trip). A queued write that fails is reported by the statement it
+ * went out with, still inside its transaction or savepoint (the RELEASE of a savepoint is waited for). A failed
+ * statement leaves the transaction unusable until it, or the savepoint around the failure, is rolled back, as
+ * PostgreSQL does.
  */
 export class PgStorage implements Storage {
   readonly kind = 'postgres';
   private readonly pg: SyncPostgres;
+  private readonly queue = new WriteQueue();
   private depth = 0;
   private savepoints = 0;
-  private beginPending = false;
+  /** round trips to the server since the start (tells whether a BEGIN or a SAVEPOINT went out since) */
+  private sends = 0;
   private aborted = false;
   private transactions = 0;
 
@@ -48,6 +52,11 @@ export class PgStorage implements Storage {
     return new PgChangeLog(this, retain);
   }
 
+  /** Round trips to the server so far: what a write costs on this store, counted (see the tests). */
+  get roundTrips(): number {
+    return this.sends;
+  }
+
   /** Which transaction runs now: a new number for each (0 outside, and before the first). */
   get transactionNumber(): number {
     return this.depth > 0 ? this.transactions : 0;
@@ -57,35 +66,42 @@ export class PgStorage implements Storage {
     return this.depth > 0 && !this.aborted;
   }
 
-  /** Runs statements in order in one round trip (inside the transaction, when one is open). */
+  /** Runs statements in order in one round trip, after the queued writes (inside the transaction, when one is open). */
   run(statements: readonly Sql[]): PgResult[] {
-    const converted = statements.map((s) => ({ sql: numberedParams(s.sql), params: s.params ?? [] }));
-    if (this.beginPending) {
-      this.beginPending = false;
-      converted.unshift({ sql: 'BEGIN', params: [] });
-      return this.send(converted).slice(1);
-    }
-    return this.send(converted);
+    return this.send(statements);
   }
 
   query(sql: string, params: readonly unknown[] = []): PgResult {
     return this.run([{ sql, params }])[0]!;
   }
 
+  /** In a transaction: queues a write whose result is not needed (outside one it runs now). */
+  defer(statement: Sql, mapError?: ErrorMapper): void {
+    if (this.depth === 0) this.mapped(() => this.run([statement]), [mapError]);
+    else this.queue.push(statement, mapError);
+  }
+
+  /** In a transaction: queues the write of row `id`, to go out with the queued writes of other rows of its shape. */
+  deferRow<R>(shape: RowShape<R>, id: number, row: R): void {
+    if (this.depth === 0) this.mapped(() => this.run(shape.statements([row])), [shape.mapError]);
+    else this.queue.pushRow(shape, id, row);
+  }
+
   transaction<R>(fn: () => R): R {
     if (this.depth > 0) throw new Error('a transaction is already open');
     this.depth = 1;
     this.transactions++;
-    this.beginPending = true;
     this.aborted = false;
+    this.queue.push({ sql: 'BEGIN' });
+    const sendsBefore = this.sends;
     try {
       const result = fn();
-      if (this.beginPending) this.beginPending = false;
-      else this.send([{ sql: 'COMMIT', params: [] }]);
+      if (this.sends !== sendsBefore || this.queue.length > 1) this.send([{ sql: 'COMMIT' }]);
+      else this.queue.truncate(0);
       return result;
     } catch (err) {
-      if (this.beginPending) this.beginPending = false;
-      else this.send([{ sql: 'ROLLBACK', params: [] }]);
+      this.queue.truncate(0);
+      if (this.sends !== sendsBefore) this.send([{ sql: 'ROLLBACK' }]);
       throw err;
     } finally {
       this.depth = 0;
@@ -97,17 +113,27 @@ export class PgStorage implements Storage {
     if (this.depth === 0) return this.transaction(fn);
     if (this.aborted) throw new Error('the transaction was abandoned after a failed statement');
     const name = `sp${++this.savepoints}`;
-    this.run([{ sql: `SAVEPOINT ${name}` }]);
+    const mark = this.queue.length;
+    const sendsBefore = this.sends;
+    this.queue.push({ sql: `SAVEPOINT ${name}` });
     this.depth++;
     try {
       const result = fn();
-      this.run([{ sql: `RELEASE SAVEPOINT ${name}` }]);
+      // waited for: a queued write of `fn` that fails is `fn`'s failure, undone alone
+      if (this.sends !== sendsBefore || this.queue.length > mark + 1) this.send([{ sql: `RELEASE SAVEPOINT ${name}` }]);
+      else this.queue.truncate(mark);
       return result;
     } catch (err) {
-      this.send([
-        { sql: `ROLLBACK TO SAVEPOINT ${name}`, params: [] },
-        { sql: `RELEASE SAVEPOINT ${name}`, params: [] },
-      ]);
+      if (this.sends === sendsBefore) {
+        this.queue.truncate(mark); // nothing of the savepoint reached the server
+      } else {
+        this.queue.truncate(0); // everything still queued came after the SAVEPOINT
+        try {
+          this.send([{ sql: `ROLLBACK TO SAVEPOINT ${name}` }, { sql: `RELEASE SAVEPOINT ${name}` }]);
+        } catch {
+          throw err; // the savepoint never began (a write queued before it failed): the transaction is abandoned
+        }
+      }
       this.aborted = false;
       throw err;
     } finally {
@@ -119,12 +145,29 @@ export class PgStorage implements Storage {
     this.pg.close();
   }
 
-  private send(statements: { sql: string; params: readonly unknown[] }[]): PgResult[] {
+  /** The queued writes, then `statements`, in one round trip; the results of `statements`. */
+  private send(statements: readonly Sql[]): PgResult[] {
+    const queued = this.queue.take();
+    const all = [...queued.statements, ...statements].map((s) => ({
+      sql: numberedParams(s.sql),
+      params: s.params ?? [],
+    }));
+    this.sends++;
     try {
-      return this.pg.run(statements);
+      return this.mapped(() => this.pg.run(all), queued.mappers).slice(queued.statements.length);
     } catch (err) {
       if (this.depth > 0) this.aborted = true;
       throw err;
+    }
+  }
+
+  /** Runs `statements`, reporting the failure of statement i as `mappers[i]` says (when it says). */
+  private mapped(run: () => PgResult[], mappers: readonly (ErrorMapper | undefined)[]): PgResult[] {
+    try {
+      return run();
+    } catch (err) {
+      const mapError = err instanceof PostgresError ? mappers[err.statementIndex] : undefined;
+      throw mapError && err instanceof PostgresError ? mapError(err) : err;
     }
   }
 }

@@ -2,13 +2,16 @@ import type { FilterSchema, SqlFragment, SqlTarget } from '@outpost/shared';
 import { deepEqual, invalidArgument } from '@outpost/shared';
 import type { Doc, QueriedRow, ResourceTable, SortKey, StoredRow, TableQuery } from '../../resource-table.js';
 import { columnOf, isMultiValued, multiValuesOf } from '../../sql-columns.js';
-import { mayDiffer, seekCondition, valueAt } from '../row-values.js';
+import { seekCondition, valueAt } from '../row-values.js';
 import { TableBase } from '../table-base.js';
 import { SCHEMA_LOCK } from './pg-migrations.js';
 import { columnDeclaration, columnTypeOf, columnValueOf, identifier, jsonTextAt, POSTGRES_DIALECT } from './pg-sql.js';
 import type { ColumnType } from './pg-sql.js';
-import type { PgStorage, Sql } from './pg-storage.js';
-import { PostgresError } from './sync-postgres.js';
+import type { PgStorage } from './pg-storage.js';
+import { insertStatements, updateStatements } from './pg-row-writes.js';
+import type { MultiValues, RowInsert, RowLayout, RowWrite } from './pg-row-writes.js';
+import type { RowShape, Sql } from './pg-write-queue.js';
+import type { PostgresError } from './sync-postgres.js';
 import { fieldLayout } from '../field-layout.js';
 import type { MultiField, ScalarField } from '../field-layout.js';
 import { INDEX_SHAPES, indexShapeOf } from '../index-shapes.js';
@@ -22,6 +25,8 @@ interface ScalarColumn extends ScalarField {
 const NAMES_PER_LOOKUP = 500;
 /** Rows per statement when columns added to an existing table are filled. */
 const ROWS_PER_FILL = 1000;
+/** Row ids taken from the table's sequence at a time, for the inserts to come (see insert). */
+const IDS_PER_RESERVATION = 200;
 
 /**
  * The PostgreSQL table of one resource kind, laid out as SQLite's (see SqliteTable): the document as JSONB, a
@@ -35,6 +40,8 @@ export class PgTable extends TableBase implements ResourceTable {
   private readonly multiFields: MultiField[];
   private readonly scalars: ScalarColumn[];
   readonly addedPaths: string[] = [];
+  /** ids taken from the table's sequence and not yet used, the next one last */
+  private reserved: number[] = [];
 
   constructor(
     private readonly storage: PgStorage,
@@ -191,23 +198,21 @@ export class PgTable extends TableBase implements ResourceTable {
     return this.storage.query(`SELECT 1 FROM ${this.table} WHERE name = ?`, [name]).rows.length > 0;
   }
 
+  /**
+   * Queues the insert (see PgStorage.deferRow) under an id taken from the ones reserved: no round trip of its own.
+   * A name taken meanwhile by another connection fails the transaction at its next round trip.
+   */
   insert(name: string, parent: string, doc: Doc, json = JSON.stringify(doc)): number {
     this.writing();
-    const columns = this.scalars.map((c) => `, ${c.column}`).join('');
-    const values = this.scalars.map(() => ', ?').join('');
-    const scalarValues = this.scalars.map((c) => columnValueOf(c.type, valueAt(doc, c.keys)));
-    const multi = this.multiValuesOf(doc);
-    const insert = `INSERT INTO ${this.table}(name, parent, doc${columns}) VALUES (?, ?, ?${values}) RETURNING id`;
-    const result = this.indexing(() =>
-      multi.paths.length === 0
-        ? this.storage.query(insert, [name, parent, json, ...scalarValues])
-        : this.storage.query(
-            `WITH r AS (${insert}), m AS (INSERT INTO ${this.multiTable}(row_id, path, value) ` +
-              `SELECT r.id, u.path, u.value FROM r, unnest(?::text[], ?::text[]) AS u(path, value)) SELECT id FROM r`,
-            [name, parent, json, ...scalarValues, multi.paths, multi.values],
-          ),
-    );
-    const id = result.rows[0]![0] as number;
+    const id = this.reservedId();
+    this.storage.deferRow(this.inserts, id, {
+      id,
+      name,
+      parent,
+      text: json,
+      columns: this.columnsOf(doc),
+      multi: this.multiValuesOf(doc),
+    });
     this.told(id, name, doc);
     return id;
   }
@@ -215,58 +220,57 @@ export class PgTable extends TableBase implements ResourceTable {
   update(id: number, doc: Doc, json = JSON.stringify(doc), before?: Doc, touched?: ReadonlySet<string>): void {
     this.writing();
     const within = (keys: readonly string[]): boolean => touched === undefined || touched.has(keys[0] ?? '');
-    const changed =
-      before === undefined
-        ? this.scalars
-        : this.scalars.filter((c) => within(c.keys) && mayDiffer(before, doc, c.keys));
-    const sets = ['doc = ?', ...changed.map((c) => `${c.column} = ?`)].join(', ');
-    const statements: Sql[] = [
-      {
-        sql: `UPDATE ${this.table} SET ${sets} WHERE id = ?`,
-        params: [json, ...changed.map((c) => columnValueOf(c.type, valueAt(doc, c.keys))), id],
-      },
-    ];
-    if (this.multiFields.length > 0 && (before === undefined || this.multiValuesDiffer(before, doc, within))) {
-      const multi = this.multiValuesOf(doc);
-      statements.push({ sql: `DELETE FROM ${this.multiTable} WHERE row_id = ?`, params: [id] });
-      if (multi.paths.length > 0) {
-        statements.push({
-          sql: `INSERT INTO ${this.multiTable}(row_id, path, value) SELECT ?::bigint, u.path, u.value FROM unnest(?::text[], ?::text[]) AS u(path, value)`,
-          params: [id, multi.paths, multi.values],
-        });
-      }
-    }
-    this.indexing(() => this.storage.run(statements));
+    const replaceMulti =
+      this.multiFields.length > 0 && (before === undefined || this.multiValuesDiffer(before, doc, within));
+    // every column is set (one that keeps its value costs PostgreSQL nothing more), so that the updates of many
+    // rows share one statement
+    this.storage.deferRow(this.updates, id, {
+      id,
+      text: json,
+      columns: this.columnsOf(doc),
+      ...(replaceMulti ? { multi: this.multiValuesOf(doc) } : {}),
+    });
     this.told(id, String(doc['name']), doc);
+  }
+
+  private readonly inserts: RowShape<RowInsert> = {
+    statements: (rows) => insertStatements(this.layout, rows),
+    mapError: (err) => indexEntryTooLong(err) ?? err,
+  };
+
+  private readonly updates: RowShape<RowWrite> = {
+    statements: (rows) => updateStatements(this.layout, rows),
+    mapError: (err) => indexEntryTooLong(err) ?? err,
+  };
+
+  private get layout(): RowLayout {
+    return { table: this.table, multiTable: this.multiTable, scalars: this.scalars };
+  }
+
+  private columnsOf(doc: Doc): (string | null)[] {
+    return this.scalars.map((c) => text(columnValueOf(c.type, valueAt(doc, c.keys))));
+  }
+
+  /** The next of the ids reserved from the table's sequence (reserving more when none is left). */
+  private reservedId(): number {
+    if (this.reserved.length === 0) {
+      const { rows } = this.storage.query(
+        `SELECT nextval(pg_get_serial_sequence(?, 'id')) FROM generate_series(1, ${IDS_PER_RESERVATION})`,
+        [this.table],
+      );
+      this.reserved = rows.map((row) => row[0] as number).reverse();
+    }
+    return this.reserved.pop()!;
   }
 
   remove(id: number, name: string): void {
     this.writing();
-    this.storage.run([
-      { sql: `DELETE FROM ${this.table} WHERE id = ?`, params: [id] },
-      { sql: `DELETE FROM ${this.multiTable} WHERE row_id = ?`, params: [id] },
-    ]);
+    this.storage.defer({ sql: `DELETE FROM ${this.table} WHERE id = ?`, params: [id] });
+    this.storage.defer({ sql: `DELETE FROM ${this.multiTable} WHERE row_id = ?`, params: [id] });
     this.told(id, name, null);
   }
 
-  /**
-   * A write whose filterable value is too long for a PostgreSQL index entry (about 2,700 bytes, after compression)
-   * is refused as the request's fault, naming the limit, rather than failing as the server's.
-   */
-  private indexing<R>(write: () => R): R {
-    try {
-      return write();
-    } catch (err) {
-      if (err instanceof PostgresError && err.code === '54000') {
-        throw invalidArgument(
-          `a filterable field is too long to index (PostgreSQL keeps at most about 2,700 bytes): ${err.message}`,
-        );
-      }
-      throw err;
-    }
-  }
-
-  private multiValuesOf(doc: Doc): { paths: string[]; values: string[] } {
+  private multiValuesOf(doc: Doc): MultiValues {
     const paths: string[] = [];
     const values: string[] = [];
     for (const { field, keys } of this.multiFields) {
@@ -320,6 +324,17 @@ export class PgTable extends TableBase implements ResourceTable {
     }
     return { conditions, params };
   }
+}
+
+/**
+ * A write whose filterable value is too long for a PostgreSQL index entry (about 2,700 bytes, after compression)
+ * is refused as the request's fault, naming the limit, rather than failing as the server's.
+ */
+function indexEntryTooLong(err: PostgresError): Error | undefined {
+  if (err.code !== '54000') return undefined;
+  return invalidArgument(
+    `a filterable field is too long to index (PostgreSQL keeps at most about 2,700 bytes): ${err.message}`,
+  );
 }
 
 /** The constant conditions some callers write as SQLite's integers. */

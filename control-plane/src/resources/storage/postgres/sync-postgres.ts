@@ -19,6 +19,8 @@ export class PostgresError extends Error {
   constructor(
     message: string,
     readonly code: string | undefined,
+    /** which statement of the request failed (those before it ran) */
+    readonly statementIndex = 0,
   ) {
     super(message);
     this.name = 'PostgresError';
@@ -29,7 +31,7 @@ interface Reply {
   /** the id of the request it answers */
   id: number;
   results?: PgResult[];
-  error?: { message: string; code?: string };
+  error?: { message: string; code?: string; at?: number };
 }
 
 /** How long a statement may take before the caller gives up on the worker (a hung server, a dead worker). */
@@ -72,10 +74,10 @@ port.on('message', async (request) => {
     port.close();
     return;
   }
+  const results = [];
   try {
     await connected;
     if (failed) throw failed;
-    const results = [];
     for (const statement of request.statements) {
       let name = names.get(statement.sql);
       if (name === undefined && names.size < MAX_PREPARED) {
@@ -87,7 +89,7 @@ port.on('message', async (request) => {
     }
     reply({ id: request.id, results });
   } catch (err) {
-    reply({ id: request.id, error: { message: String(err && err.message ? err.message : err), code: err && err.code } });
+    reply({ id: request.id, error: { message: String(err && err.message ? err.message : err), code: err && err.code, at: results.length } });
   }
 });
 `;
@@ -131,7 +133,7 @@ export class SyncPostgres {
   run(statements: readonly PgStatement[]): PgResult[] {
     if (this.closed) throw new Error('the PostgreSQL connection is closed');
     const reply = this.exchange({ statements });
-    if (reply.error) throw new PostgresError(reply.error.message, reply.error.code);
+    if (reply.error) throw new PostgresError(reply.error.message, reply.error.code, reply.error.at);
     return reply.results ?? [];
   }
 

@@ -1,0 +1,89 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ResourceEngine } from '../../../src/resources/resource-engine.js';
+import { where } from '../../../src/resources/resource-query.js';
+import { PgStorage } from '../../../src/resources/storage/postgres/pg-storage.js';
+import { postgresMissing, startPostgresCluster } from '../../helpers/postgres-cluster.js';
+import type { PostgresCluster } from '../../helpers/postgres-cluster.js';
+import { widgetDefinition } from '../../helpers/widgets.js';
+
+/**
+ * Every statement the engine waits for on PostgreSQL is a round trip that blocks the control plane, so what a
+ * unit of work costs is counted in round trips: a transaction's writes go out together, whatever their number.
+ */
+const PARENT = 'projects/p1/regions/eu';
+const ROWS = 200;
+const missing = postgresMissing();
+const required = process.env['CI'] === 'true';
+if (missing !== undefined && !required) console.warn(`PostgreSQL round-trip test skipped: ${missing}`);
+
+describe.skipIf(missing !== undefined && !required)('PostgreSQL round trips per unit of work', () => {
+  let cluster: PostgresCluster;
+  const opened: PgStorage[] = [];
+  beforeAll(async () => {
+    cluster = await startPostgresCluster({ durable: false });
+  }, 120_000);
+  afterAll(() => {
+    for (const storage of opened) storage.close();
+    cluster?.stop();
+  });
+
+  const open = (): { storage: PgStorage; engine: ResourceEngine } => {
+    const storage = new PgStorage(cluster.createDatabase());
+    opened.push(storage);
+    return { storage, engine: new ResourceEngine(storage) };
+  };
+  const name = (i: number): string => `${PARENT}/widgets/w${i}`;
+
+  it('writes the status of many rows in three round trips: the log head, their read, and the commit', () => {
+    const { storage, engine } = open();
+    const widgets = engine.register(widgetDefinition);
+    engine.transaction(() => {
+      for (let i = 0; i < ROWS; i++) widgets.put({ name: name(i), metadata: { labels: { zone: 'a' } } });
+    });
+    const head = engine.log.head();
+    const before = storage.roundTrips;
+    widgets.patchAll(
+      Array.from({ length: ROWS }, (_, i) => [
+        name(i),
+        (doc) => ({
+          ...doc,
+          metadata: { ...(doc['metadata'] as object), labels: { zone: i % 2 === 0 ? 'b' : 'a' } },
+          status: { state: 'BUSY', counter: i },
+        }),
+      ]),
+    );
+    expect(storage.roundTrips - before).toBe(3);
+    expect(engine.log.head()).toBe(head + ROWS);
+    expect(widgets.find(name(7))?.['status']).toEqual({ state: 'BUSY', counter: 7 });
+    // the columns and the labels' side table were written with the documents
+    expect(widgets.list({ where: [where.equals('status.counter', 150)] }).map((w) => w.name)).toEqual([name(150)]);
+    expect(widgets.list({ where: [where.contains('metadata.labels', 'zone:b')] })).toHaveLength(ROWS / 2);
+  });
+
+  it('writes two edits of one row in one transaction in their order', () => {
+    const { engine } = open();
+    const widgets = engine.register(widgetDefinition);
+    widgets.put({ name: name(0) });
+    widgets.patchAll([
+      [name(0), (doc) => ({ ...doc, status: { counter: 1 } })],
+      [name(0), (doc) => ({ ...doc, status: { ...(doc['status'] as object), state: 'IDLE' } })],
+    ]);
+    expect(widgets.find(name(0))?.['status']).toEqual({ counter: 1, state: 'IDLE' });
+    expect(widgets.list({ where: [where.equals('status.counter', 1)] })).toHaveLength(1);
+  });
+
+  it('costs a storage transaction that runs nothing no round trip, and one that only writes one', () => {
+    const { storage, engine } = open();
+    const widgets = engine.register(widgetDefinition);
+    const row = engine.transaction(() => {
+      widgets.put({ name: name(0) });
+      return widgets.table.find(name(0))!;
+    });
+    const before = storage.roundTrips;
+    storage.transaction(() => {});
+    expect(storage.roundTrips - before).toBe(0);
+    storage.transaction(() => widgets.table.update(row.id, { ...row.doc, displayName: 'renamed' }));
+    expect(storage.roundTrips - before).toBe(1);
+    expect(widgets.find(name(0))?.['displayName']).toBe('renamed');
+  });
+});
