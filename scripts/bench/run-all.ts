@@ -11,6 +11,7 @@ import { REPO_ROOT } from './lib/preflight.js';
 /** In order of running time, shortest first. */
 const BENCHMARKS = [
   'resource-list',
+  'engine-stores',
   'limits',
   'dashboard',
   'agent-idle',
