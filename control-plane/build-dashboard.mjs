@@ -1,5 +1,5 @@
 // Builds the dashboard into dist/web/assets (part of `npm run build`): esbuild bundles src/web/assets/app.js and
-// what it imports (our modules and the chart library) into one module, the fleet counts' worker into another, with the terminal (xterm.js) split into a
+// what it imports (our modules and the chart library) into one module, with the terminal (xterm.js) split into a
 // chunk loaded only when a terminal tab opens; dashboard.css is bundled with the libraries' styles; index.html is
 // copied. Nothing is fetched from elsewhere at run time: the server serves this folder.
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
@@ -13,7 +13,6 @@ mkdirSync(to, { recursive: true });
 await build({
   entryPoints: {
     app: `${from}app.js`,
-    'count-worker': `${from}count-worker.js`,
     dashboard: `${from}dashboard.css`,
   },
   outdir: to,

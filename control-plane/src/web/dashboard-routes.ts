@@ -19,7 +19,6 @@ function contentSecurityPolicy(styleNonce: string): string {
     `style-src 'self' 'nonce-${styleNonce}'`,
     "img-src 'self' data: blob:",
     "connect-src 'self'",
-    "worker-src 'self'",
     "object-src 'none'",
     "base-uri 'none'",
     "frame-ancestors 'none'",

@@ -1,13 +1,12 @@
 /**
- * The dashboard's live data without a browser: what watch messages do to a stateful page and to the fleet
- * counts, the NDJSON line splitting and reconnection of a watch stream (against a real HTTP server whose
- * streams end), relative times and the position of a filter error.
+ * The dashboard's live data without a browser: what watch messages do to a stateful page, the NDJSON line
+ * splitting and reconnection of a watch stream (against a real HTTP server whose streams end), relative times
+ * and the position of a filter error.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  FleetCounts,
   StatefulPage,
   filterErrorPosition,
   relativeTime,
@@ -54,50 +53,6 @@ describe('a stateful page', () => {
     expect(singleWatchResource({ change: { modified: { device: device('a') } } }, 'device')).toEqual(device('a'));
     expect(singleWatchResource({ change: { removed: { name: 'x' } } }, 'device')).toBeNull();
     expect(singleWatchResource({ nothing: 1 }, 'device')).toBeUndefined();
-  });
-});
-
-describe('fleet counts', () => {
-  it('counts online/offline, versions, OSReady reasons and failing checks; resumes; a hard reset starts over', () => {
-    const counts = new FleetCounts();
-    counts.apply({
-      deviceChanges: [
-        { current: { device: device('a', { connectionStatus: 'CONNECTED', deviceInfo: { osVersion: '1.0.0' } }) } },
-        {
-          current: {
-            device: device('b', {
-              connectionStatus: 'DISCONNECTED',
-              deviceInfo: { osVersion: '1.0.0' },
-              osReadyReason: 'RolledBack',
-              conditions: [{ type: 'Healthy/web', status: 'False', reason: 'Failing' }],
-            }),
-          },
-        },
-        { current: { device: device('c', { deviceInfo: { osVersion: '1.1.0' } }) } },
-      ],
-      isCurrent: true,
-      resumeToken: 'r5',
-    });
-    expect(counts.summary()).toEqual({
-      total: 3,
-      online: 1,
-      offline: 2,
-      byOsVersion: [
-        ['1.0.0', 2],
-        ['1.1.0', 1],
-      ],
-      byOsReadyReason: [
-        ['', 2],
-        ['RolledBack', 1],
-      ],
-      failing: [device('b').name],
-    });
-    expect([counts.resumeToken, counts.current]).toEqual(['r5', true]);
-    counts.apply({ deviceChanges: [{ removed: { name: device('c').name } }], resumeToken: '' });
-    expect(counts.summary().total).toBe(2);
-    expect(counts.resumeToken).toBe('r5'); // an empty token keeps the last one
-    counts.apply({ deviceChanges: [], isHardReset: true });
-    expect([counts.summary().total, counts.current]).toEqual([0, false]);
   });
 });
 

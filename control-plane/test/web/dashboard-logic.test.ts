@@ -1,6 +1,16 @@
-/** The pure parts of the dashboard's API module: screens as hashes, byte requests, the health check form. */
+/**
+ * The pure parts of the dashboard's API module: screens as hashes, byte requests, the health check form, the OS
+ * slots and configuration state of the device page, quantities in their units.
+ */
 import { describe, expect, it } from 'vitest';
-import { compareVersions, osVersionLine, summarizeDevice } from '../../src/web/assets/api/device-view.js';
+import {
+  compareVersions,
+  configurationRows,
+  osVersionLine,
+  slotRows,
+  summarizeDevice,
+} from '../../src/web/assets/api/device-view.js';
+import { formatQuantity } from '../../src/web/assets/api/quantities.js';
 import { fieldsFromCheck, healthCheckFromForm } from '../../src/web/assets/api/health-check-form.js';
 import { parseParent, resourcePath } from '../../src/web/assets/api/paths.js';
 import { DEFAULT_PARENT, parseRoute, routeHash } from '../../src/web/assets/api/routes.js';
@@ -140,5 +150,65 @@ describe('the health check form and the overview', () => {
     });
     expect(summary).toMatchObject({ connection: 'Online', deviceType: 'deviceTypes/sim' });
     expect(osVersionLine(summary)).toBe('1.1.0 (running 1.0.0)');
+  });
+});
+
+describe('the device page panels', () => {
+  it('tells each OS slot: running or retained, committed, trial on the next boot, failed', () => {
+    const osUpdate = {
+      bootBackend: 'grub',
+      runningSlot: 'B',
+      activeSlot: 'A',
+      trySlot: 'B',
+      lastFailed: 'A',
+      slots: { B: { version: '1.1.0' }, A: { version: '1.0.0' } },
+    };
+    expect(slotRows({ name: device, status: { osUpdate } })).toEqual([
+      { slot: 'A', version: '1.0.0', role: 'retained, committed, failed' },
+      { slot: 'B', version: '1.1.0', role: 'running, trial on the next boot' },
+    ]);
+    expect(slotRows({ name: device, status: { osUpdate: { bootBackend: 'file', slots: { A: {} } } } })).toEqual([
+      { slot: 'A', version: '', role: '' },
+    ]);
+    expect(slotRows({ name: device })).toEqual([]);
+  });
+
+  it('tells each configuration part applied, being applied or fallen back', () => {
+    const at = '2026-11-28T10:00:00.000Z';
+    const rows = configurationRows({
+      name: device,
+      status: {
+        configuration: {
+          network: {
+            desiredGeneration: 5,
+            appliedGeneration: 4,
+            source: 'known-good',
+            lastError: 'no link',
+            updateTime: at,
+          },
+          ssh: { desiredGeneration: 5, appliedGeneration: 5, source: 'desired', updateTime: at },
+          proxy: { desiredGeneration: 6, appliedGeneration: 5, source: 'desired', updateTime: at },
+          logging: { desiredGeneration: 1, source: 'factory', updateTime: at },
+        },
+      },
+    });
+    expect(rows.map((r) => [r.part, r.state, r.generations, r.lastError])).toEqual([
+      ['network', 'fallen back to the last known-good configuration', '4 applied of 5', 'no link'],
+      ['ssh', 'applied', '5 applied of 5', ''],
+      ['proxy', 'being applied', '5 applied of 6', ''],
+      ['logging', 'fallen back to the factory configuration', 'none applied of 1', ''],
+    ]);
+  });
+
+  it('writes quantities in the unit their field names', () => {
+    expect(formatQuantity('sizeBytes', 64 * 1024 ** 3)).toBe('64.0 GiB');
+    expect(formatQuantity('mainCelsius', 48.25)).toBe('48.3 °C');
+    expect(formatQuantity('cpuPercent', 7)).toBe('7.0 %');
+    expect(formatQuantity('speedMbps', 2500)).toBe('2.5 Gbit/s');
+    expect(formatQuantity('speedMbps', 100)).toBe('100 Mbit/s');
+    expect(formatQuantity('speedGHz', 1.8)).toBe('1.8 GHz');
+    expect(formatQuantity('durationMs', 250)).toBe('250 ms');
+    expect(formatQuantity('durationMs', 61_000)).toBe('61 s');
+    expect(formatQuantity('cores', 4)).toBe('4');
   });
 });

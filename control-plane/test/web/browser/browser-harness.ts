@@ -54,6 +54,8 @@ export class DashboardTab {
   /** API answers ≥ 400, as "STATUS METHOD path" */
   readonly failedRequests: string[] = [];
   readonly consoleErrors: string[] = [];
+  /** the bodies of the watch requests made (`POST …:watch`), with their path */
+  readonly watchRequests: { path: string; body: Record<string, unknown> }[] = [];
 
   private constructor(
     readonly context: BrowserContext,
@@ -65,6 +67,14 @@ export class DashboardTab {
         const url = new URL(response.url());
         this.failedRequests.push(`${response.status()} ${response.request().method()} ${url.pathname}`);
       }
+    });
+    page.on('request', (request) => {
+      const url = new URL(request.url());
+      if (request.method() !== 'POST' || !url.pathname.endsWith(':watch')) return;
+      this.watchRequests.push({
+        path: url.pathname,
+        body: JSON.parse(request.postData() ?? '{}') as Record<string, unknown>,
+      });
     });
     page.on('console', (message) => {
       if (message.type() === 'error') this.consoleErrors.push(message.text());

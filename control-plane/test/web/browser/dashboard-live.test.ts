@@ -26,13 +26,31 @@ let tab: DashboardTab;
 let agent: Agent;
 const page = (): Page => tab.page;
 
-/** Devices the control plane knows without a droplet: offline, with labels and a reported version. */
-function storedDevice(id: string, labels: Record<string, string>, osVersion: string): void {
+/**
+ * Devices the control plane knows without a droplet: offline, with labels, a reported version and their
+ * health checks' verdicts (`Healthy/<id>` conditions).
+ */
+function storedDevice(
+  id: string,
+  labels: Record<string, string>,
+  osVersion: string,
+  checks: Record<string, 'True' | 'False'> = {},
+): void {
   world.server.engine.resource('devices').put({
     name: `${region}/devices/${id}`,
     metadata: { labels },
     spec: { osVersion: '1.1.0' },
-    status: { connectionStatus: 'DISCONNECTED', deviceInfo: { osVersion, deviceType: 'sim' } },
+    status: {
+      connectionStatus: 'DISCONNECTED',
+      deviceInfo: { osVersion, deviceType: 'sim' },
+      conditions: Object.entries(checks).map(([check, status]) => ({
+        type: `Healthy/${check}`,
+        status,
+        reason: status === 'True' ? 'Passing' : 'Failing',
+        message: '',
+        lastTransitionTime: '2026-11-28T10:00:00.000Z',
+      })),
+    },
   });
 }
 
@@ -41,9 +59,9 @@ describe.skipIf(unavailable !== '')('the dashboard, live, in Chromium', { timeou
     await world.start(HEARTBEAT_SECONDS);
     await world.server.admin.create('', 'deviceTypes', { name: 'deviceTypes/sim', architecture: 'AMD64' });
     await publishSimVersion(world.server, '1.1.0');
-    storedDevice('gw-a', { role: 'gateway', site: 'north' }, '1.0.0');
+    storedDevice('gw-a', { role: 'gateway', site: 'north' }, '1.0.0', { web: 'True' });
     storedDevice('gw-b', { role: 'gateway', site: 'south' }, '1.1.0');
-    storedDevice('cam-c', { role: 'camera' }, '1.0.0');
+    storedDevice('cam-c', { role: 'camera' }, '1.0.0', { web: 'True', disk: 'False' });
     agent = await world.onlineDevice(droplet);
     link = new FlakyLink(new URL(world.server.url));
     await link.start();
@@ -79,6 +97,7 @@ describe.skipIf(unavailable !== '')('the dashboard, live, in Chromium', { timeou
       .poll(() => overview.innerText(), { timeout: 30_000 })
       .toMatch(/Connection \(4\)[\s\S]*1 Online[\s\S]*3 Offline/);
     await expect.poll(() => overview.innerText()).toMatch(/3 1\.0\.0/);
+    await expect.poll(() => overview.innerText()).toMatch(/1 with a failing health check/);
     // desired against running version, relative last seen
     const gwA = page().locator(`tr[data-device="${region}/devices/gw-a"]`);
     await expect.poll(() => gwA.innerText()).toMatch(/1\.1\.0 \(running 1\.0\.0\)/);
@@ -87,6 +106,12 @@ describe.skipIf(unavailable !== '')('the dashboard, live, in Chromium', { timeou
     storedDevice('gw-d', { role: 'gateway' }, '1.1.0');
     await expect.poll(() => rows.count(), { timeout: 30_000 }).toBe(5);
     await expect.poll(() => overview.innerText(), { timeout: 30_000 }).toMatch(/Connection \(5\)[\s\S]*4 Offline/);
+    // the counts come from the server: no stateless watch asks for a snapshot of the fleet
+    const stateless = tab.watchRequests.filter((r) => r.body['type'] === 'STATELESS');
+    expect(stateless.length).toBeGreaterThan(0);
+    expect(stateless.filter((r) => typeof r.body['resumeToken'] !== 'string' || r.body['resumeToken'] === '')).toEqual(
+      [],
+    );
     expect(tab.failedRequests).toEqual([]);
     expect(tab.consoleErrors).toEqual([]);
   });
@@ -104,6 +129,13 @@ describe.skipIf(unavailable !== '')('the dashboard, live, in Chromium', { timeou
     const rows = page().locator('table.devices tbody tr');
     await expect.poll(() => rows.count(), { timeout: 30_000 }).toBe(1);
     await expect.poll(() => rows.first().innerText()).toContain(droplet);
+    await page().getByLabel('Filter').fill('');
+    await page().getByLabel('Filter').press('Enter');
+    await expect.poll(() => rows.count(), { timeout: 30_000 }).toBe(5);
+    await page().locator('.overview a', { hasText: 'with a failing health check' }).click();
+    await expect.poll(() => page().getByLabel('Filter').inputValue()).toBe('status.failingHealthCheckCount > 0');
+    await expect.poll(() => rows.count(), { timeout: 30_000 }).toBe(1);
+    await expect.poll(() => rows.first().innerText()).toContain('cam-c');
     await page().getByLabel('Filter').fill('');
     await page().getByLabel('Filter').press('Enter');
     await expect.poll(() => rows.count(), { timeout: 30_000 }).toBe(5);

@@ -40,6 +40,49 @@ async function answer(button: string): Promise<string> {
   return question;
 }
 
+const REPORTED_AT = '2026-11-28T10:00:00.000Z';
+/** What an agent reports, in every part the device page has a panel for. */
+const REPORTED = {
+  connectionStatus: 'DISCONNECTED',
+  deviceInfo: {
+    osVersion: '1.0.0',
+    deviceType: 'sim',
+    architecture: 'amd64',
+    kernelVersion: '6.1.0-28-amd64',
+    hardwareInformation: {
+      system: { manufacturer: 'Acme Boards', productName: 'Edge 4' },
+      cpu: { model: 'Atom x6425E', cores: 4, speedGHz: 2 },
+      memory: { totalBytes: 8_053_063_680 },
+      disks: [{ name: 'sda', sizeBytes: 64_424_509_440, model: 'SSD 64', interfaceType: 'SATA' }],
+      fileSystems: [{ device: '/dev/sda3', type: 'ext4', mount: '/data', sizeBytes: 32_212_254_720 }],
+      temperature: { mainCelsius: 48.5, maxCelsius: 105 },
+    },
+    networkInterfaces: {
+      eth0: { interfaceName: 'eth0', ipAddressV4: ['10.0.0.7'], mac: '02:00:00:00:00:07', speedMbps: 1000 },
+      wlan0: { interfaceName: 'wlan0', operState: 'down', type: 'wireless' },
+    },
+    usage: { cpuPercent: 12.5, temperatureCelsius: 51.25 },
+  },
+  osUpdate: {
+    bootBackend: 'file',
+    runningSlot: 'A',
+    activeSlot: 'A',
+    trySlot: 'B',
+    slots: { A: { version: '1.0.0' }, B: { version: '1.1.0' } },
+  },
+  configuration: {
+    network: {
+      desiredGeneration: 4,
+      appliedGeneration: 3,
+      source: 'known-good',
+      lastError: 'the control plane was not reached within 90 s',
+      updateTime: REPORTED_AT,
+    },
+    ssh: { desiredGeneration: 2, appliedGeneration: 2, source: 'desired', updateTime: REPORTED_AT },
+  },
+  hooks: [{ hook: 'on-boot', startTime: REPORTED_AT, durationMs: 1200, exitCode: 0, timedOut: false, bootId: 'b-1' }],
+};
+
 describe.skipIf(unavailable !== '')('spec-000 dashboard operations in Chromium', { timeout: 120_000 }, () => {
   beforeAll(async () => {
     await world.start(5);
@@ -51,15 +94,7 @@ describe.skipIf(unavailable !== '')('spec-000 dashboard operations in Chromium',
     world.server.engine.resource('devices').put({
       name: stored,
       metadata: { labels: { role: 'gateway' } },
-      status: {
-        connectionStatus: 'DISCONNECTED',
-        deviceInfo: { osVersion: '1.0.0', deviceType: 'sim' },
-        osUpdate: {
-          bootBackend: 'file',
-          runningSlot: 'A',
-          slots: { A: { version: '1.0.0' }, B: { version: '1.1.0' } },
-        },
-      },
+      status: REPORTED,
     });
     await world.onlineDevice(droplet);
     browser = await launchBrowser();
@@ -125,6 +160,33 @@ describe.skipIf(unavailable !== '')('spec-000 dashboard operations in Chromium',
     expect(await world.server.admin.get(stored)).toEqual(before);
     await page().getByRole('button', { name: 'Cancel' }).click();
     tab.clearRecords(); // the refusal was a 400, which Chromium logs
+  });
+
+  it('shows what the device reports in panels, with units: hardware, disks, interfaces, temperature, slots, configuration, hooks', async () => {
+    await openDevice(stored);
+    const panel = (name: string) => page().getByRole('region', { name, exact: true });
+    await expect.poll(() => panel('Hardware').innerText()).toMatch(/Acme Boards[\s\S]*Atom x6425E[\s\S]*7\.5 GiB/);
+    expect(await panel('Hardware').innerText()).toMatch(/speedGHz\s+2 GHz/);
+    expect(await panel('Disks and file systems').innerText()).toMatch(
+      /sda\s+60\.0 GiB\s+SSD 64[\s\S]*\/data\s+30\.0 GiB/,
+    );
+    const interfaces = await panel('Network interfaces').innerText();
+    expect(interfaces).toMatch(/eth0\s+eth0\s+10\.0\.0\.7\s+02:00:00:00:00:07\s+1 Gbit\/s/);
+    expect(interfaces).toMatch(/wlan0\s+wlan0\s+down\s+wireless/);
+    expect(await panel('Temperature and usage').innerText()).toMatch(/12\.5 %[\s\S]*51\.3 °C[\s\S]*48\.5 °C/);
+    const slots = await panel('OS slots').innerText();
+    expect(slots).toMatch(/A\s+1\.0\.0\s+running, committed/);
+    expect(slots).toMatch(/B\s+1\.1\.0\s+retained, trial on the next boot/);
+    const configuration = await panel('Network and SSH configuration').innerText();
+    expect(configuration).toMatch(
+      /network\s+fallen back to the last known-good configuration\s+3 applied of 4\s+the control plane was not reached within 90 s/,
+    );
+    expect(configuration).toMatch(/ssh\s+applied\s+2 applied of 2/);
+    expect(await panel('Hook runs').innerText()).toMatch(/on-boot\s+.*\s+1\.2 s\s+0\s+no\s+b-1/);
+    expect(await tab.seriousAccessibilityViolations()).toEqual([]);
+    await tab.screenshots('device-panels');
+    expect(tab.failedRequests).toEqual([]);
+    expect(tab.consoleErrors).toEqual([]);
   });
 
   it('an offline device: its remote controls are disabled with the reason', async () => {

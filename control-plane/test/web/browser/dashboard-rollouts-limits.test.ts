@@ -2,12 +2,14 @@
  * The rollouts and limits pages in Chromium against a real control plane: a rollout of three waves followed to the
  * end on the rollouts page (simulated devices that download, reboot and report the version; the page runs the
  * command line's rollout module), one wave at a time by "Start next wave", with the API's records asserted after
- * each; and on the limits page a pending plan request accepted, the pools and limits with their usage bars.
+ * each; a rollout the command line runs followed on the same page, live; and on the limits page a plan request
+ * filed while the page is open shown without a reload and accepted, the pools and limits with their usage bars.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { TEST_ADMIN_KEY } from '../../helpers/test-server.js';
-import { startRolloutBench } from '../../../../test/integration/rollout-fixture.js';
+import { rolloutCommand, startRolloutBench } from '../../../../test/integration/rollout-fixture.js';
+import { publishSimulatedVersion } from '../../../../scripts/sim-fleet/server-setup.js';
 import type { RolloutBench } from '../../../../test/integration/rollout-fixture.js';
 import { DashboardTab, browserUnavailable, launchBrowser } from './browser-harness.js';
 
@@ -61,7 +63,9 @@ describe.skipIf(unavailable !== '')('the rollouts and limits pages in Chromium',
           ? `The ${wave} wave is through: start the next one when you are ready.`
           : 'Completed: every wave runs 1.1.0.';
       await page().getByText(done).waitFor({ timeout: 90_000 });
-      const row = page().locator('tr', { has: page().getByRole('cell', { name: wave, exact: true }) });
+      const row = page()
+        .locator('section', { has: page().getByRole('heading', { name: 'Waves', exact: true }) })
+        .locator('tr', { has: page().getByRole('cell', { name: wave, exact: true }) });
       // Devices, Not targeted, In flight, Done, Failed, Offline, State
       expect((await row.innerText()).split('\t').map((c) => c.trim())).toEqual([
         wave,
@@ -87,6 +91,34 @@ describe.skipIf(unavailable !== '')('the rollouts and limits pages in Chromium',
     expect(tab.consoleErrors).toEqual([]);
   });
 
+  it('follows a rollout started elsewhere (the command line), wave by wave, live', async () => {
+    await publishSimulatedVersion(
+      { client: bench.server.admin, serverUrl: bench.server.url, apiKey: TEST_ADMIN_KEY },
+      'simulated',
+      '1.2.0',
+    );
+    const followed = page().locator('section', {
+      has: page().getByRole('heading', { name: `Rollouts under ${bench.parent}` }),
+    });
+    const waveRow = (wave: string) =>
+      followed.locator('[data-version="1.2.0"] tr', { has: page().getByRole('cell', { name: wave, exact: true }) });
+    const cells = async (wave: string) => (await waveRow(wave).innerText()).split('\t').map((c) => c.trim());
+    // 1.1.0, which every device runs now: done everywhere
+    await expect
+      .poll(async () => (await followed.locator('[data-version="1.1.0"]').innerText()).includes('all'))
+      .toBe(true);
+    const rollout = await bench.cli([...rolloutCommand(bench, '1.2.0', '--waves', 'canary', '--yes', '-o', 'json')]);
+    expect(rollout.code, rollout.stderr).toBe(0);
+    // wave, not targeted, in flight, done, failed, offline, pending
+    await expect.poll(() => cells('canary'), { timeout: 60_000 }).toEqual(['canary', '0', '0', '1', '0', '0', '0']);
+    await expect.poll(() => cells('early')).toEqual(['early', '1', '0', '0', '0', '0', '0']);
+    await expect.poll(() => cells('all')).toEqual(['all', '2', '0', '1', '0', '0', '0']);
+    expect((await bench.device('canary-box')).status?.deviceInfo?.osVersion).toBe('1.2.0');
+    await tab.screenshots('rollouts-followed');
+    expect(tab.failedRequests).toEqual([]);
+    expect(tab.consoleErrors).toEqual([]);
+  });
+
   it('accepts a pending plan request on the limits page; pools and limits show their usage', async () => {
     const admin = bench.server.admin;
     await admin.create('', 'organizations', { name: 'organizations/dash-corp', regions: ['eu'] });
@@ -96,6 +128,11 @@ describe.skipIf(unavailable !== '')('the rollouts and limits pages in Chromium',
       regions: ['eu'],
     });
     const request = 'projects/dash-shop/planAssignmentRequests/more-devices';
+    // the page is open before the request is filed: it shows up without a reload
+    await page().getByRole('link', { name: 'Limits' }).click();
+    await page().getByLabel('Organization or project').fill('organizations/dash-corp');
+    await page().getByLabel('Organization or project').press('Enter');
+    await page().getByText('No pending request.').waitFor();
     await admin.create('projects/dash-shop', 'planAssignmentRequests', {
       name: request,
       service: 'services/devices.outpost',
@@ -107,9 +144,6 @@ describe.skipIf(unavailable !== '')('the rollouts and limits pages in Chromium',
       },
     });
     expect((await admin.get<{ status?: { conclusion?: string } }>(request)).status?.conclusion).toBe('PENDING');
-    await page().getByRole('link', { name: 'Limits' }).click();
-    await page().getByLabel('Organization or project').fill('organizations/dash-corp');
-    await page().getByLabel('Organization or project').press('Enter');
     const row = page().locator('tr', { hasText: request });
     await row.waitFor({ timeout: 30_000 }).catch(async (err: unknown) => {
       throw new Error(`${String(err)}\n${await page().locator('main').innerText()}`);

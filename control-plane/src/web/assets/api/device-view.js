@@ -163,3 +163,65 @@ export function summarizePod(pod) {
       : [];
   return { name, id: idOf(name), phase: text(pod, 'status.phase') || 'PENDING', services: services.join(', ') };
 }
+
+/**
+ * The device's A/B slots as rows: the version each holds and what it is to the bootloader (running now, the
+ * committed one it returns to, the one it tries once on the next boot, one it gave up on; the slot not running
+ * is the retained one, what a rollback boots).
+ * @param {Record<string, unknown>} device
+ * @returns {{ slot: string, version: string, role: string }[]}
+ */
+export function slotRows(device) {
+  const update = field(device, 'status.osUpdate');
+  const slots = field(update, 'slots');
+  if (!isObject(slots)) return [];
+  const running = text(update, 'runningSlot');
+  return Object.keys(slots)
+    .sort()
+    .map((slot) => ({
+      slot,
+      version: text(slots[slot], 'version'),
+      role: [
+        slot === running ? 'running' : running !== '' ? 'retained' : '',
+        slot === text(update, 'activeSlot') ? 'committed' : '',
+        slot === text(update, 'trySlot') ? 'trial on the next boot' : '',
+        slot === text(update, 'lastFailed') ? 'failed' : '',
+      ]
+        .filter(Boolean)
+        .join(', '),
+    }));
+}
+
+/**
+ * Each configuration part the agent applies (network, ssh, proxy, logging) as a row: whether the spec's
+ * configuration is in force, is being applied, or was fallen back from (the last known-good one or the
+ * factory's restored), with the generations and the last error.
+ * @param {Record<string, unknown>} device
+ * @returns {{ part: string, state: string, generations: string, lastError: string, updateTime: string }[]}
+ */
+export function configurationRows(device) {
+  const parts = field(device, 'status.configuration');
+  if (!isObject(parts)) return [];
+  return Object.entries(parts)
+    .filter(([, status]) => isObject(status))
+    .map(([part, status]) => {
+      const desired = text(status, 'desiredGeneration');
+      const applied = text(status, 'appliedGeneration');
+      const source = text(status, 'source');
+      const state =
+        source === 'known-good'
+          ? 'fallen back to the last known-good configuration'
+          : source === 'factory'
+            ? 'fallen back to the factory configuration'
+            : applied !== '' && applied === desired
+              ? 'applied'
+              : 'being applied';
+      return {
+        part,
+        state,
+        generations: `${applied || 'none'} applied of ${desired}`,
+        lastError: text(status, 'lastError'),
+        updateTime: text(status, 'updateTime'),
+      };
+    });
+}

@@ -1,10 +1,8 @@
 /**
  * What the watch streams' messages do to what a screen shows, with no DOM: the rows of a stateful page (`added`
- * at a view index, `modified` moved from its previous index, `removed`), a single watched resource, and the
- * fleet counts kept from a stateless stream (`current`/`removed` per resource).
+ * at a view index, `modified` moved from its previous index, `removed`) and a single watched resource.
  */
 import { isObject } from './errors.js';
-import { field } from './device-view.js';
 
 /** @typedef {Record<string, unknown> & { name: string }} Resource */
 
@@ -97,103 +95,6 @@ export function singleWatchResource(message, singular) {
   if (!isObject(change)) return undefined;
   if (isObject(change['removed'])) return null;
   return resourceIn(change['current'], singular) ?? resourceIn(change['modified'], singular);
-}
-
-/**
- * @typedef {object} FleetEntry
- * @property {boolean} online
- * @property {string} osVersion running ('' not reported)
- * @property {string} osReadyReason '' without an OSReady condition
- * @property {string[]} failingChecks ids of its Healthy/<id> conditions that are False
- */
-
-/** The fields of a device the counts need (the stateless stream's field mask). */
-export const FLEET_FIELD_MASK =
-  'status.connectionStatus,status.deviceInfo.osVersion,status.osReadyReason,status.conditions';
-
-/**
- * Fleet counts kept from a stateless device watch: resume token included, so a reconnection sends only what
- * changed meanwhile.
- */
-export class FleetCounts {
-  constructor() {
-    /** @type {Map<string, FleetEntry>} */
-    this.devices = new Map();
-    this.resumeToken = '';
-    /** whether the snapshot has arrived (the counts are complete) */
-    this.current = false;
-  }
-
-  /** @param {Record<string, unknown>} response */
-  apply(response) {
-    if (response['isHardReset'] === true) {
-      this.devices.clear();
-      this.current = false;
-    }
-    const changes = response['deviceChanges'];
-    for (const change of Array.isArray(changes) ? changes : []) {
-      if (!isObject(change)) continue;
-      const device = resourceIn(change['current'], 'device');
-      if (device) this.devices.set(device.name, fleetEntry(device));
-      const removed = change['removed'];
-      if (isObject(removed) && typeof removed['name'] === 'string') this.devices.delete(removed['name']);
-    }
-    if (typeof response['resumeToken'] === 'string' && response['resumeToken'] !== '') {
-      this.resumeToken = response['resumeToken'];
-    }
-    if (response['isCurrent'] === true) this.current = true;
-  }
-
-  /**
-   * @returns {{ total: number, online: number, offline: number, byOsVersion: [string, number][],
-   *   byOsReadyReason: [string, number][], failing: string[] }} versions and reasons most common first;
-   *   failing: the names of the devices with a failing health check
-   */
-  summary() {
-    let online = 0;
-    /** @type {Map<string, number>} */
-    const versions = new Map();
-    /** @type {Map<string, number>} */
-    const reasons = new Map();
-    /** @type {string[]} */
-    const failing = [];
-    for (const [name, d] of this.devices) {
-      if (d.online) online++;
-      versions.set(d.osVersion, (versions.get(d.osVersion) ?? 0) + 1);
-      reasons.set(d.osReadyReason, (reasons.get(d.osReadyReason) ?? 0) + 1);
-      if (d.failingChecks.length > 0) failing.push(name);
-    }
-    const sorted = (/** @type {Map<string, number>} */ m) =>
-      [...m.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
-    return {
-      total: this.devices.size,
-      online,
-      offline: this.devices.size - online,
-      byOsVersion: sorted(versions),
-      byOsReadyReason: sorted(reasons),
-      failing: failing.sort(),
-    };
-  }
-}
-
-/**
- * @param {Resource} device
- * @returns {FleetEntry}
- */
-function fleetEntry(device) {
-  const conditions = field(device, 'status.conditions');
-  const text = (/** @type {string} */ path) => {
-    const value = field(device, path);
-    return typeof value === 'string' ? value : '';
-  };
-  return {
-    online: text('status.connectionStatus') === 'CONNECTED',
-    osVersion: text('status.deviceInfo.osVersion'),
-    osReadyReason: text('status.osReadyReason'),
-    failingChecks: (Array.isArray(conditions) ? conditions : [])
-      .filter((c) => isObject(c) && String(c['type']).startsWith('Healthy/') && c['status'] === 'False')
-      .map((c) => String(c['type']).slice('Healthy/'.length)),
-  };
 }
 
 /**

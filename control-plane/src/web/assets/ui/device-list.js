@@ -113,8 +113,8 @@ export function renderDeviceList(view, ctx, route) {
     return;
   }
   overview.replaceChildren(h('h2', {}, 'Fleet'), h('p', { class: 'muted' }, 'Counting devices…'));
-  // the counts' snapshot (every device of the parent) starts once the visible page is shown: at 100,000 devices
-  // it is megabytes the server would otherwise send before the page
+  // the counts start once the visible page is shown: the server counts every device of the parent, which the
+  // first rows should not wait for
   let counting = false;
   const startCounting = () => {
     if (counting) return;

@@ -5,7 +5,7 @@
  * (OS version), the Reboot/Shutdown menu, the device's applications, file upload and download, and its health
  * checks. Remote operations are disabled, with the reason, while the device is offline.
  */
-import { osVersionLine, summarizeDevice, field } from '../api/device-view.js';
+import { osVersionLine, summarizeDevice } from '../api/device-view.js';
 import { readableTime, relativeTime, singleWatchResource } from '../api/live-collections.js';
 import { resourcePath } from '../api/paths.js';
 import { connectionBadge } from './device-list.js';
@@ -14,7 +14,7 @@ import { renderApplications } from './applications.js';
 import { renderFileTransfer } from './file-transfer.js';
 import { renderHealthChecks } from './health-checks.js';
 import { renderOsVersionEditor } from './os-version-editor.js';
-import { describeValue } from './value-view.js';
+import { DevicePanels } from './device-panels.js';
 import { renderMetricCharts } from './metric-charts.js';
 
 const OFFLINE_REASON =
@@ -35,7 +35,8 @@ export function renderDeviceOverview(view, ctx, name) {
   const heading = h('div', { class: 'header-row' });
   const offlineNote = h('p', { class: 'notice warn', role: 'status', hidden: true }, OFFLINE_REASON);
   const details = h('section', { class: 'card' });
-  const reported = h('section', { class: 'card' });
+  const panels = new DevicePanels();
+  const reported = h('section', { class: 'card' }, h('h2', {}, 'Reported by the device'), panels.element);
   const charts = h('section', { class: 'card' });
   const [applications, files, checks] = [
     h('section', { class: 'card' }),
@@ -89,7 +90,7 @@ export function renderDeviceOverview(view, ctx, name) {
     offlineNote.id = 'offline-reason';
     remote.disabled = offline;
     drawDetails(detailsArea, device);
-    reported.replaceChildren(h('h2', {}, 'Reported by the device'), describeReported(device));
+    panels.update(device);
   };
   const edit = h('button', { type: 'button' }, 'Edit detail');
   edit.addEventListener('click', () => {
@@ -238,31 +239,6 @@ function drawDetails(area, device) {
             ),
           ]),
         ),
-  );
-}
-
-/**
- * What the device reports besides its conditions, section by section.
- * @param {Record<string, unknown>} device
- * @returns {HTMLElement}
- */
-function describeReported(device) {
-  const sections = /** @type {const} */ ([
-    ['Hardware, disks, network interfaces and usage', 'status.deviceInfo'],
-    ['Latest metrics', 'status.metrics'],
-    ['Addresses', 'status.addresses'],
-    ['Network and SSH configuration (applied or fallen back)', 'status.configuration'],
-    ['OS update and slots', 'status.osUpdate'],
-    ['Hook runs', 'status.hooks'],
-    ['Agent', 'status.agent'],
-    ['Maintenance', 'status.maintenance'],
-  ]);
-  const shown = sections.filter(([, path]) => field(device, path) !== undefined);
-  if (shown.length === 0) return h('p', { class: 'muted' }, 'Nothing reported yet.');
-  return h(
-    'div',
-    { class: 'reported' },
-    shown.map(([title, path]) => h('div', {}, h('h3', {}, title), describeValue(field(device, path)))),
   );
 }
 

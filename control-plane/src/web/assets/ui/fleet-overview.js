@@ -1,14 +1,23 @@
 /**
  * The fleet at a glance for a parent: Online/Offline, running OS versions, OSReady reasons and the devices with a
- * failing health check, kept from a stateless watch of the devices (resumed from its token after a reconnection)
- * which a worker holds (`count-worker.js`), so that counting 100,000 devices leaves the page responsive. Each count
- * opens the device list filtered to it.
+ * failing health check, counted by the server (`devices:counts`, no device downloaded) and counted again when a
+ * stateless watch of the counted fields, resumed from the counts' position, reports a change. Each count opens
+ * the device list filtered to it.
  */
-import { FLEET_FIELD_MASK } from '../api/live-collections.js';
-import { DashboardApiError } from '../api/errors.js';
-import { collectionPath } from '../api/paths.js';
 import { quote } from '../api/client.js';
+import { countsPath, deviceCounts, followCounts, valueCounts } from '../api/live-counts.js';
+import { collectionPath } from '../api/paths.js';
 import { h, show } from './dom.js';
+
+const CONNECTION = 'status.connectionStatus';
+const OS_VERSION = 'status.deviceInfo.osVersion';
+const OS_READY_REASON = 'status.osReadyReason';
+const FAILING = 'status.failingHealthCheckCount > 0';
+const ONLINE = 'status.connectionStatus = "Online"';
+/** what the counts depend on: a change of any other field is not sent */
+const COUNTED_FIELDS = `${CONNECTION},${OS_VERSION},${OS_READY_REASON},status.failingHealthCheckCount`;
+/** values shown per group (the rest are in the list, by filter) */
+const SHOWN_VALUES = 8;
 
 /**
  * @param {HTMLElement} card
@@ -19,8 +28,6 @@ export function renderFleetOverview(card, ctx, parent) {
   const messages = h('div');
   const body = h('div', { class: 'overview' }, h('p', { class: 'muted' }, 'Counting devices…'));
   card.replaceChildren(h('h2', {}, 'Fleet'), messages, body);
-  /** @param {string} filter */
-  const filtered = (filter) => ctx.navigate({ screen: 'devices', parent, filter });
   /**
    * @param {string} label
    * @param {number} count
@@ -34,102 +41,59 @@ export function renderFleetOverview(card, ctx, parent) {
         class: 'count',
         onclick: (event) => {
           event.preventDefault();
-          filtered(filter);
+          ctx.navigate({ screen: 'devices', parent, filter });
         },
       },
       h('strong', {}, count),
       ` ${label}`,
     );
   /**
-   * @param {import('../count-worker.js').CountMessage & { kind: 'counts' }} counted
+   * @param {string} title
+   * @param {[string, number][]} values
+   * @param {string} path
+   * @param {string} absent what a device without the field is called
    */
-  const draw = ({ summary: s, current }) => {
-    const failing = h(
-      'details',
-      { class: 'failing' },
-      h('summary', {}, h('strong', {}, s.failing.length), ' with a failing health check'),
-      h(
-        'ul',
-        {},
-        s.failing.slice(0, 100).map((name) =>
-          h(
-            'li',
-            {},
-            h(
-              'a',
-              {
-                href: '#',
-                onclick: (event) => {
-                  event.preventDefault();
-                  ctx.navigate({ screen: 'device', name });
-                },
-              },
-              name,
-            ),
-          ),
-        ),
-        s.failing.length > 100 ? h('li', { class: 'muted' }, `and ${s.failing.length - 100} more`) : undefined,
-      ),
+  const group = (title, values, path, absent) =>
+    h(
+      'div',
+      { class: 'count-group' },
+      h('h3', {}, title),
+      values
+        .slice(0, SHOWN_VALUES)
+        .map(([value, n]) => countLink(value || absent, n, value ? `${path} = ${quote(value)}` : `${path} IS NULL`)),
+      values.length > SHOWN_VALUES ? h('span', { class: 'muted' }, `and ${values.length - SHOWN_VALUES} more`) : '',
     );
+  /** @param {import('../api/live-counts.js').DeviceCounts} counts */
+  const draw = (counts) => {
+    const online = counts.counts['online'] ?? 0;
     body.replaceChildren(
       h(
         'div',
         { class: 'count-group' },
-        h('h3', {}, `Connection (${s.total}${current ? '' : '…'})`),
-        countLink('Online', s.online, 'status.connectionStatus = "Online"'),
-        countLink('Offline', s.offline, 'status.connectionStatus = "Offline"'),
-        failing,
+        h('h3', {}, `Connection (${counts.total})`),
+        countLink('Online', online, ONLINE),
+        countLink('Offline', counts.total - online, 'status.connectionStatus != "Online"'),
+        countLink('with a failing health check', counts.counts['failing'] ?? 0, FAILING),
       ),
-      h(
-        'div',
-        { class: 'count-group' },
-        h('h3', {}, 'Running OS version'),
-        s.byOsVersion
-          .slice(0, 8)
-          .map(([version, n]) =>
-            countLink(
-              version || 'not reported',
-              n,
-              version ? `status.deviceInfo.osVersion = ${quote(version)}` : 'status.deviceInfo.osVersion IS NULL',
-            ),
-          ),
-      ),
-      h(
-        'div',
-        { class: 'count-group' },
-        h('h3', {}, 'OSReady reason'),
-        s.byOsReadyReason
-          .slice(0, 8)
-          .map(([reason, n]) =>
-            countLink(
-              reason || 'none',
-              n,
-              reason ? `status.osReadyReason = ${quote(reason)}` : 'status.osReadyReason IS NULL',
-            ),
-          ),
-      ),
+      group('Running OS version', valueCounts(counts, OS_VERSION), OS_VERSION, 'not reported'),
+      group('OSReady reason', valueCounts(counts, OS_READY_REASON), OS_READY_REASON, 'none'),
     );
   };
-  const worker = new Worker('/dashboard/count-worker.js', { type: 'module' });
-  /** @type {{ state: import('../api/watch.js').StreamState, stop(): void }} */
-  const stream = { state: 'connecting', stop: () => worker.terminate() };
-  const stateChanged = ctx.live.track(stream);
-  worker.addEventListener('message', (event) => {
-    const message = /** @type {import('../count-worker.js').CountMessage} */ (event.data);
-    if (message.kind === 'counts') {
-      draw(message);
-      return;
-    }
-    stream.state = message.state;
-    stateChanged();
-    if (message.error) {
-      const { status, code, message: text } = message.error;
-      show(messages, 'error', new DashboardApiError(status, code, text));
-    } else messages.replaceChildren();
+  const path = countsPath(parent, {
+    by: [OS_VERSION, OS_READY_REASON],
+    counts: { online: ONLINE, failing: FAILING },
   });
-  worker.postMessage({
-    path: `${collectionPath(parent, 'devices')}:watch`,
-    apiKey: ctx.apiKey,
-    fieldMask: FLEET_FIELD_MASK,
+  const follower = followCounts({
+    read: async () => {
+      const counts = deviceCounts(await ctx.client.request('GET', path));
+      messages.replaceChildren();
+      draw(counts);
+      return counts;
+    },
+    watchPath: `${collectionPath(parent, 'devices')}:watch`,
+    fieldMask: COUNTED_FIELDS,
+    openWatch: (watchPath, options) => ctx.live.open(watchPath, options),
+    onError: (err) => show(messages, 'error', err),
   });
+  ctx.live.track({ state: 'live', stop: () => follower.stop() });
 }

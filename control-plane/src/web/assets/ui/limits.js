@@ -1,12 +1,15 @@
 /**
  * The limits page (spec 001) of an organization or a project: the plans of services/devices.outpost, the
  * entity's plan assignments, the requests waiting for it to approve (Accept, Decline with a reason), and its
- * pools (organizations) and limits (projects) with usage bars. Plans, assignments, pools and limits follow
- * stateful watches; the pending requests are read again after each answer and whenever a pool or limit changes.
+ * pools (organizations) and limits (projects) with usage bars. Everything follows stateful watches: the pending
+ * requests those of the requests filed under every project and organization for the approver (or of the project's
+ * own). A key that may not watch those is shown `listApprover`'s answer instead, read again after each answer and
+ * whenever a pool or limit changes.
  */
 
 import { field } from '../api/device-view.js';
 import { StatefulPage } from '../api/live-collections.js';
+import { DashboardApiError } from '../api/errors.js';
 import { collectionPath, idOf, queryString, resourcePath } from '../api/paths.js';
 import { busy, h, show, table } from './dom.js';
 
@@ -75,7 +78,15 @@ export function renderLimits(view, ctx, entity) {
       ]),
     ),
   );
-  const refreshRequests = () => void drawRequests(ctx, requests, entity, isOrganization, refreshRequests);
+  // only once the watches of the requests were refused: they show every change by themselves
+  let readRequests = false;
+  const refreshRequests = () => {
+    if (readRequests) void drawRequests(ctx, requests, entity, isOrganization, refreshRequests);
+  };
+  followRequests(ctx, requests, entity, isOrganization, () => {
+    readRequests = true;
+    refreshRequests();
+  });
   if (isOrganization) {
     live(ctx, usage, `Pools of ${entity}`, entity, 'limitPools', 'limitPool', (rows) => {
       refreshRequests();
@@ -137,8 +148,94 @@ function live(ctx, card, title, parent, plural, singular, render) {
   });
 }
 
+const PENDING = 'status.conclusion = "PENDING"';
+
 /**
- * The requests an organization approves (or a project filed) that are PENDING, with Accept and Decline.
+ * The PENDING requests an organization approves (those filed under every project and organization naming it as
+ * approver) or a project filed, live, with Accept and Decline for an organization.
+ * @param {import('./context.js').Context} ctx
+ * @param {HTMLElement} card
+ * @param {string} entity
+ * @param {boolean} isOrganization
+ * @param {() => void} refused called once when the key may not watch them
+ */
+function followRequests(ctx, card, entity, isOrganization, refused) {
+  const messages = h('div', { class: 'messages' });
+  const title = h('h2', {}, requestsTitle(entity, isOrganization));
+  const body = h('div', {}, h('p', { class: 'muted' }, 'Loading…'));
+  card.replaceChildren(title, messages, body);
+  const watched = isOrganization
+    ? ['projects/-', 'organizations/-'].map((parent) => ({
+        parent,
+        filter: `approver = ${JSON.stringify(entity)} AND ${PENDING}`,
+      }))
+    : [{ parent: entity, filter: PENDING }];
+  const pages = watched.map(() => new StatefulPage('planAssignmentRequest'));
+  /** @type {{ stop(): void }[]} */
+  const streams = [];
+  let gaveUp = false;
+  const draw = () => {
+    if (gaveUp || pages.some((page) => !page.loaded)) return;
+    const pending = pages.flatMap((page) => page.rows).sort((a, b) => a.name.localeCompare(b.name));
+    body.replaceChildren(requestTable(ctx, messages, pending, isOrganization ? entity : undefined, () => {}));
+  };
+  watched.forEach(({ parent, filter }, i) => {
+    const page = /** @type {StatefulPage} */ (pages[i]);
+    streams.push(
+      ctx.live.open(`${collectionPath(parent, 'planAssignmentRequests')}:watch`, {
+        reopenBody: () => ({ type: 'STATEFUL', pageSize: 1000, filter }),
+        onOpen: () => page.reset(),
+        onMessage: (message) => {
+          page.apply(message);
+          draw();
+        },
+        onState: (state, error) => {
+          if (state !== 'failed' || gaveUp) return;
+          if (error instanceof DashboardApiError && error.status === 'PERMISSION_DENIED') {
+            gaveUp = true;
+            for (const stream of streams) stream.stop();
+            refused();
+          } else show(messages, 'error', error);
+        },
+      }),
+    );
+  });
+}
+
+/**
+ * @param {string} entity
+ * @param {boolean} isOrganization
+ * @returns {string}
+ */
+function requestsTitle(entity, isOrganization) {
+  return isOrganization ? `Requests waiting for ${entity}` : `Pending requests of ${entity}`;
+}
+
+/**
+ * @param {import('./context.js').Context} ctx
+ * @param {Element} messages
+ * @param {(Record<string, unknown> & { name: string })[]} pending
+ * @param {string | undefined} approver Accept and Decline for this approver; none without
+ * @param {() => void} answered
+ * @returns {HTMLElement}
+ */
+function requestTable(ctx, messages, pending, approver, answered) {
+  return pending.length === 0
+    ? h('p', { class: 'muted' }, 'No pending request.')
+    : table(
+        ['Request', 'Asks', 'Why it waits', ''],
+        pending.map((r) => [
+          r.name,
+          describeRequest(field(r, 'request')),
+          text(r, 'status.reason'),
+          approver ? answerControls(ctx, messages, r.name, approver, answered) : '',
+        ]),
+      );
+}
+
+/**
+ * The requests an organization approves (or a project filed) that are PENDING, with Accept and Decline, as
+ * `listApprover` (or the project's list) answers them now.
  * @param {import('./context.js').Context} ctx
  * @param {HTMLElement} card
  * @param {string} entity
@@ -147,11 +244,11 @@ function live(ctx, card, title, parent, plural, singular, render) {
  */
 async function drawRequests(ctx, card, entity, isOrganization, refresh) {
   const messages = card.querySelector('.messages') ?? h('div', { class: 'messages' });
-  const title = h('h2', {}, isOrganization ? `Requests waiting for ${entity}` : `Pending requests of ${entity}`);
+  const title = h('h2', {}, requestsTitle(entity, isOrganization));
   /** @type {(Record<string, unknown> & { name: string })[]} */
   let pending;
   try {
-    const filter = 'status.conclusion = "PENDING"';
+    const filter = PENDING;
     if (isOrganization) {
       const answer = await ctx.client.request(
         'GET',
@@ -168,17 +265,7 @@ async function drawRequests(ctx, card, entity, isOrganization, refresh) {
   card.replaceChildren(
     title,
     messages,
-    pending.length === 0
-      ? h('p', { class: 'muted' }, 'No pending request.')
-      : table(
-          ['Request', 'Asks', 'Why it waits', ''],
-          pending.map((r) => [
-            r.name,
-            describeRequest(field(r, 'request')),
-            text(r, 'status.reason'),
-            isOrganization ? answerControls(ctx, messages, r.name, entity, refresh) : '',
-          ]),
-        ),
+    requestTable(ctx, messages, pending, isOrganization ? entity : undefined, refresh),
   );
 }
 

@@ -3,7 +3,8 @@
  * next wave (or every wave) and halt. It runs the very rollout module the command line runs
  * (`shared/src/rollout`, `outpost devices rollout`): the waves are `wave:<name>` labels, each wave's devices are
  * written spec.osVersion, one stateless watch follows them, and each wave's counts (not targeted, in flight,
- * done, failed, offline) and failed devices with their reasons come from its events, live.
+ * done, failed, offline) and failed devices with their reasons come from its events, live. Every rollout under the
+ * parent, wherever it was started, is followed too (rollout-overview.js).
  */
 import { OutpostClient } from '../../../../../shared/dist/client/outpost-client.js';
 import { rolloutApiOf } from '../../../../../shared/dist/rollout/rollout-api.js';
@@ -14,6 +15,7 @@ import { parseWaveNames } from '../../../../../shared/dist/rollout/wave-labels.j
 import { versionChoices } from '../api/device-view.js';
 import { parseParent } from '../api/paths.js';
 import { confirmDialog, h, show, table } from './dom.js';
+import { followRollouts } from './rollout-overview.js';
 
 /** @typedef {import('../../../../../shared/dist/rollout/rollout-driver.js').RolloutEvent} RolloutEvent */
 /** @typedef {import('../../../../../shared/dist/rollout/rollout-driver.js').WaveCounts} WaveCounts */
@@ -48,6 +50,7 @@ export function renderRollouts(view, ctx, parent) {
   const wavesArea = h('div');
   const failuresArea = h('div');
   const log = h('ol', { class: 'event-log', tabindex: 0, 'aria-label': 'Rollout events, newest first' });
+  const followed = h('section', { class: 'card' });
   view.replaceChildren(
     h(
       'section',
@@ -68,7 +71,31 @@ export function renderRollouts(view, ctx, parent) {
     ),
     h('section', { class: 'card' }, h('h2', {}, 'Waves'), wavesArea, failuresArea),
     h('section', { class: 'card' }, h('h2', {}, 'Events'), log),
+    followed,
   );
+  /** @type {(() => void) | undefined} */
+  let stopFollowing;
+  const follow = () => {
+    stopFollowing?.();
+    stopFollowing = undefined;
+    const p = parseParent(parentInput.value);
+    /** @type {string[] | undefined} */
+    let waveNames;
+    try {
+      waveNames = parseWaveNames(wavesInput.value);
+    } catch {
+      waveNames = undefined;
+    }
+    if ('error' in p || !waveNames) {
+      followed.replaceChildren(h('h2', {}, 'Rollouts'), h('p', { class: 'muted' }, FOLLOW_HINT));
+      return;
+    }
+    stopFollowing = followRollouts(followed, ctx, p.parent, waveNames);
+  };
+  parentInput.addEventListener('change', follow);
+  wavesInput.addEventListener('change', follow);
+  follow();
+  ctx.live.track({ state: 'live', stop: () => stopFollowing?.() });
 
   void ctx.client.listOsVersions().then(
     (all) =>
@@ -231,6 +258,8 @@ export function renderRollouts(view, ctx, parent) {
   // leaving the page stops following (what was written stays written, as after Ctrl-C on the command line)
   ctx.live.track({ state: 'live', stop: () => running?.abort() });
 }
+
+const FOLLOW_HINT = 'Give a parent (projects/{project}/regions/{region or -}) and waves to follow its rollouts.';
 
 /**
  * @param {import('../../../../../shared/dist/rollout/rollout-driver.js').RolloutOutcome} outcome not completed

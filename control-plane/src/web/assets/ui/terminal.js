@@ -4,8 +4,9 @@
  * opened. Records are binary messages: a type byte, then the payload (1 input, 2 resize {"cols","rows"}, 4 output,
  * 5 error output, 6 exit {"exitCode","signal"?}).
  *
- * xterm.js adds <style> elements of its own; the page's policy admits only those carrying the nonce the server put
- * in `<meta name="csp-nonce">` for this page load, so the style elements made from here on get it.
+ * xterm.js adds <style> elements of its own and takes no nonce for them (xtermjs/xterm.js#4445); the page's policy
+ * admits only those carrying the nonce the server put in `<meta name="csp-nonce">` for this page load, so while a
+ * terminal is open the style elements made get it (set before they are inserted, as the policy requires).
  */
 import { FitAddon } from '@xterm/addon-fit';
 import { Terminal } from '@xterm/xterm';
@@ -13,7 +14,10 @@ import { encodeName } from '../api/paths.js';
 
 const RECORD = { INPUT: 1, RESIZE: 2, OUTPUT: 4, ERROR_OUTPUT: 5, EXIT: 6 };
 
-stampStyleNonce();
+/** the terminals open now: the nonce stamp is in place while there is one */
+let openTerminals = 0;
+/** @type {(() => void) | undefined} */
+let unstamp;
 
 /**
  * Opens a terminal on the device in `area`.
@@ -24,6 +28,7 @@ stampStyleNonce();
  * @returns {() => void} closes the session
  */
 export function openTerminal(area, device, apiKey, ended) {
+  if (openTerminals++ === 0) unstamp = stampStyleNonce();
   const screen = document.createElement('div');
   screen.className = 'terminal-screen';
   area.replaceChildren(screen);
@@ -78,20 +83,28 @@ export function openTerminal(area, device, apiKey, ended) {
   );
   const refit = () => fit.fit();
   window.addEventListener('resize', refit);
+  let closed = false;
   return () => {
+    if (closed) return;
+    closed = true;
     window.removeEventListener('resize', refit);
     input.dispose();
     resized.dispose();
     socket.close(1000);
     term.dispose();
+    if (--openTerminals === 0) unstamp?.();
   };
 }
 
-/** Gives every <style> element made from now on the page's style nonce (set before it is inserted). */
+/**
+ * Gives every <style> element made from now on the page's style nonce (set before it is inserted).
+ * @returns {() => void} stops
+ */
 function stampStyleNonce() {
   const nonce = document.querySelector('meta[name="csp-nonce"]')?.getAttribute('content') ?? '';
-  if (nonce === '') return;
-  const create = document.createElement.bind(document);
+  if (nonce === '') return () => {};
+  const original = document.createElement;
+  const create = original.bind(document);
   /** @type {(tag: string, options?: ElementCreationOptions) => HTMLElement} */
   const stamped = (tag, options) => {
     const element = create(tag, options);
@@ -99,4 +112,7 @@ function stampStyleNonce() {
     return element;
   };
   document.createElement = /** @type {typeof document.createElement} */ (stamped);
+  return () => {
+    document.createElement = original;
+  };
 }
