@@ -75,14 +75,14 @@ describe.skipIf(skipped)('commands through a replica that does not hold the devi
         return false;
       }
     }, 'the spec on the device');
-  });
+  }, 120_000);
 
   it('reboots the device through B', async () => {
     const before = (await b.admin.get<Device>(DEVICE)).status?.agent?.bootId;
     const result = await throughB(['devices', 'reboot', DEVICE, '--force']);
     expect(result.code, result.stderr).toBe(0);
     await waitForDevice(b.admin, DEVICE, (d) => online(d) && d.status?.agent?.bootId !== before, 60_000);
-  });
+  }, 120_000);
 
   it('copies a file up and down through B (3 MiB: many credit windows relayed)', async () => {
     const up = join(work, 'up.bin');
@@ -96,7 +96,7 @@ describe.skipIf(skipped)('commands through a replica that does not hold the devi
     const download = await throughB(['devices', 'scp', `${DEVICE}:${onDevice}`, down]);
     expect(download.code, download.stderr).toBe(0);
     expect(readFileSync(down).equals(content)).toBe(true);
-  });
+  }, 120_000);
 
   it('runs a remote command and forwards a port through B', async () => {
     const command = await throughB(['devices', 'ssh', DEVICE, '--', 'sh', '-c', 'echo relayed; exit 7']);
@@ -125,7 +125,7 @@ describe.skipIf(skipped)('commands through a replica that does not hold the devi
       forward.kill('SIGKILL');
       web.close();
     }
-  });
+  }, 120_000);
 
   it('newest connection wins: a link to B drops the one on A, and the agent coming back to A drops it', async () => {
     const credential = readFileSync(join(root, 'config', 'credential'), 'utf8').trim();
@@ -145,7 +145,7 @@ describe.skipIf(skipped)('commands through a replica that does not hold the devi
     expect(await closed).toEqual({ code: 4001, reason: 'replaced by a newer connection on another replica' });
     expect(a.process.output()).toMatch(/agent link dropped: replaced by a newer connection on another replica/);
     await waitForDevice(b.admin, DEVICE, online, 60_000);
-  });
+  }, 120_000);
 
   it('a device no replica holds is UNAVAILABLE through B', async () => {
     const name = `${PARENT}/devices/never-connected`;
@@ -153,7 +153,7 @@ describe.skipIf(skipped)('commands through a replica that does not hold the devi
     const result = await throughB(['devices', 'reboot', name, '--force']);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/UNAVAILABLE: cannot reboot: device ".*" is offline/);
-  });
+  }, 120_000);
 });
 
 /** Polls `check` until it holds (a loaded machine may take long: no fixed waits). */
