@@ -97,7 +97,7 @@ Options (each flag beats its environment variable):
   --data-dir <path>           holds outpost.db          OUTPOST_DATA_DIR (default ./var)
   --artifact-dir <path>       OS artifacts; replicas on one PostgreSQL share one (a shared filesystem)
                                                         OUTPOST_ARTIFACT_DIR (default <data-dir>/artifacts)
-  --database <store>          the resources' store: sqlite:<path> or postgres://user@host:port/db
+  --database <store>          where everything is kept: sqlite:<path> or postgres://user@host:port/db
                                                         OUTPOST_DATABASE (default sqlite:<data-dir>/outpost.db)
   --log-level <level>         ${LOG_LEVELS.join('|')}
                                                         OUTPOST_LOG_LEVEL (default info)
@@ -226,7 +226,7 @@ export function loadServerConfig(argv: readonly string[], env: Env): ServerConfi
 /** The SQLite file of the control plane. */
 export const databasePathOf = (config: Pick<ServerConfig, 'dataDir'>): string => join(config.dataDir, 'outpost.db');
 
-/** Where the resource engine's records are kept: a SQLite file, or a PostgreSQL database. */
+/** Where everything the control plane keeps goes (resources, keys, credentials, tokens, metrics history). */
 export type StorageTarget = { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string };
 
 export function storageTargetOf(config: Pick<ServerConfig, 'dataDir' | 'database'>): StorageTarget {
