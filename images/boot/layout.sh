@@ -3,6 +3,10 @@
 ESP_MIB=32
 SLOT_MIB=768
 DATA_MIB=64
+# the encrypted image's data partition: a LUKS2 header, then the filesystem (images/lib/luks-data.ts)
+DATA_LUKS_HEADER_MIB=16
+# the encrypted image's factory key on the ESP, until the first boot has enrolled the TPM with it
+FACTORY_KEY_ESP_PATH=EFI/outpost/factory-data-key
 ESP_FAT_ID=1234ABCD # FAT volume id: GRUB finds the ESP with `search --fs-uuid 1234-ABCD`
 DISK_GUID=00000000-0000-4000-8000-0000000000d0
 ESP_GUID=00000000-0000-4000-8000-0000000000e5

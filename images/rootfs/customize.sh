@@ -1,10 +1,12 @@
 #!/bin/bash
-# customize.sh TREE VERSION VARIANT DROPLET_DEB NODEJS_DEB PUBKEY
+# customize.sh TREE VERSION VARIANT DROPLET_DEB NODEJS_DEB PUBKEY [PCR8_TABLE]
 # Turns an extracted base rootfs into one slot's tree: the nodejs and droplet Debian packages installed with dpkg
 # (droplet.service from the package, plus the image's drop-in), the hook units, the OS version, the trusted
 # OS-signing public key (PUBKEY) and the variant's changes (variants/VARIANT.sh).
+# With PCR8_TABLE, the encrypted image's slot: encrypted/ (the LUKS2 data partition's configuration, fstab and
+# unlock unit) and the GRUB build's PCR 8 prediction table at /usr/lib/outpost/pcr8-predictions.json.
 set -euo pipefail
-TREE=$1 VERSION=$2 VARIANT=$3 DROPLET_DEB=$4 NODEJS_DEB=$5 PUBKEY=$6
+TREE=$1 VERSION=$2 VARIANT=$3 DROPLET_DEB=$4 NODEJS_DEB=$5 PUBKEY=$6 PCR8_TABLE=${7:-}
 HERE=$(cd "$(dirname "$0")" && pwd)
 
 # Static files: fstab, hostname, networkd DHCP, the hook runner
@@ -29,8 +31,16 @@ install -m 0755 "$(command -v grub-editenv)" "$TREE/usr/local/bin/grub-editenv"
 # sshd's host keys are made at first boot (outpost-ssh-host-keys.service), never shipped in the image
 rm -f "$TREE"/etc/ssh/ssh_host_*
 
+# The encrypted image: its files over the plain image's, its unit (pulled in by fstab's x-systemd.requires=)
+UNITS=("$HERE"/units/*)
+if [ -n "$PCR8_TABLE" ]; then
+  cp -R --preserve=mode "$HERE/encrypted/overlay/." "$TREE/"
+  install -m 0644 "$PCR8_TABLE" "$TREE/usr/lib/outpost/pcr8-predictions.json"
+  UNITS+=("$HERE"/encrypted/units/*)
+fi
+
 # Units, enabled the way `systemctl enable` would (a link per WantedBy=)
-for unit in "$HERE"/units/*; do
+for unit in "${UNITS[@]}"; do
   name=$(basename "$unit")
   install -m 0644 "$unit" "$TREE/usr/lib/systemd/system/$name"
   for target in $(sed -n 's/^WantedBy=//p' "$unit"); do

@@ -5,8 +5,10 @@ set -euo pipefail
 ROOT=$1
 
 # Kernel modules the QEMU machine needs at run time (everything else the VM never loads);
-# their dependencies are added from modules.dep. NVMe and ext4 are built into the cloud kernel.
-KEEP_MODULES=(virtio_net virtio_pci virtio_blk virtio_rng vfat nls_cp437 nls_ascii nls_utf8 nls_iso8859-1 efivarfs)
+# their dependencies are added from modules.dep. NVMe, ext4 and the TPM driver are built into the cloud kernel.
+# dm-crypt and the ciphers it and cryptsetup ask the kernel for (by name, not in modules.dep): the encrypted image.
+KEEP_MODULES=(virtio_net virtio_pci virtio_blk virtio_rng vfat nls_cp437 nls_ascii nls_utf8 nls_iso8859-1 efivarfs
+  dm_crypt xts ecb aesni_intel aes_generic algif_skcipher af_alg)
 
 for moddir in "$ROOT"/lib/modules/*/; do
   kver=$(basename "$moddir")

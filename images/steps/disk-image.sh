@@ -1,28 +1,33 @@
 #!/bin/bash
-# disk-image.sh --slot-a ROOTFS_IMG
+# disk-image.sh --slot-a ROOTFS_IMG [--encrypted]
 # Builds the raw, sparse GPT disk image out/disk-<hash>.img (and the link out/disk.img):
 #   esp     standalone GRUB EFI (A/B selection) + grubenv        mounted at /boot/efi
 #   root_a  ROOTFS_IMG grown to the slot                          the committed slot
 #   root_b  empty: the agent writes OS updates here
 #   data    ext4 with config/hooks/ and data/                      mounted at /outpost
 # Only sfdisk, mkfs.vfat -C, mtools, mkfs.ext4 -d and dd: no loop devices, no mounts.
+# --encrypted: GRUB with the tpm module; the data partition is LUKS2 (its ext4 encrypted by images/lib/luks-data.ts,
+# no device mapper) opened by a random factory key, which is also on the ESP ($FACTORY_KEY_ESP_PATH) for the first
+# boot to enrol the TPM with (a factory writes each device's own data partition and key the same way).
 set -euo pipefail
 source "$(dirname "$0")/../lib/common.sh"
 source "$IMAGES_DIR/boot/layout.sh"
 
-SLOT_A=''
+SLOT_A='' ENCRYPTED=0
 while [ $# -gt 0 ]; do
   case $1 in
     --slot-a) SLOT_A=$2; shift 2 ;;
+    --encrypted) ENCRYPTED=1; shift ;;
     *) die "disk-image: unknown argument $1" ;;
   esac
 done
 [ -f "$SLOT_A" ] || die "disk-image: --slot-a must be a rootfs image"
-GRUB_EFI=$("$IMAGES_DIR/steps/grub-efi.sh")
+if [ "$ENCRYPTED" = 1 ]; then GRUB_EFI=$("$IMAGES_DIR/steps/grub-efi.sh" --tpm); else GRUB_EFI=$("$IMAGES_DIR/steps/grub-efi.sh"); fi
 GRUBENV_DEFAULTS=(active_slot=A try_slot= try_count=0 max_tries=1 last_failed= ab_use_initrd=0 "ab_extra_cmdline=quiet")
 
 # the slot image's cache folder and GRUB's are named by their content hashes
-KEY=$(cache_key "$0" "$IMAGES_DIR/boot/layout.sh" "=grub $GRUB_EFI" "=slot-a $SLOT_A" "=${GRUBENV_DEFAULTS[*]}")
+KEY=$(cache_key "$0" "$IMAGES_DIR/boot/layout.sh" "=grub $GRUB_EFI" "=slot-a $SLOT_A" "=${GRUBENV_DEFAULTS[*]}" \
+  "=encrypted $ENCRYPTED" "$IMAGES_DIR/lib/luks-data.ts")
 OUT="$OUT_DIR/disk-$KEY.img"
 if [ -f "$OUT" ]; then
   log "disk: cached ($(basename "$OUT"))"
@@ -45,7 +50,16 @@ else
   resize2fs "$WORK/root_a.img" "${SLOT_MIB}M" >/dev/null 2>&1
 
   mkdir -p "$WORK/data/config/hooks" "$WORK/data/data"
-  mkfs.ext4 -q -F -L data -E root_owner=0:0 -d "$WORK/data" "$WORK/data.img" "${DATA_MIB}M" >/dev/null
+  if [ "$ENCRYPTED" = 1 ]; then
+    mkfs.ext4 -q -F -L data -E root_owner=0:0 -d "$WORK/data" "$WORK/data-fs.img" "$((DATA_MIB - DATA_LUKS_HEADER_MIB))M" >/dev/null
+    head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$WORK/factory.key"
+    (cd "$REPO_DIR" && tsx images/make-luks-data.ts --fs "$WORK/data-fs.img" --out "$WORK/data.img" \
+      --size $((DATA_MIB * 1024 * 1024)) --key-file "$WORK/factory.key")
+    mmd -i "$WORK/esp.img" "::/$(dirname "$FACTORY_KEY_ESP_PATH")"
+    mcopy -i "$WORK/esp.img" "$WORK/factory.key" "::/$FACTORY_KEY_ESP_PATH"
+  else
+    mkfs.ext4 -q -F -L data -E root_owner=0:0 -d "$WORK/data" "$WORK/data.img" "${DATA_MIB}M" >/dev/null
+  fi
 
   truncate -s "${DISK_MIB}M" "$WORK/disk.img"
   sfdisk -q "$WORK/disk.img" <<SFDISK

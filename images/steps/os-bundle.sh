@@ -1,5 +1,5 @@
 #!/bin/bash
-# os-bundle.sh --version V [--variant normal|no-commit|kernel-panic]
+# os-bundle.sh --version V [--variant normal|no-commit|kernel-panic] [--pcr8-table FILE]
 # Builds the signed OS version bundle out/bundles/<V>[-<variant>]/ for `outpost os publish`:
 #   rootfs.img      the slot's minimal ext4 image
 #   rootfs.img.sig  raw 64-byte Ed25519 signature over the 32-byte SHA-256 digest of rootfs.img
@@ -8,17 +8,18 @@
 set -euo pipefail
 source "$(dirname "$0")/../lib/common.sh"
 
-VERSION='' VARIANT=normal
+VERSION='' VARIANT=normal SLOT_OPTIONS=()
 while [ $# -gt 0 ]; do
   case $1 in
     --version) VERSION=$2; shift 2 ;;
     --variant) VARIANT=$2; shift 2 ;;
+    --pcr8-table) SLOT_OPTIONS=(--pcr8-table "$2"); shift 2 ;; # the encrypted image's slot (slot-image.sh)
     *) die "os-bundle: unknown argument $1" ;;
   esac
 done
 SIGNING_KEY=${SIGNING_KEY:-$("$IMAGES_DIR/steps/signing-key.sh")}
 export SIGNING_KEY
-SLOT_IMAGE=$("$IMAGES_DIR/steps/slot-image.sh" --version "$VERSION" --variant "$VARIANT")
+SLOT_IMAGE=$("$IMAGES_DIR/steps/slot-image.sh" --version "$VERSION" --variant "$VARIANT" "${SLOT_OPTIONS[@]}")
 NAME=$VERSION
 [ "$VARIANT" = normal ] || NAME="$VERSION-$VARIANT"
 

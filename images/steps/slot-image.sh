@@ -1,15 +1,17 @@
 #!/bin/bash
-# slot-image.sh --version V [--variant normal|no-commit|kernel-panic]
+# slot-image.sh --version V [--variant normal|no-commit|kernel-panic] [--pcr8-table FILE]
 # Builds one slot's root filesystem: base rootfs + customize.sh, as a minimal ext4 image
 # (mkfs.ext4 -d, no mounts; then resize2fs -M). Prints the image's path in the cache.
+# --pcr8-table: the encrypted image's slot, with this PCR 8 prediction table (steps/pcr8-table.sh).
 set -euo pipefail
 source "$(dirname "$0")/../lib/common.sh"
 
-VERSION='' VARIANT=normal
+VERSION='' VARIANT=normal PCR8_TABLE=''
 while [ $# -gt 0 ]; do
   case $1 in
     --version) VERSION=$2; shift 2 ;;
     --variant) VARIANT=$2; shift 2 ;;
+    --pcr8-table) PCR8_TABLE=$2; shift 2 ;;
     *) die "slot-image: unknown argument $1" ;;
   esac
 done
@@ -24,7 +26,7 @@ PUBKEY=${SIGNING_KEY%.key}.pub
 SLOT_MIB=768 # the partition size: the image must fit in it
 
 KEY=$(cache_key "$0" "$IMAGES_DIR/lib/common.sh" "$IMAGES_DIR/rootfs" "=base $(basename "$BASE")" "$DROPLET_DEB" "$NODEJS_DEB" \
-  "$(command -v grub-editenv)" "$PUBKEY" "=$VERSION" "=$VARIANT" "=$SLOT_MIB")
+  "$(command -v grub-editenv)" "$PUBKEY" "=$VERSION" "=$VARIANT" "=$SLOT_MIB" ${PCR8_TABLE:+"$PCR8_TABLE"})
 OUT="$CACHE_DIR/slots/$KEY/rootfs.img"
 if [ -f "$OUT" ]; then
   log "slot $VERSION ($VARIANT): cached ($KEY)"
@@ -34,13 +36,13 @@ if [ -f "$OUT" ]; then
 fi
 
 require_root "the slot tree"
-log "slot $VERSION ($VARIANT): building ($KEY)"
+log "slot $VERSION ($VARIANT${PCR8_TABLE:+, encrypted}): building ($KEY)"
 start=$(now)
 WORK=$(fresh_workdir "slot-$KEY")
 trap 'rm -rf "$WORK"' EXIT
 mkdir "$WORK/tree"
 tar -C "$WORK/tree" --numeric-owner -xpf "$BASE"
-"$IMAGES_DIR/rootfs/customize.sh" "$WORK/tree" "$VERSION" "$VARIANT" "$DROPLET_DEB" "$NODEJS_DEB" "$PUBKEY"
+"$IMAGES_DIR/rootfs/customize.sh" "$WORK/tree" "$VERSION" "$VARIANT" "$DROPLET_DEB" "$NODEJS_DEB" "$PUBKEY" ${PCR8_TABLE:+"$PCR8_TABLE"}
 
 IMG="$WORK/rootfs.img"
 mkfs.ext4 -q -F -L "os-$VERSION" -E root_owner=0:0 -d "$WORK/tree" "$IMG" "${SLOT_MIB}M" >/dev/null

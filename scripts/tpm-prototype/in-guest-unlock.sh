@@ -2,15 +2,15 @@
 # The tpm2 unlock adapter inside the real A/B disk image under QEMU, OVMF and swtpm (issue 20): the current
 # agent bundle's `droplet unlock-data` runs in the guest (an on-boot hook on the data partition), with tpm2-tools
 # and cryptsetup copied next to it (the images ship neither yet) and a LUKS2 container in a file on the data
-# partition. The GRUB is the image's grub-ab.cfg built with the `tpm` module (as measure-pcr8.sh), the PCR 8
-# table is the one measure-pcr8.sh printed. One disk (a qcow2 overlay) and one swtpm state live through all
+# partition. The GRUB is the image's grub-ab.cfg built with the `tpm` module (as images/steps/pcr8-table.sh), the PCR 8
+# table is the one images/steps/pcr8-table.sh measured. One disk (a qcow2 overlay) and one swtpm state live through all
 # boots, each ended by killing QEMU (a power cut). Boots:
 #   1. A normal: enrol (`--enroll-with factory.key --slot A`), then unlock       → expect enrolled, unlocked
 #   2. A trial   3. A fallback                                                    → expect unlocked
 #   4. B normal (the policy accepts only A's chains)                              → expect not unlocked
 #   5. A with a changed kernel command line (tampered)                            → expect not unlocked
 #   6. A normal again                                                             → expect unlocked
-# Needs what measure-pcr8.sh needs, plus tpm2-tools and cryptsetup on the host, and `npm run build` (agent/dist).
+# Needs what images/steps/pcr8-table.sh needs, plus tpm2-tools and cryptsetup on the host, and `npm run build` (agent/dist).
 # usage: in-guest-unlock.sh <pcr8-predictions.json> [disk.img] [bundle rootfs.img for slot B] [work dir]
 # Prints one JSON line per boot: {"boot","expect","enrolled" (exit code of the enrolment), "exit" (of unlock-data:
 # 0 unlocked, 1 not), "unlockMs" (unlock-data's own timing of the unseal and the key check), "seconds" (the whole
