@@ -16,6 +16,11 @@
  *   --tls         the control plane serves https/wss (`--tls-cert/--tls-key`) with a certificate for 127.0.0.1
  *                 signed by a throwaway CA made with openssl in the run's temporary folder (lib/throwaway-ca.ts);
  *                 the links trust only that CA, as the agent's --ca-file
+ *   --tls-via-nginx   as --tls, but Debian's nginx terminates TLS in front of a plain control plane, with README.md's
+ *                 "Behind nginx" site (listening with reuseport), 2 workers that may hold 19,000 files each (two per
+ *                 link); connect_cpu_ms_per_device is the control plane's CPU plus nginx's (master and workers),
+ *                 each also on its own (connect_cpu_ms_per_device_control_plane, _nginx); with --compare it
+ *                 replaces tls+key-pair by nginx-tls+key-pair
  *   --key-pair    each device gets an ed25519 key pair whose public half is registered through the devices
  *                 service's `:issueCredential` method with `publicKey`; every connection announces the device
  *                 (`odk1.<device>`) and answers the challenge the server sends on the link with its signature, as
@@ -41,6 +46,11 @@
  *                           the simulator saw every welcome, so its cost does not grow with the connect time)
  *   rss_per_device_bytes    (VmRSS after N connected - VmRSS before) / N, each read after two full GCs
  *                           (goal <= 10240); heap_per_device_bytes the same for V8's heapUsed
+ *   control_plane_rss_bytes, control_plane_peak_rss_bytes
+ *                           the control plane's VmRSS then, and its peak (VmHWM) since its start: what the
+ *                           connect wave's garbage cost at most (the server lets its heap grow further while a wave
+ *                           of TLS connections comes in: OUTPOST_TLS_WAVE_HEAP_GROWING_PERCENT in this
+ *                           process's environment reaches the control plane, 0 to compare without)
  *   connect_major_gcs, connect_gc_pause_ms_per_device
  *                           the control plane's own full (mark-compact) collections from the reading before
  *                           connecting to the one after, and the main-thread pauses of all its collections then,
@@ -67,7 +77,7 @@
  *
  * Run from the repository root:  npm run build && npx tsx scripts/bench/fleet-connect.ts
  *   [--devices 10000,19000] [--reports 100000] [--window 5000] [--paced-rate 5000] [--paced-seconds 10]
- *   [--concurrency 256] [--connect-rate R] [--heartbeat-seconds 30] [--tls] [--key-pair] [--compare]
+ *   [--concurrency 256] [--connect-rate R] [--heartbeat-seconds 30] [--tls] [--tls-via-nginx] [--key-pair] [--compare]
  *   (--compare: --devices defaults to 10000)
  *   [--profile-dir DIR]   (DIR: control-plane CPU profile and heap snapshots before/after; the snapshots
  *                          inflate the RSS figures of that run)
@@ -83,7 +93,9 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import { REPO_ROOT, requireBuiltPackages } from './lib/preflight.js';
-import { cpuSecondsOf, freePort } from './lib/process-stats.js';
+import { cpuSecondsOf, freePort, statusBytesOf } from './lib/process-stats.js';
+import { startBenchNginx } from './lib/bench-nginx.js';
+import type { BenchNginx } from './lib/bench-nginx.js';
 import { createReporter, meetsGoal } from './lib/report.js';
 import type { FigureOptions } from './lib/report.js';
 import { newDeviceKeyPair } from './lib/simulated-identities.js';
@@ -110,8 +122,9 @@ const REPORT_MARKER_UNIT = 4096;
 const CONTROL_PLANE_MAIN = join(REPO_ROOT, 'control-plane', 'dist', 'server', 'main.js');
 const SIMULATOR = join(REPO_ROOT, 'scripts', 'bench', 'fleet-simulator.ts');
 const MEMORY_LINE = 'fleet-bench-memory ';
-const PLAIN: Variant = { tls: false, keyPair: false };
-const SECURED: Variant = { tls: true, keyPair: true };
+const PLAIN: Variant = { tls: false, keyPair: false, viaNginx: false };
+/** the files nginx may open per worker: this machine caps a process at 20,000 */
+const NGINX_FILES_PER_WORKER = 19_000;
 
 const options = parseOptions();
 requireBuiltPackages(['shared']);
@@ -152,12 +165,17 @@ interface Variant {
   tls: boolean;
   /** devices prove a key pair with a signed challenge instead of sending a bearer credential */
   keyPair: boolean;
+  /** with tls: nginx terminates it in front of a plain control plane (README "Behind nginx") */
+  viaNginx: boolean;
 }
 
-type VariantName = 'plain' | 'tls' | 'key-pair' | 'tls+key-pair';
+type VariantName = 'plain' | 'tls' | 'key-pair' | 'tls+key-pair' | 'nginx-tls' | 'nginx-tls+key-pair';
 
 function variantName(variant: Variant): VariantName {
-  if (variant.tls) return variant.keyPair ? 'tls+key-pair' : 'tls';
+  if (variant.tls) {
+    const tls = variant.viaNginx ? 'nginx-tls' : 'tls';
+    return variant.keyPair ? `${tls}+key-pair` : tls;
+  }
   return variant.keyPair ? 'key-pair' : 'plain';
 }
 
@@ -214,6 +232,7 @@ function parseOptions(): Options {
       tls: { type: 'boolean', default: false },
       'key-pair': { type: 'boolean', default: false },
       compare: { type: 'boolean', default: false },
+      'tls-via-nginx': { type: 'boolean', default: false },
       'profile-dir': { type: 'string' },
       'control-plane': { type: 'string' },
     },
@@ -224,13 +243,16 @@ function parseOptions(): Options {
     return n;
   };
   const compare = values.compare;
+  const viaNginx = values['tls-via-nginx'];
   if (compare && (values.tls || values['key-pair'])) {
-    throw new Error('--compare runs plain and --tls --key-pair itself; give neither with it');
+    throw new Error('--compare runs plain and --tls --key-pair (or --tls-via-nginx --key-pair) itself');
   }
   const devices = values.devices ?? (compare ? '10000' : '10000,19000');
   return {
     devices: devices.split(',').map((d) => positive(d.trim(), 'devices')),
-    variants: compare ? [PLAIN, SECURED] : [{ tls: values.tls, keyPair: values['key-pair'] }],
+    variants: compare
+      ? [PLAIN, { tls: true, keyPair: true, viaNginx }]
+      : [{ tls: values.tls || viaNginx, keyPair: values['key-pair'], viaNginx }],
     compare,
     reports: positive(values.reports, 'reports'),
     window: positive(values.window, 'window'),
@@ -299,9 +321,21 @@ async function runFleet(
     `${label}: seeded ${n} devices with ${variant.keyPair ? 'key pairs' : 'credentials'} in ${seconds(seedStarted)} s`,
   );
 
-  const controlPlane = await startControlPlane(dir, `${n}-${name.replace('/', 'per')}`, tls);
+  const controlPlane = await startControlPlane(
+    dir,
+    `${n}-${name.replace('/', 'per')}`,
+    variant.viaNginx ? undefined : tls,
+  );
   let simulator: Simulator | undefined;
+  let nginx: BenchNginx | undefined;
   try {
+    if (variant.viaNginx && tls !== undefined) {
+      nginx = await startBenchNginx(dir, Number(new URL(controlPlane.url).port), tls, NGINX_FILES_PER_WORKER);
+    }
+    const link: LinkTarget =
+      nginx === undefined || tls === undefined
+        ? { url: controlPlane.url, ...(controlPlane.caPem === undefined ? {} : { caPem: controlPlane.caPem }) }
+        : { url: nginx.url, caPem: tls.caPem, proxyCpuSeconds: nginx.cpuSeconds };
     const client = new shared.OutpostClient({
       server: controlPlane.url,
       apiKey: controlPlane.apiKey,
@@ -325,6 +359,7 @@ async function runFleet(
       n,
       label,
       controlPlane,
+      link,
       simulator,
       credentialsFile,
       connectRate,
@@ -349,6 +384,7 @@ async function runFleet(
     figure('connect_major_gcs', majorGcs, { samples: n });
     figure('connect_gc_pause_ms_per_device', gcPauseMs / n, { unit: 'ms' });
     figure('control_plane_rss_bytes', after.vmRss, { unit: 'bytes' });
+    figure('control_plane_peak_rss_bytes', statusBytesOf(controlPlane.pid, 'VmHWM'), { unit: 'bytes' });
     if (options.compare) return connect;
 
     const db = new Database(join(dir, 'outpost.db'), { readonly: true, fileMustExist: true });
@@ -362,29 +398,39 @@ async function runFleet(
     return connect;
   } finally {
     if (simulator) await simulator.stop();
+    await nginx?.stop();
     await controlPlane.stop();
   }
+}
+
+/** Where the links connect: the control plane, or nginx in front of it (whose CPU counts too). */
+interface LinkTarget {
+  url: string;
+  /** the CA the links trust, when TLS */
+  caPem?: string;
+  proxyCpuSeconds?: () => number;
 }
 
 async function measureConnect(
   n: number,
   label: string,
   controlPlane: ControlPlane,
+  link: LinkTarget,
   simulator: Simulator,
   credentialsFile: string,
   connectRate: number | undefined,
   countConnected: () => Promise<number>,
   figure: Figure,
 ): Promise<ConnectFigures> {
-  const meter = startMeter(controlPlane.pid, simulator.pid);
+  const meter = startMeter(controlPlane.pid, simulator.pid, link.proxyCpuSeconds);
   const started = performance.now();
   simulator.send({
     cmd: 'connect',
-    server: controlPlane.url,
+    server: link.url,
     credentialsFile,
     concurrency: options.concurrency,
     ...(connectRate === undefined ? {} : { perSecond: connectRate }),
-    ...(controlPlane.caPem === undefined ? {} : { ca: controlPlane.caPem }),
+    ...(link.caPem === undefined ? {} : { ca: link.caPem }),
   });
   // The simulator's count is waited on, not the list API's: polling the list meanwhile would add its own CPU to
   // the connects', the more the slower they go (TLS, a busy machine). The list is asked once every link is in.
@@ -435,12 +481,18 @@ async function measureConnect(
   );
   figure('connect_per_s', n / elapsed, { unit: 'devices/s', samples: n });
   figure('connect_seconds', elapsed, { unit: 's' });
-  figure('connect_cpu_ms_per_device', (cpu.controlPlane * 1000) / n, { unit: 'ms' });
-  // what one core given wholly to the control plane would manage at this CPU cost (the machine is shared)
-  figure('connect_per_cpu_second', n / cpu.controlPlane, { unit: 'devices/s' });
+  // nginx's CPU, when it terminates TLS, is the server side's too
+  const serverCpu = cpu.controlPlane + (cpu.proxy ?? 0);
+  figure('connect_cpu_ms_per_device', (serverCpu * 1000) / n, { unit: 'ms' });
+  if (cpu.proxy !== undefined) {
+    figure('connect_cpu_ms_per_device_control_plane', (cpu.controlPlane * 1000) / n, { unit: 'ms' });
+    figure('connect_cpu_ms_per_device_nginx', (cpu.proxy * 1000) / n, { unit: 'ms' });
+  }
+  // what one core given wholly to the server side would manage at this CPU cost (the machine is shared)
+  figure('connect_per_cpu_second', n / serverCpu, { unit: 'devices/s' });
   if (cpu.stallPercent !== undefined) figure('connect_machine_cpu_stall_pct', cpu.stallPercent, { unit: '%' });
   figure('link_warnings', linked.linkWarnings, { goal: '=0' });
-  return { perSecond: n / elapsed, cpuMsPerDevice: (cpu.controlPlane * 1000) / n };
+  return { perSecond: n / elapsed, cpuMsPerDevice: (serverCpu * 1000) / n };
 }
 
 /**
@@ -452,8 +504,9 @@ async function measureConnect(
  * the runs as fast as each went.
  */
 async function compareAt(n: number): Promise<void> {
-  const plain = await runVariant(n, PLAIN, options.connectRate);
-  const secured = await runVariant(n, SECURED, options.connectRate);
+  const [plainVariant, securedVariant] = options.variants as [Variant, Variant];
+  const plain = await runVariant(n, plainVariant, options.connectRate);
+  const secured = await runVariant(n, securedVariant, options.connectRate);
   if (plain === undefined || secured === undefined) {
     report.progress(`n=${n}: no comparison, a variant failed (see above)`);
     return;
@@ -464,7 +517,7 @@ async function compareAt(n: number): Promise<void> {
     report.progress(`n=${n}: no comparison at the same rate, the paced plain run failed (see above)`);
     return;
   }
-  const figure = figuresFor(n, 'tls+key-pair/plain');
+  const figure = figuresFor(n, `${variantName(securedVariant)}/plain`);
   figure('connect_cpu_ratio', secured.cpuMsPerDevice / sameRate.cpuMsPerDevice, { goal: '<=2' });
   figure('connect_cpu_ratio_unpaced', secured.cpuMsPerDevice / plain.cpuMsPerDevice);
   figure('connect_rate_ratio', secured.perSecond / plain.perSecond);
@@ -876,23 +929,28 @@ function spawnWithMaxFiles(command: string, args: string[], env: NodeJS.ProcessE
 }
 
 function vmRssOf(pid: number): number {
-  const match = /^VmRSS:\s+(\d+)\s+kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  if (!match) throw new Error(`no VmRSS for pid ${pid}`);
-  return Number(match[1]) * 1024;
+  return statusBytesOf(pid, 'VmRSS');
 }
 
 interface Usage {
   /** CPU seconds each process used in the phase */
   controlPlane: number;
   simulator: number;
+  /** nginx's, when it terminates TLS in front of the control plane */
+  proxy?: number;
   /** share of the phase's wall time in which some task on this machine waited for a CPU (Linux PSI), if known */
   stallPercent?: number;
 }
 
-/** The CPU the two children use from now on, and how contended the machine's CPUs are meanwhile. */
-function startMeter(controlPlanePid: number, simulatorPid: number): { read(): Usage } {
+/** The CPU the children (and nginx) use from now on, and how contended the machine's CPUs are meanwhile. */
+function startMeter(controlPlanePid: number, simulatorPid: number, proxyCpuSeconds?: () => number): { read(): Usage } {
   const started = performance.now();
-  const before = { cp: cpuSecondsOf(controlPlanePid), sim: cpuSecondsOf(simulatorPid), stall: cpuStallMicros() };
+  const before = {
+    cp: cpuSecondsOf(controlPlanePid),
+    sim: cpuSecondsOf(simulatorPid),
+    proxy: proxyCpuSeconds?.() ?? 0,
+    stall: cpuStallMicros(),
+  };
   return {
     read() {
       const stall = cpuStallMicros();
@@ -900,6 +958,7 @@ function startMeter(controlPlanePid: number, simulatorPid: number): { read(): Us
       return {
         controlPlane: cpuSecondsOf(controlPlanePid) - before.cp,
         simulator: cpuSecondsOf(simulatorPid) - before.sim,
+        ...(proxyCpuSeconds === undefined ? {} : { proxy: proxyCpuSeconds() - before.proxy }),
         ...(stall !== undefined && before.stall !== undefined
           ? { stallPercent: (100 * (stall - before.stall)) / wallMicros }
           : {}),
@@ -914,7 +973,9 @@ function describeUsage(usage: Usage): string {
       ? ''
       : `, some task waited for a CPU ${usage.stallPercent.toFixed(0)}% of the time`;
   return (
-    `CPU used meanwhile: control plane ${usage.controlPlane.toFixed(1)} s, simulator ${usage.simulator.toFixed(1)} s ` +
+    `CPU used meanwhile: control plane ${usage.controlPlane.toFixed(1)} s, ` +
+    (usage.proxy === undefined ? '' : `nginx ${usage.proxy.toFixed(1)} s, `) +
+    `simulator ${usage.simulator.toFixed(1)} s ` +
     `(machine: load average ${loadavg()[0]!.toFixed(1)}${stall})`
   );
 }

@@ -14,6 +14,7 @@ import { OutpostClient } from '@outpost/shared';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { fetchTrusting } from '../../control-plane/src/cli/trusted-ca.js';
 import { TEST_ADMIN_KEY } from '../../control-plane/test/helpers/test-server.js';
+import { readmeNginxSite } from '../../scripts/bench/lib/readme-nginx-site.js';
 import { REPO } from './helpers/processes.js';
 import { TlsWorld, online } from './helpers/tls-world.js';
 import { waitForDevice } from './helpers/wait-for.js';
@@ -24,28 +25,6 @@ const nginxBinary = ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/bin/nginx
 if (nginxBinary === undefined && !runsUnderCi) {
   // the default reporter shows a skip only as a count: say why on stderr too
   console.warn('nginx proxy test skipped: nginx is not installed here (apt-get install nginx); CI=true requires it');
-}
-
-/** The README's site block, pointed at this test's ports and certificate; fails when the README no longer has it. */
-function siteFromReadme(
-  readme: string,
-  at: { listenPort: number; upstreamPort: number; certFile: string; keyFile: string },
-): string {
-  const block = /<!-- nginx-site: test\/integration\/nginx-proxy\.test\.ts -->\n```nginx\n([\s\S]*?)```/.exec(readme);
-  if (block === null) throw new Error('README.md has no <!-- nginx-site --> ```nginx block');
-  const replacements: [string, string][] = [
-    ['    listen 443 ssl;\n', `    listen 127.0.0.1:${at.listenPort} ssl;\n`],
-    ['    listen [::]:443 ssl;\n', ''],
-    ['/etc/letsencrypt/live/outpost.example.com/fullchain.pem', at.certFile],
-    ['/etc/letsencrypt/live/outpost.example.com/privkey.pem', at.keyFile],
-    ['proxy_pass http://127.0.0.1:8080;', `proxy_pass http://127.0.0.1:${at.upstreamPort};`],
-  ];
-  let site = block[1]!;
-  for (const [from, to] of replacements) {
-    expect(site.split(from).length - 1, `the README's nginx site has "${from.trim()}" once`).toBe(1);
-    site = site.replace(from, to);
-  }
-  return site;
 }
 
 const readLog = (name: string): string => {
@@ -82,7 +61,7 @@ describe.skipIf(nginxBinary === undefined && !runsUnderCi)(
       const certificate = world.certificate('proxy');
       const listenPort = await freePort();
       const upstreamPort = Number(new URL(world.server.url).port);
-      const site = siteFromReadme(readFileSync(join(REPO, 'README.md'), 'utf8'), {
+      const site = readmeNginxSite(readFileSync(join(REPO, 'README.md'), 'utf8'), {
         listenPort,
         upstreamPort,
         ...certificate,

@@ -26,6 +26,13 @@ export function cpuSecondsOf(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / clockTicks;
 }
 
+/** A memory figure of another process from /proc/<pid>/status (VmRSS now, VmHWM its peak so far), in bytes. */
+export function statusBytesOf(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  const match = new RegExp(`^${field}:\\s+(\\d+)\\s+kB$`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (!match) throw new Error(`no ${field} for pid ${pid}`);
+  return Number(match[1]) * 1024;
+}
+
 /** A free TCP port on 127.0.0.1 (for a child process that must be told its port). */
 export async function freePort(): Promise<number> {
   const server = createServer();
