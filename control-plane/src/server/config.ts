@@ -118,6 +118,9 @@ Options (each flag beats its environment variable):
   --heap-growing-percent <n>  the JavaScript heap grows at most 1 + n/100 times what was live at the last
                               full collection before the next one; 0 leaves it to V8
                                                         OUTPOST_HEAP_GROWING_PERCENT (default ${DEFAULT_HEAP_GROWING_PERCENT})
+  --tls-wave-heap-growing-percent <n> the same while new TLS connections come in at 10/s or more (until 10 s
+                              below); 0 keeps --heap-growing-percent then too
+                                                        OUTPOST_TLS_WAVE_HEAP_GROWING_PERCENT (default ${DEFAULT_TLS_WAVE_HEAP_GROWING_PERCENT})
   --tls-wave-heap-growing-percent <n> the same while new TLS connections come in at 20/s or more (until 10 s
                               below); 0 keeps --heap-growing-percent then too
                                                         OUTPOST_TLS_WAVE_HEAP_GROWING_PERCENT (default ${DEFAULT_TLS_WAVE_HEAP_GROWING_PERCENT})

@@ -29,8 +29,11 @@ export interface TlsWaveDetection {
   tickMs: number;
 }
 
-/** A wave: 20 new TLS connections a second or more; over after 10 s with fewer. */
-export const TLS_WAVE_DETECTION: Readonly<TlsWaveDetection> = { connectionsPerTick: 20, calmTicks: 10, tickMs: 1_000 };
+/**
+ * A wave: 10 new TLS connections a second or more; over after 10 s with fewer. What each link costs the collector
+ * does not depend on how fast they come, so the rate only tells a wave from the trickle of a fleet at rest.
+ */
+export const TLS_WAVE_DETECTION: Readonly<TlsWaveDetection> = { connectionsPerTick: 10, calmTicks: 10, tickMs: 1_000 };
 
 /** The decision alone: counts connections, and is ticked once per period by its adapter. */
 export class TlsWaveHeapTuner {
