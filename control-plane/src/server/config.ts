@@ -121,9 +121,6 @@ Options (each flag beats its environment variable):
   --tls-wave-heap-growing-percent <n> the same while new TLS connections come in at 10/s or more (until 10 s
                               below); 0 keeps --heap-growing-percent then too
                                                         OUTPOST_TLS_WAVE_HEAP_GROWING_PERCENT (default ${DEFAULT_TLS_WAVE_HEAP_GROWING_PERCENT})
-  --tls-wave-heap-growing-percent <n> the same while new TLS connections come in at 20/s or more (until 10 s
-                              below); 0 keeps --heap-growing-percent then too
-                                                        OUTPOST_TLS_WAVE_HEAP_GROWING_PERCENT (default ${DEFAULT_TLS_WAVE_HEAP_GROWING_PERCENT})
   --max-artifact-bytes <n>    largest OS image upload (413 beyond); suffix K, M, G, T (1024s)
                                                         OUTPOST_MAX_ARTIFACT_BYTES (default 8G)
   --free-space-reserve-bytes <n> uploads are refused (503) below this much free space in the data directory
