@@ -42,6 +42,8 @@ export function recordDeviceMetrics(
   };
 
   const unsubscribe = devices.subscribe((change) => {
+    // the replica that stored a report records its sample in the history they share
+    if (change.foreign) return;
     if (change.after === null) forgotten.push(change.name);
     else {
       const sample = metricsOf(change.after);

@@ -18,6 +18,12 @@ export interface Change {
   /** about how many bytes the document (after, or before for a delete) takes as JSON */
   bytes: number;
   time: string;
+  /**
+   * Set on a change another process committed to the same store (cluster/watch-follower.ts publishes those):
+   * its documents are rebuilt from the log (see foreign-changes.ts), and what a service does for the changes it
+   * makes itself (adding a metrics sample to the shared history) that process has done already.
+   */
+  foreign?: true;
 }
 
 /**

@@ -70,6 +70,7 @@ function rebuild(plural: string, name: string, logged: readonly LoggedChange[], 
       changed,
       bytes: JSON.stringify(after ?? before).length,
       time: change.time,
+      foreign: true,
     });
   }
 }
