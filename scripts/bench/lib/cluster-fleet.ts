@@ -1,0 +1,169 @@
+/**
+ * The parts of the cluster benchmark (scripts/bench/cluster.ts) that stand up a fleet: devices and their
+ * credentials seeded into the shared PostgreSQL through the real engine and devices service, control-plane
+ * replicas as processes of the build, and fleet-simulator processes driven through their JSON lines.
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { SimulatorCommand, SimulatorEvent } from '../fleet-simulator.js';
+import { REPO_ROOT } from './preflight.js';
+import { freePort, statusBytesOf } from './process-stats.js';
+import { sleep, withTimeout } from './time.js';
+
+const SEED_BATCH = 1_000;
+const SERVER_MAIN = join(REPO_ROOT, 'control-plane', 'dist', 'server', 'main.js');
+const SIMULATOR = join(REPO_ROOT, 'scripts', 'bench', 'fleet-simulator.ts');
+
+/** Creates `n` devices under `parent` with a credential each in the shared store; returns the credentials. */
+export async function seedDevices(database: string, parent: string, n: number): Promise<string[]> {
+  const { ResourceEngine } = await import('../../../control-plane/src/resources/resource-engine.js');
+  const { PgStorage } = await import('../../../control-plane/src/resources/storage/postgres/pg-storage.js');
+  const { createDeviceService } = await import('../../../control-plane/src/devices/device-service.js');
+  const engine = new ResourceEngine(new PgStorage(database));
+  try {
+    const { devices, credentials } = createDeviceService(engine);
+    const secrets: string[] = [];
+    for (let first = 0; first < n; first += SEED_BATCH) {
+      engine.transaction(() => {
+        for (let i = first; i < Math.min(first + SEED_BATCH, n); i++) {
+          const name = `${parent}/devices/d-${String(i).padStart(6, '0')}`;
+          devices.create({ parent, resource: { name } }, { system: true });
+          secrets.push(credentials.issue(name));
+        }
+      });
+    }
+    return secrets;
+  } finally {
+    engine.storage.close();
+  }
+}
+
+/** A child process whose exit is noticed (and which dies with this one). */
+function spawnChild(args: string[], env: NodeJS.ProcessEnv): { child: ChildProcess; exited(): string | undefined } {
+  const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  let exit: string | undefined;
+  child.once('exit', (code, signal) => (exit = `${args.at(-1)} exited (code ${code}, signal ${signal})`));
+  const kill = (): void => void child.kill('SIGKILL');
+  process.once('exit', kill);
+  child.once('exit', () => process.off('exit', kill));
+  return { child, exited: () => exit };
+}
+
+export interface ReplicaProcess {
+  pid: number;
+  url: string;
+  rssBytes(): number;
+  assertRunning(): void;
+  stop(): Promise<void>;
+}
+
+/** A control-plane replica on `database` with its own data folder; resolves once /healthz answers. */
+export async function startReplicaProcess(
+  database: string,
+  adminKey: string,
+  heartbeatSeconds: number,
+  onLine: (line: string) => void,
+): Promise<ReplicaProcess> {
+  const port = await freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), 'outpost-bench-replica-'));
+  const { child, exited } = spawnChild(
+    [
+      SERVER_MAIN,
+      ...['--port', String(port), '--data-dir', dataDir, '--database', database, '--log-level', 'warn'],
+      ...['--heartbeat-seconds', String(heartbeatSeconds)],
+    ],
+    { ...process.env, OUTPOST_ADMIN_KEY: adminKey },
+  );
+  createInterface({ input: child.stdout! }).on('line', onLine);
+  createInterface({ input: child.stderr! }).on('line', onLine);
+  const url = `http://127.0.0.1:${port}`;
+  const assertRunning = (): void => {
+    const exit = exited();
+    if (exit) throw new Error(exit);
+  };
+  for (const deadline = performance.now() + 60_000; ; await sleep(100)) {
+    assertRunning();
+    if (
+      await fetch(`${url}/healthz`).then(
+        (res) => res.ok,
+        () => false,
+      )
+    )
+      break;
+    if (performance.now() > deadline) throw new Error(`replica ${url} did not answer /healthz within 60 s`);
+  }
+  return {
+    pid: child.pid ?? 0,
+    url,
+    rssBytes: () => statusBytesOf(child.pid ?? 0, 'VmRSS'),
+    assertRunning,
+    async stop() {
+      if (!exited()) {
+        const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+        child.kill('SIGTERM');
+        await withTimeout(gone, 60_000, 'a replica stopping').catch(() => child.kill('SIGKILL'));
+      }
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+type Connecting = Extract<SimulatorEvent, { event: 'connecting' }>;
+type Connected = Extract<SimulatorEvent, { event: 'connected' }>;
+
+export interface SimulatorProcess {
+  pid: number;
+  send(command: SimulatorCommand): void;
+  readonly welcomed: number;
+  /** resolves once every link it was given had its welcome */
+  readonly connected: Promise<Connected>;
+  /** resolves when its current `report` command has sent everything */
+  readonly sent: Promise<void>;
+  assertRunning(): void;
+  stop(): Promise<void>;
+}
+
+/** A fleet-simulator process (its protocol: scripts/bench/fleet-simulator.ts). */
+export async function startSimulatorProcess(onLine: (line: string) => void): Promise<SimulatorProcess> {
+  const { child, exited } = spawnChild(['--import', 'tsx', SIMULATOR], process.env);
+  createInterface({ input: child.stderr! }).on('line', onLine);
+  let last: Connecting | undefined;
+  let markReady = (): void => {};
+  let markConnected = (_: Connected): void => {};
+  let markSent = (): void => {};
+  const ready = new Promise<void>((resolve) => (markReady = resolve));
+  const connected = new Promise<Connected>((resolve) => (markConnected = resolve));
+  const sent = new Promise<void>((resolve) => (markSent = resolve));
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    const event = JSON.parse(line) as SimulatorEvent;
+    if (event.event === 'ready') markReady();
+    else if (event.event === 'connecting') last = event;
+    else if (event.event === 'connected') markConnected(event);
+    else if (event.event === 'sent') markSent();
+  });
+  await withTimeout(ready, 60_000, 'a simulator starting');
+  const assertRunning = (): void => {
+    const exit = exited();
+    if (exit) throw new Error(exit);
+  };
+  return {
+    pid: child.pid ?? 0,
+    send: (command) => void child.stdin!.write(JSON.stringify(command) + '\n'),
+    get welcomed() {
+      return last?.welcomed ?? 0;
+    },
+    connected,
+    sent,
+    assertRunning,
+    async stop() {
+      if (exited()) return;
+      const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.stdin!.write(JSON.stringify({ cmd: 'stop' } satisfies SimulatorCommand) + '\n');
+      await withTimeout(gone, 120_000, 'a simulator stopping').catch(() => child.kill('SIGKILL'));
+    },
+  };
+}
