@@ -97,6 +97,17 @@ describe('GET /v1/{parent}/devices:counts', () => {
     expect(eu.counts).toEqual({});
   });
 
+  it('passes over the values only devices elsewhere hold', async () => {
+    putDevice('projects/elsewhere/regions/eu', 'x1', { deviceInfo: { osVersion: '0.1.0' } });
+    putDevice('projects/elsewhere/regions/eu', 'x2', { deviceInfo: { osVersion: '9.9.9' } });
+    const eu = await counts(EU, 'by=status.deviceInfo.osVersion');
+    expect(eu.byField[0]!.values).toEqual([
+      { value: '1.0.0', count: 1 },
+      { value: '1.1.0', count: 2 },
+    ]);
+    expect((await counts(ALL, 'by=status.deviceInfo.osVersion')).total).toBe(4);
+  });
+
   it('gives at most maxValues values per field and says there are more', async () => {
     const first = await counts(ALL, 'by=status.deviceInfo.osVersion&maxValues=1');
     expect(first.byField[0]).toEqual({
