@@ -40,6 +40,8 @@ export class PgTable extends TableBase implements ResourceTable {
   private readonly multiFields: MultiField[];
   private readonly scalars: ScalarColumn[];
   readonly addedPaths: string[] = [];
+  /** the name the last find in a transaction did not find, while this table was not written since */
+  private missed: { name: string; transaction: number; version: number } | undefined;
   /** ids taken from the table's sequence and not yet used, the next one last */
   private reserved: number[] = [];
 
@@ -176,6 +178,7 @@ export class PgTable extends TableBase implements ResourceTable {
 
   find(name: string): StoredRow | undefined {
     const row = this.storage.query(`SELECT id, doc FROM ${this.table} WHERE name = ?`, [name]).rows[0];
+    if (!row) this.missed = { name, transaction: this.storage.transactionNumber, version: this.version };
     return row && { id: row[0] as number, doc: JSON.parse(row[1] as string) as Doc };
   }
 
@@ -195,6 +198,12 @@ export class PgTable extends TableBase implements ResourceTable {
   }
 
   exists(name: string): boolean {
+    // a create reads the name and then checks it again: the answer of that read stands in this transaction
+    const missed = this.missed;
+    const inTransaction = this.storage.transactionNumber;
+    if (missed?.name === name && missed.version === this.version && inTransaction !== 0) {
+      if (missed.transaction === inTransaction) return false;
+    }
     return this.storage.query(`SELECT 1 FROM ${this.table} WHERE name = ?`, [name]).rows.length > 0;
   }
 
