@@ -1,8 +1,9 @@
 /**
  * Issue 23, any replica serves any device command: two real control-plane processes on one PostgreSQL and a
- * real droplet whose link is on replica A. Through replica B: a spec change reaches the agent, a reboot, scp in
- * both directions, a remote command and a port forward, each relayed to A (cluster/routing.ts); a device no
- * replica holds is UNAVAILABLE through B as on a single server. Skipped without PostgreSQL, except under CI=true.
+ * real droplet whose link is on replica A. Through replica B: a spec change reaches the agent; a reboot, scp in
+ * both directions, a remote command, a port forward and a debug bundle are each relayed to A
+ * (cluster/routing.ts); newest connection wins across replicas; a device no replica holds is UNAVAILABLE through
+ * B as on a single server. Skipped without PostgreSQL, except under CI=true.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -126,6 +127,16 @@ describe.skipIf(skipped)('commands through a replica that does not hold the devi
       web.close();
     }
   }, 120_000);
+
+  it('collects a debug bundle through B (a tar.gz from the device)', async () => {
+    const res = await fetch(`${b.url}/v1/${DEVICE}:collectDebugBundle`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TEST_ADMIN_KEY}` },
+    });
+    expect(res.status).toBe(200);
+    const bundle = Buffer.from(await res.arrayBuffer());
+    expect(bundle.subarray(0, 2)).toEqual(Buffer.from([0x1f, 0x8b])); // gzip
+  }, 180_000);
 
   it('newest connection wins: a link to B drops the one on A, and the agent coming back to A drops it', async () => {
     const credential = readFileSync(join(root, 'config', 'credential'), 'utf8').trim();
