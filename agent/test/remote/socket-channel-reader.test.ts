@@ -1,27 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { connect, createServer } from 'node:net';
 import type { AddressInfo, Server, Socket } from 'node:net';
-import { ChannelTable, decodeChannelFrame } from '@outpost/shared';
 import type { Channel } from '@outpost/shared';
 import { afterEach, describe, expect, it } from 'vitest';
+import { collect, linkedTables } from '../../../shared/test/channels/linked-tables.js';
 import { SocketChannelReader } from '../../src/remote/socket-channel-reader.js';
 
 const servers: Server[] = [];
 afterEach(() => servers.splice(0).forEach((server) => server.close()));
-
-/** Two channel tables joined in memory, as the agent's and the control plane's over a link; DATA sizes recorded. */
-function link(): { device: ChannelTable; server: ChannelTable; dataFrames: number[] } {
-  const dataFrames: number[] = [];
-  const carry = (to: () => ChannelTable) => (bytes: Uint8Array) => {
-    const decoded = decodeChannelFrame(bytes);
-    if (decoded.ok && decoded.frame.kind === 'DATA') dataFrames.push(decoded.frame.payload.length);
-    setImmediate(() => to().route(bytes));
-    return true;
-  };
-  const device: ChannelTable = new ChannelTable(carry(() => server));
-  const server: ChannelTable = new ChannelTable(carry(() => device));
-  return { device, server, dataFrames };
-}
 
 /** A server whose first connection gets `onConnection`; answers its port. */
 async function serving(onConnection: (socket: Socket) => void): Promise<number> {
@@ -40,19 +26,13 @@ async function readerFor(channel: Channel, port: number): Promise<{ reader: Sock
   return { reader, socket };
 }
 
-async function collect(channel: Channel): Promise<Buffer> {
-  const parts: Buffer[] = [];
-  for await (const chunk of channel) parts.push(Buffer.from(chunk));
-  return Buffer.concat(parts);
-}
-
 const sha = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
 
 describe('a socket read into a channel', () => {
   it('arrives intact, then ends, in frames larger than node reads by itself', async () => {
     const data = randomBytes(24 * 1024 * 1024 + 77);
     const port = await serving((socket) => socket.end(data));
-    const { device, server, dataFrames } = link();
+    const { a: device, b: server, dataFrames } = linkedTables();
     const { reader } = await readerFor(device.open(3), port);
     const received = collect(server.open(3));
     await reader.run();
@@ -77,7 +57,7 @@ describe('a socket read into a channel', () => {
       more();
       socket.on('error', () => undefined);
     });
-    const { device, server } = link();
+    const { a: device, b: server } = linkedTables();
     const sending = device.open(4);
     server.open(4); // nobody reads: the window fills, then the socket must stop
     const { reader, socket } = await readerFor(sending, port);
@@ -106,7 +86,7 @@ describe('a socket read into a channel', () => {
       socket.on('error', () => undefined);
       socket.write(Buffer.alloc(1000, 2));
     });
-    const { device, server } = link();
+    const { a: device, b: server } = linkedTables();
     const sending = device.open(5);
     const receiving = server.open(5);
     const { reader } = await readerFor(sending, port);

@@ -1,39 +1,13 @@
-import { ChannelTable, decodeChannelFrame } from '@outpost/shared';
-import type { Channel, FlowSettings } from '@outpost/shared';
+import type { FlowSettings } from '@outpost/shared';
 import { describe, expect, it } from 'vitest';
+import { collect, linkedTables } from '../../../shared/test/channels/linked-tables.js';
 import { BatchingChannelWriter } from '../../src/remote/batching-channel-writer.js';
 
 const FLOW: FlowSettings = { windowBytes: 64 * 1024, ackEveryBytes: 16 * 1024, maxFrameBytes: 32 * 1024 };
 
-/** Two channel tables joined in memory; the payload sizes of the DATA frames are recorded. */
-function link(): { a: ChannelTable; b: ChannelTable; dataFrames: number[] } {
-  const dataFrames: number[] = [];
-  const carry = (to: () => ChannelTable) => (bytes: Uint8Array) => {
-    const decoded = decodeChannelFrame(bytes);
-    if (decoded.ok && decoded.frame.kind === 'DATA') dataFrames.push(decoded.frame.payload.length);
-    setImmediate(() => to().route(bytes));
-    return true;
-  };
-  const a: ChannelTable = new ChannelTable(
-    carry(() => b),
-    FLOW,
-  );
-  const b: ChannelTable = new ChannelTable(
-    carry(() => a),
-    FLOW,
-  );
-  return { a, b, dataFrames };
-}
-
-async function collect(channel: Channel): Promise<Buffer> {
-  const parts: Buffer[] = [];
-  for await (const chunk of channel) parts.push(Buffer.from(chunk));
-  return Buffer.concat(parts);
-}
-
 describe('a batching channel writer', () => {
   it('sends messages that arrive together as one write, in order, then ends', async () => {
-    const { a, b, dataFrames } = link();
+    const { a, b, dataFrames } = linkedTables(FLOW);
     const writer = new BatchingChannelWriter(a.open(1));
     const received = collect(b.open(1));
     const messages = Array.from({ length: 40 }, (_, i) => Buffer.alloc(1000, i));
@@ -46,7 +20,7 @@ describe('a batching channel writer', () => {
   });
 
   it('a message that finds the channel idle goes out alone, without waiting for company', async () => {
-    const { a, b, dataFrames } = link();
+    const { a, b, dataFrames } = linkedTables(FLOW);
     const writer = new BatchingChannelWriter(a.open(2));
     const reading = b.open(2)[Symbol.asyncIterator]();
     await writer.write(Buffer.from('one'));
@@ -57,7 +31,7 @@ describe('a batching channel writer', () => {
   });
 
   it('rejects the writes of a failed channel', async () => {
-    const { a, b } = link();
+    const { a, b } = linkedTables(FLOW);
     const channel = a.open(3);
     const writer = new BatchingChannelWriter(channel);
     b.open(3); // nobody reads: the window fills
