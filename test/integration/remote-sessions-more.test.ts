@@ -19,7 +19,9 @@ const DEVICE = 'projects/term2/regions/eu/devices/jobs-box';
 const world = new RemoteOpsWorld();
 
 beforeAll(async () => {
-  await world.start();
+  // a session lives on the device's link: with heartbeats of 1 s, a stall of 2 s on a loaded machine cuts the link and
+  // the shell of the job-control test dies with it; nothing here needs a quick Offline
+  await world.start(5);
   await world.onlineDevice(DEVICE);
 }, 60_000);
 afterAll(() => world.stop());
@@ -39,37 +41,48 @@ async function until(
   }
 }
 
-/** The state letters (R, S, T, ...) of the processes running exactly `argv`. */
-function statesOf(argv: readonly string[]): string[] {
+/**
+ * `read(pid)` of each process running exactly `argv` (its /proc/PID/cmdline); a process that ends meanwhile is
+ * skipped.
+ */
+function ofProcessesRunning<T>(argv: readonly string[], read: (pid: string) => T): T[] {
   const wanted = `${argv.join('\0')}\0`;
-  const states: string[] = [];
+  const results: T[] = [];
   for (const pid of readdirSync('/proc')) {
     if (!/^\d+$/.test(pid)) continue;
     try {
-      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8') !== wanted) continue;
-      // pid (comm) STATE ...: the command name may hold spaces and parentheses, the state follows the last ')'
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      states.push(stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3));
+      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8') === wanted) results.push(read(pid));
     } catch {
       // the process ended meanwhile
     }
   }
-  return states;
+  return results;
 }
+
+/** The fields of /proc/PID/stat after the command name (which may hold spaces and parentheses): state, ppid, ... */
+function statFields(pid: string): string[] {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
+/** The state letters (R, S, T, ...) of the processes running exactly `argv`. */
+const statesOf = (argv: readonly string[]): string[] => ofProcessesRunning(argv, (pid) => statFields(pid)[0] ?? '');
+
+/**
+ * Whether a process running exactly `argv` is in its terminal's foreground process group: the group a Ctrl-Z or a
+ * Ctrl-C typed on that terminal signals. A shell hands the terminal over around fork, exec and `fg` in an order of
+ * its own, so a signal key is typed only once this holds.
+ */
+const inForeground = (argv: readonly string[]): boolean =>
+  ofProcessesRunning(argv, (pid) => {
+    const [, , pgrp, , , tpgid] = statFields(pid);
+    return pgrp !== undefined && pgrp === tpgid;
+  }).includes(true);
 
 /** Bytes written so far (/proc/PID/io wchar) by the process running exactly `argv`. */
 function writtenBy(argv: readonly string[]): number[] {
-  const wanted = `${argv.join('\0')}\0`;
-  for (const pid of readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8') !== wanted) continue;
-      return [Number(/^wchar: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1])];
-    } catch {
-      // the process ended meanwhile
-    }
-  }
-  return [];
+  const wchar = (pid: string): number => Number(/^wchar: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1]);
+  return ofProcessesRunning(argv, wchar).slice(0, 1);
 }
 
 describe('an interactive session', () => {
@@ -103,12 +116,16 @@ describe('an interactive session', () => {
         () => `sleep 104 to run; screen: ${JSON.stringify(screen.slice(-600))}`,
       );
       expect(statesOf(sleeper)[0]).not.toBe('T');
+      await until(
+        () => inForeground(sleeper),
+        () => `sleep 104 to have the terminal; screen: ${JSON.stringify(screen.slice(-600))}`,
+      );
 
       const beforeStop = screen.length;
       pty.write('\x1a'); // Ctrl-Z
       await until(
         () => statesOf(sleeper)[0] === 'T',
-        () => `Ctrl-Z to stop sleep 104: ${statesOf(sleeper).join()}`,
+        () => `Ctrl-Z to stop sleep 104: ${statesOf(sleeper).join()}; screen: ${JSON.stringify(screen.slice(-600))}`,
       );
       await until(
         shows(new RegExp(`Stopped\\s+${sleeperShown.source}`), beforeStop),
@@ -125,6 +142,10 @@ describe('an interactive session', () => {
       await until(
         shows(sleeperShown, beforeFg),
         () => `fg to name the job; screen: ${JSON.stringify(screen.slice(-600))}`,
+      );
+      await until(
+        () => inForeground(sleeper),
+        () => `fg to give sleep 104 the terminal; screen: ${JSON.stringify(screen.slice(-600))}`,
       );
 
       pty.write('\x03'); // Ctrl-C
@@ -149,7 +170,8 @@ describe('an interactive session', () => {
 
 describe('a client that stops reading', () => {
   it('and goes away ends its session, though the output waiting for it had filled its connection', async () => {
-    const command = ['head', '-c', '200000000', '/dev/zero'];
+    // a byte count of its own: no other process on the machine runs exactly this
+    const command = ['head', '-c', String(200_000_000 + randomBytes(3).readUIntBE(0, 3)), '/dev/zero'];
     const ws = await openRemoteSocket(
       { server: world.server.url, apiKey: TEST_ADMIN_KEY },
       DEVICE,
