@@ -8,7 +8,8 @@
  * 20,000), hence several of each. Figures (one JSON line each; progress on stderr):
  *   devices_connected                 links welcomed and counted CONNECTED in the store (goal >= 50000)
  *   connect_per_s, connect_seconds    devices / seconds from the connect command until the store counts them all
- *                                     CONNECTED (the simulators start at most --concurrency links at once each)
+ *                                     CONNECTED (the simulators start at most --concurrency links at once each,
+ *                                     and with --connect-rate at most that many a second in all)
  *   rss_per_device_bytes              per replica (figure line with "replica"): (VmRSS after its links came in -
  *                                     VmRSS before) / its links, no forced GC; rss_bytes its VmRSS then
  *   status_stored_per_s               --reports status messages, as fast as the cluster stores them (goal >=
@@ -29,7 +30,7 @@
  *
  * Run from the repository root (after `npm run build`; needs PostgreSQL: apt-get install postgresql):
  *   npx tsx scripts/bench/cluster.ts [--devices 50000] [--replicas 4] [--simulators 4] [--reports 100000]
- *     [--window 10000] [--concurrency 256] [--heartbeat-seconds 30] [--watch-writes 300]
+ *     [--window 10000] [--concurrency 256] [--connect-rate R] [--heartbeat-seconds 30] [--watch-writes 300]
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -67,6 +68,7 @@ const { values: flags } = parseArgs({
     reports: { type: 'string', default: '100000' },
     window: { type: 'string', default: '10000' },
     concurrency: { type: 'string', default: '256' },
+    'connect-rate': { type: 'string' },
     'heartbeat-seconds': { type: 'string', default: '30' },
     'watch-writes': { type: 'string', default: '300' },
   },
@@ -82,6 +84,7 @@ const simulatorCount = positive('simulators', flags.simulators ?? flags.replicas
 const reports = positive('reports', flags.reports);
 const window = positive('window', flags.window);
 const concurrency = positive('concurrency', flags.concurrency);
+const connectRate = flags['connect-rate'] === undefined ? undefined : positive('connect-rate', flags['connect-rate']);
 const heartbeatSeconds = positive('heartbeat-seconds', flags['heartbeat-seconds']);
 const watchWrites = positive('watch-writes', flags['watch-writes']);
 if (replicaCount < 2) throw new Error('--replicas must be at least 2 (watch delivery goes from one to another)');
@@ -130,7 +133,13 @@ try {
     const credentialsFile = join(folder, `credentials-${i}.json`);
     writeFileSync(credentialsFile, JSON.stringify(mine));
     linksOf[i % replicaCount]! += mine.length;
-    simulator.send({ cmd: 'connect', server: replicas[i % replicaCount]!.url, credentialsFile, concurrency });
+    simulator.send({
+      cmd: 'connect',
+      server: replicas[i % replicaCount]!.url,
+      credentialsFile,
+      concurrency,
+      ...(connectRate === undefined ? {} : { perSecond: connectRate / simulatorCount }),
+    });
   });
   await allConnected(simulators, replicas, started);
   const connected = await until(

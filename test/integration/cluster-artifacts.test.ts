@@ -5,7 +5,7 @@
  * an artifact B is serving until that download ends. Skipped without PostgreSQL, except under CI=true.
  */
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +16,7 @@ import type { Replica } from './helpers/cluster-replicas.js';
 import { DeviceTimeline } from './helpers/device-timeline.js';
 import { DROPLET, runCli, startProcess } from './helpers/processes.js';
 import type { RunningProcess } from './helpers/processes.js';
+import { provisionSimulatedDevice } from './helpers/simulated-ota.js';
 import { twoReplicasOnePostgres } from './helpers/two-replicas.js';
 
 const skipped = clusterTestsSkipped('cluster artifacts test');
@@ -99,25 +100,7 @@ describe.skipIf(skipped)('OS artifacts of control-plane replicas sharing --artif
   it('let a device linked to the other replica upgrade', async () => {
     const name = `${parent}/devices/upgrades-on-b`;
     const root = join(work, 'upgrades-on-b');
-    const provision = await runCli(
-      [
-        'devices',
-        'provision',
-        name,
-        '--device-root',
-        root,
-        '--boot-backend',
-        'file',
-        '--factory-version',
-        '1.0.0',
-        '--device-type',
-        'simulated',
-      ],
-      cliEnv(b),
-    );
-    expect(provision.code, provision.stderr).toBe(0);
-    mkdirSync(join(root, 'config', 'trust'), { recursive: true });
-    copyFileSync(join(work, 'signing.pub'), join(root, 'config', 'trust', 'signing.pub'));
+    await provisionSimulatedDevice(cliEnv(b), name, root, join(work, 'signing.pub'));
     const timeline = new DeviceTimeline(b.admin, name);
     timelines.push(timeline);
     agents.push(startProcess(DROPLET, ['--device-root', root, '--metrics-interval', '30', '--log-level', 'warn']));

@@ -17,6 +17,38 @@ export interface PublishOptions {
   megabytes?: number;
 }
 
+/**
+ * `outpost devices provision` (with `env`: its server and key) of a device of type simulated at factory version
+ * 1.0.0 into `root`, on the `backend` boot backend, trusting the signing key `signingPub`.
+ */
+export async function provisionSimulatedDevice(
+  env: Record<string, string>,
+  name: string,
+  root: string,
+  signingPub: string,
+  backend = 'file',
+): Promise<void> {
+  const result = await runCli(
+    [
+      'devices',
+      'provision',
+      name,
+      '--device-root',
+      root,
+      '--boot-backend',
+      backend,
+      '--factory-version',
+      '1.0.0',
+      '--device-type',
+      'simulated',
+    ],
+    env,
+  );
+  expect(result.code, result.stderr).toBe(0);
+  mkdirSync(join(root, 'config', 'trust'), { recursive: true });
+  copyFileSync(signingPub, join(root, 'config', 'trust', 'signing.pub'));
+}
+
 export interface SimulatedDevice {
   name: string;
   root: string;
@@ -80,25 +112,7 @@ export class SimulatedOtaWorld {
   async device(id: string, backend = 'file'): Promise<SimulatedDevice> {
     const name = `${this.parent}/devices/${id}`;
     const root = join(this.work, id);
-    const result = await runCli(
-      [
-        'devices',
-        'provision',
-        name,
-        '--device-root',
-        root,
-        '--boot-backend',
-        backend,
-        '--factory-version',
-        '1.0.0',
-        '--device-type',
-        'simulated',
-      ],
-      this.cliEnv(),
-    );
-    expect(result.code, result.stderr).toBe(0);
-    mkdirSync(join(root, 'config', 'trust'), { recursive: true });
-    copyFileSync(join(this.work, 'signing.pub'), join(root, 'config', 'trust', 'signing.pub'));
+    await provisionSimulatedDevice(this.cliEnv(), name, root, join(this.work, 'signing.pub'), backend);
     const timeline = new DeviceTimeline(this.server.admin, name);
     this.timelines.push(timeline);
     return {
