@@ -25,7 +25,8 @@ const OFFLINE = `${PROJECT}/regions/eu/devices/term-offline`;
 const world = new RemoteOpsWorld();
 
 beforeAll(async () => {
-  await world.start();
+  // sessions live on the device's link: heartbeats of 5 s, so that a stall of a loaded machine does not cut it
+  await world.start(5);
   await world.onlineDevice(DEVICE);
   await world.server.admin.create(`${PROJECT}/regions/eu`, 'devices', { name: OFFLINE });
 }, 60_000);
