@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import type { HookName } from '@outpost/shared';
 import { run } from './command.js';
 import type { ControlPlane } from './control-plane.js';
-import type { Partition } from './disk-layout.js';
 
 /** The control plane as the guest reaches it: slirp guestfwd to relay.mjs to 127.0.0.1. */
 export const GUEST_SERVER_URL = 'http://10.0.2.100:8080';
@@ -31,6 +30,8 @@ export interface DeviceRootOptions {
   dropletEnv?: Record<string, string>;
   /** hook scripts for config/hooks/, replacing the default on-boot and on-shutdown hooks of the same name */
   hookScripts?: Partial<Record<HookName, string>>;
+  /** an encrypted device: `--encrypted`, the recovery key written to this file (and config/recovery-key) */
+  recoveryKeyFile?: string;
 }
 
 export interface ProvisionedRoot {
@@ -59,6 +60,7 @@ export async function provisionDeviceRoot(dir: string, options: DeviceRootOption
     options.deviceType,
     '--factory-version',
     options.factoryVersion,
+    ...(options.recoveryKeyFile === undefined ? [] : ['--encrypted', '--recovery-key-file', options.recoveryKeyFile]),
   ]);
   await mkdir(join(dir, 'config', 'trust'), { recursive: true });
   await copyFile(options.publicKey, join(dir, 'config', 'trust', 'os-signing.pub'));
@@ -104,7 +106,7 @@ function hookScript(hook: string): string {
   ].join('\n');
 }
 
-/** An ext4 filesystem of exactly the partition's size holding `dir` (mkfs.ext4 -d: no mount). */
-export async function buildDataImage(dir: string, part: Partition, imageFile: string): Promise<void> {
-  await run('mkfs.ext4', ['-q', '-F', '-L', 'data', '-d', dir, imageFile, `${part.size / 1024}k`]);
+/** An ext4 filesystem of `bytes` (the partition's size, or its LUKS2 payload's) holding `dir` (mkfs.ext4 -d: no mount). */
+export async function buildDataImage(dir: string, bytes: number, imageFile: string): Promise<void> {
+  await run('mkfs.ext4', ['-q', '-F', '-L', 'data', '-d', dir, imageFile, `${bytes / 1024}k`]);
 }

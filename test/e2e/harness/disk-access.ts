@@ -1,5 +1,6 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { readLuksPayload } from '../../../images/lib/luks-data.js';
 import { run } from './command.js';
 import type { Partition } from './disk-layout.js';
 
@@ -31,33 +32,109 @@ export function parseGrubenv(text: string): Record<string, string> {
   return variables;
 }
 
+const GRUBENV_ESP_PATH = 'EFI/ab/grubenv';
+
 /** The grubenv variables as GRUB will see them at the next boot (/EFI/ab/grubenv on the ESP). */
 export async function readGrubenvFromDisk(
   overlay: string,
   esp: Partition,
   scratchDir: string,
 ): Promise<Record<string, string>> {
+  const text = await readEspFile(overlay, esp, GRUBENV_ESP_PATH, scratchDir);
+  if (text === undefined) throw new Error(`the ESP of ${overlay} has no ${GRUBENV_ESP_PATH}`);
+  return parseGrubenv(text);
+}
+
+/** A file of the ESP (path inside it, e.g. `EFI/ab/grubenv`); undefined when missing. */
+export async function readEspFile(
+  overlay: string,
+  esp: Partition,
+  path: string,
+  scratchDir: string,
+): Promise<string | undefined> {
   return withScratch(scratchDir, async (dir) => {
     const image = join(dir, 'esp.img');
     await extractPartition(overlay, esp, image);
-    const { stdout } = await run('mcopy', ['-n', '-i', image, '::/EFI/ab/grubenv', '-']);
-    return parseGrubenv(stdout);
+    const { code, stdout } = await run('mcopy', ['-n', '-i', image, `::/${path}`, '-'], { allowFailure: true });
+    return code === 0 ? stdout : undefined;
+  });
+}
+
+/** Sets grubenv variables on the ESP (`grub-editenv set`), as the agent would in the guest. */
+export async function setGrubenvOnDisk(
+  overlay: string,
+  esp: Partition,
+  variables: Record<string, string>,
+  scratchDir: string,
+): Promise<void> {
+  await editEsp(overlay, esp, scratchDir, async (image, dir) => {
+    const envFile = join(dir, 'grubenv');
+    await run('mcopy', ['-n', '-i', image, `::/${GRUBENV_ESP_PATH}`, envFile]);
+    const settings = Object.entries(variables).map(([key, value]) => `${key}=${value}`);
+    await run('grub-editenv', [envFile, 'set', ...settings]);
+    await run('mcopy', ['-o', '-i', image, envFile, `::/${GRUBENV_ESP_PATH}`]);
+  });
+}
+
+/** Writes `content` to `path` on the ESP (folders made as needed). */
+export async function writeEspFile(
+  overlay: string,
+  esp: Partition,
+  path: string,
+  content: string,
+  scratchDir: string,
+): Promise<void> {
+  await editEsp(overlay, esp, scratchDir, async (image, dir) => {
+    const file = join(dir, 'content');
+    await writeFile(file, content);
+    let folder = '';
+    for (const part of dirname(path)
+      .split('/')
+      .filter((p) => p !== '.')) {
+      folder += `/${part}`;
+      await run('mmd', ['-i', image, `::${folder}`], { allowFailure: true }); // exists already: fine
+    }
+    await run('mcopy', ['-o', '-i', image, file, `::/${path}`]);
+  });
+}
+
+/** Copies the ESP out, lets `edit` change the copy (mtools), and writes it back. */
+async function editEsp(
+  overlay: string,
+  esp: Partition,
+  scratchDir: string,
+  edit: (image: string, dir: string) => Promise<void>,
+): Promise<void> {
+  await withScratch(scratchDir, async (dir) => {
+    const image = join(dir, 'esp.img');
+    await extractPartition(overlay, esp, image);
+    await edit(image, dir);
+    await writePartition(overlay, esp, image);
   });
 }
 
 /**
  * Files of the data partition ({device_root}), by path inside it (`/data/marker`); undefined when missing.
- * The journal is replayed on the copy first, so writes a power cut left in the journal are seen.
+ * The journal is replayed on the copy first, so writes a power cut left in the journal are seen. With
+ * `volumeKey`, the partition is LUKS2 (images/lib/luks-data.ts) and its payload is decrypted first.
  */
 export async function readDataPartitionFiles(
   overlay: string,
   data: Partition,
   paths: readonly string[],
   scratchDir: string,
+  volumeKey?: Buffer,
 ): Promise<Record<string, string | undefined>> {
   return withScratch(scratchDir, async (dir) => {
     const image = join(dir, 'data.img');
-    await extractPartition(overlay, data, image);
+    if (volumeKey === undefined) {
+      await extractPartition(overlay, data, image);
+    } else {
+      const container = join(dir, 'data-luks.img');
+      await extractPartition(overlay, data, container);
+      await readLuksPayload(container, volumeKey, image);
+      await rm(container);
+    }
     const fsck = await run('e2fsck', ['-fy', image], { allowFailure: true });
     if (fsck.code === null || fsck.code > 2)
       throw new Error(`e2fsck of the data partition failed:\n${fsck.stdout}${fsck.stderr}`);

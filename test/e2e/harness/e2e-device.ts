@@ -1,6 +1,8 @@
-import { mkdir, rm } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Device, HookName } from '@outpost/shared';
+import { LUKS_VOLUME_KEY_BYTES, luksPayloadBytes, writeLuksImage } from '../../../images/lib/luks-data.js';
 import type { ControlPlane } from './control-plane.js';
 import { DeviceHistory, osReadyOf } from './device-history.js';
 import { DATA_FILES, buildDataImage, provisionDeviceRoot } from './device-root.js';
@@ -44,6 +46,8 @@ export class E2eDevice {
   readonly history: DeviceHistory;
   /** the canary file written into {device_root}/data at provisioning */
   canary = '';
+  /** an encrypted device: its keys as the factory made them (the recovery key is also in its config/) */
+  encryption: DeviceEncryption | undefined = undefined;
 
   private constructor(
     readonly id: string,
@@ -58,6 +62,16 @@ export class E2eDevice {
   static async create(id: string, deps: E2eDeviceDeps, options: E2eDeviceOptions = {}): Promise<E2eDevice> {
     const dir = join(deps.workDir, id);
     await mkdir(dir, { recursive: true });
+    const encrypted = deps.images.encryptedData;
+    const encryption: DeviceEncryption | undefined =
+      encrypted === undefined
+        ? undefined
+        : {
+            factoryKey: randomBytes(32).toString('hex'),
+            factoryKeyEspPath: encrypted.factoryKey,
+            recoveryKeyFile: join(dir, 'recovery-key'),
+            volumeKey: randomBytes(LUKS_VOLUME_KEY_BYTES),
+          };
     const vm = await Vm.create({
       name: id,
       workDir: dir,
@@ -66,6 +80,7 @@ export class E2eDevice {
       controlPlanePort: deps.controlPlane.port,
       bootTimeoutMs: deps.bootTimeoutMs,
       maxBoots: options.maxBoots ?? 12,
+      ...(encryption === undefined ? {} : { tpmStateDir: join(dir, 'tpm'), dataVolumeKey: encryption.volumeKey }),
     });
     const deviceRoot = join(dir, 'device-root');
     const name = `${deps.parent}/devices/${id}`;
@@ -78,14 +93,29 @@ export class E2eDevice {
       commitTimeoutSeconds: options.commitTimeoutSeconds ?? 240,
       ...(options.dropletEnv === undefined ? {} : { dropletEnv: options.dropletEnv }),
       ...(options.hookScripts === undefined ? {} : { hookScripts: options.hookScripts }),
+      ...(encryption === undefined ? {} : { recoveryKeyFile: encryption.recoveryKeyFile }),
     });
     const dataImage = join(dir, 'data.img');
-    await buildDataImage(deviceRoot, partitionOf(deps.layout, 'data'), dataImage);
+    const partitionBytes = partitionOf(deps.layout, 'data').size;
+    if (encryption === undefined) {
+      await buildDataImage(deviceRoot, partitionBytes, dataImage);
+    } else {
+      // as a factory would: the data in a LUKS2 container opened by a factory key, which the first boot finds on
+      // the ESP, enrols the TPM with, and removes
+      const fsImage = join(dir, 'data-fs.img');
+      const keyFile = join(dir, 'factory-key');
+      await buildDataImage(deviceRoot, luksPayloadBytes(partitionBytes), fsImage);
+      await writeFile(keyFile, encryption.factoryKey, { mode: 0o600 });
+      await writeLuksImage({ fsImage, out: dataImage, size: partitionBytes, keyFile, volumeKey: encryption.volumeKey });
+      await rm(fsImage, { force: true });
+      await vm.writeEspFile(encryption.factoryKeyEspPath, encryption.factoryKey);
+    }
     await vm.writeDataPartition(dataImage);
     await rm(dataImage, { force: true });
     await rm(deviceRoot, { recursive: true, force: true });
     const device = new E2eDevice(id, vm, deps);
     device.canary = root.canary;
+    device.encryption = encryption;
     return device;
   }
 
@@ -171,6 +201,18 @@ export class E2eDevice {
       .map((o) => o.device.status?.agent?.bootId)
       .filter((id): id is string => id !== undefined);
   }
+}
+
+/** The keys of an encrypted device's data partition (LUKS2), as the harness made them. */
+export interface DeviceEncryption {
+  /** the factory key (hex text): the first key slot, and a file on the ESP until the first boot removes both */
+  factoryKey: string;
+  /** its path on the ESP */
+  factoryKeyEspPath: string;
+  /** the recovery key `outpost devices provision --encrypted --recovery-key-file` wrote */
+  recoveryKeyFile: string;
+  /** the LUKS2 volume key (the harness reads the data partition with it) */
+  volumeKey: Buffer;
 }
 
 export const isOnline = (device: Device): boolean => device.status?.connectionStatus === 'CONNECTED';

@@ -25,8 +25,15 @@ export interface ImageSet {
   /** the private key the bundles were signed with */
   signingKey: string;
   bundles: OsBundle[];
+  /** the encrypted image set (images/build-all.sh --encrypted): a LUKS2 data partition the TPM unlocks */
+  encryptedData?: EncryptedData;
   /** the bundle of a variant (`normal` by default) with this version */
   bundle(version: string): OsBundle;
+}
+
+export interface EncryptedData {
+  /** where the first boot finds the factory key on the ESP (a path inside it) */
+  factoryKey: string;
 }
 
 interface ImagesIndex {
@@ -36,6 +43,7 @@ interface ImagesIndex {
   publicKey: string;
   signingKey?: string;
   bundles: { name: string; version: string; variant: string; dir: string }[];
+  encryptedData?: EncryptedData;
 }
 
 export function loadImageSet(outDir = IMAGES_OUT): ImageSet {
@@ -63,6 +71,7 @@ export function loadImageSet(outDir = IMAGES_OUT): ImageSet {
     publicKey: resolve(index.publicKey),
     signingKey,
     bundles,
+    ...(index.encryptedData === undefined ? {} : { encryptedData: { factoryKey: index.encryptedData.factoryKey } }),
     bundle(version) {
       const found = bundles.find((b) => b.version === version);
       if (found === undefined) {

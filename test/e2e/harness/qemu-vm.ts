@@ -5,12 +5,21 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Slot } from '@outpost/shared';
 import { run } from './command.js';
-import { readDataPartitionFiles, readGrubenvFromDisk, writePartition } from './disk-access.js';
+import {
+  extractPartition,
+  readDataPartitionFiles,
+  readEspFile,
+  readGrubenvFromDisk,
+  setGrubenvOnDisk,
+  writeEspFile,
+  writePartition,
+} from './disk-access.js';
 import { partitionOf } from './disk-layout.js';
 import type { DiskLayout } from './disk-layout.js';
 import { OVMF_FIRMWARE, RELAY_SCRIPT } from './paths.js';
 import { exitOf, serialFacts, tailLines } from './serial-log.js';
 import type { BootExit } from './serial-log.js';
+import { SoftwareTpm } from './swtpm.js';
 
 export interface VmOptions {
   /** names the NVMe serial and the log files */
@@ -27,6 +36,15 @@ export interface VmOptions {
   /** more boots than this (a reboot loop) fail the VM */
   maxBoots: number;
   memoryMiB?: number;
+  /** a TPM 2.0 (swtpm) whose NVRAM lives in this folder through every boot */
+  tpmStateDir?: string;
+  /** the data partition is LUKS2 with this volume key (readDataFiles decrypts it) */
+  dataVolumeKey?: Buffer;
+}
+
+export interface BootOptions {
+  /** false: droplet is not expected to start (no boot timeout; the test power-cuts the machine) */
+  dropletExpected?: boolean;
 }
 
 /** One boot: one QEMU process. */
@@ -37,6 +55,8 @@ export interface Boot {
   startedAt: number;
   /** when `Started droplet.service` appeared on the console */
   dropletStartedAt?: number;
+  /** false: the boot timeout does not apply */
+  dropletExpected: boolean;
   exitedAt?: number;
   exit?: BootExit;
   /** the slot GRUB booted, the trial number, and the slot it fell back from, from the serial console */
@@ -66,6 +86,7 @@ export class Vm {
   private readonly failureListeners = new Set<(err: Error) => void>();
   private readonly bootListeners = new Set<(boot: Boot) => void>();
   private qemuOutput = '';
+  private tpm: SoftwareTpm | undefined;
 
   private constructor(private readonly options: VmOptions) {
     this.overlay = join(options.workDir, `${options.name}.qcow2`);
@@ -75,6 +96,7 @@ export class Vm {
   static async create(options: VmOptions): Promise<Vm> {
     const vm = new Vm(options);
     await run('qemu-img', ['create', '-q', '-f', 'qcow2', '-b', options.baseDisk, '-F', 'raw', vm.overlay]);
+    if (options.tpmStateDir !== undefined) vm.tpm = new SoftwareTpm(options.tpmStateDir);
     return vm;
   }
 
@@ -101,7 +123,32 @@ export class Vm {
   /** Files of the data partition by path inside it (the machine must be off). */
   async readDataFiles(paths: readonly string[]): Promise<Record<string, string | undefined>> {
     this.requireOff('read the data partition');
-    return readDataPartitionFiles(this.overlay, partitionOf(this.options.layout, 'data'), paths, this.options.workDir);
+    const data = partitionOf(this.options.layout, 'data');
+    return readDataPartitionFiles(this.overlay, data, paths, this.options.workDir, this.options.dataVolumeKey);
+  }
+
+  /** A copy of the data partition as it is on the disk (the machine must be off). */
+  async extractDataPartition(outFile: string): Promise<void> {
+    this.requireOff('read the data partition');
+    await extractPartition(this.overlay, partitionOf(this.options.layout, 'data'), outFile);
+  }
+
+  /** A file of the ESP by its path there (`EFI/ab/grubenv`), undefined when missing (the machine must be off). */
+  async readEspFile(path: string): Promise<string | undefined> {
+    this.requireOff('read the ESP');
+    return readEspFile(this.overlay, partitionOf(this.options.layout, 'esp'), path, this.options.workDir);
+  }
+
+  /** Writes a file of the ESP (the machine must be off). */
+  async writeEspFile(path: string, content: string): Promise<void> {
+    this.requireOff('write the ESP');
+    await writeEspFile(this.overlay, partitionOf(this.options.layout, 'esp'), path, content, this.options.workDir);
+  }
+
+  /** Sets grubenv variables for the next boot (the machine must be off). */
+  async setGrubenv(variables: Record<string, string>): Promise<void> {
+    this.requireOff('write grubenv');
+    await setGrubenvOnDisk(this.overlay, partitionOf(this.options.layout, 'esp'), variables, this.options.workDir);
   }
 
   /**
@@ -121,11 +168,18 @@ export class Vm {
   /** Starts the machine and keeps it running across reboots (one QEMU process per boot). */
   powerOn(): void {
     this.autoReboot = true;
-    this.boot();
+    if (this.tpm === undefined) this.boot();
+    else this.bootWithTpm().catch((err: unknown) => this.fail(err instanceof Error ? err : new Error(String(err))));
   }
 
-  /** Starts one QEMU process: one boot. */
-  boot(): Boot {
+  /** Starts one QEMU process (one boot) after a fresh swtpm, when the machine has a TPM. */
+  async bootWithTpm(options: BootOptions = {}): Promise<Boot> {
+    await this.tpm?.restart();
+    return this.boot(options);
+  }
+
+  /** Starts one QEMU process: one boot (a machine with a TPM: bootWithTpm). */
+  boot(options: BootOptions = {}): Boot {
     if (this.process !== undefined) throw new Error(`${this.options.name} is already running`);
     if (this.failure !== undefined) throw this.failure;
     const index = this.boots.length + 1;
@@ -133,6 +187,7 @@ export class Vm {
       index,
       serialLog: join(this.options.workDir, `${this.options.name}-boot-${String(index).padStart(2, '0')}.log`),
       startedAt: Date.now(),
+      dropletExpected: options.dropletExpected ?? true,
     };
     writeFileSync(boot.serialLog, '');
     this.boots.push(boot);
@@ -175,6 +230,23 @@ export class Vm {
       return await Promise.race([exited, timeout]);
     } finally {
       clearTimeout(timer);
+    }
+  }
+
+  /** Waits until the running boot's serial console shows `pattern`; returns the match. */
+  async waitForSerial(pattern: RegExp, timeoutMs = this.options.bootTimeoutMs): Promise<RegExpExecArray> {
+    const boot = this.currentBoot;
+    if (boot === undefined) throw new Error(`${this.options.name} was never booted`);
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const match = pattern.exec(existsSync(boot.serialLog) ? readFileSync(boot.serialLog, 'utf8') : '');
+      if (match !== null) return match;
+      if (boot.exitedAt !== undefined)
+        throw this.diagnosedError(`the boot ended without ${String(pattern)} on its console`);
+      if (Date.now() > deadline) {
+        throw this.diagnosedError(`${String(pattern)} did not appear within ${Math.round(timeoutMs / 1000)} s`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }
   }
 
@@ -249,6 +321,7 @@ export class Vm {
   async dispose(): Promise<void> {
     this.autoReboot = false;
     if (this.process !== undefined) await this.powerCut();
+    await this.tpm?.stop();
     if (process.env['OUTPOST_E2E_KEEP'] !== '1') await rm(this.overlay, { force: true });
   }
 
@@ -257,6 +330,7 @@ export class Vm {
     return [
       ...['-machine', 'q35', '-accel', 'tcg', '-cpu', 'max', '-smp', '2'],
       ...['-m', String(this.options.memoryMiB ?? 1024), '-bios', OVMF_FIRMWARE],
+      ...(this.tpm?.qemuArgs() ?? []),
       ...['-drive', `if=none,id=d0,file=${this.overlay},format=qcow2`],
       ...['-device', `nvme,drive=d0,serial=${this.options.name}`],
       ...['-netdev', `user,id=n0,restrict=on,guestfwd=tcp:10.0.2.100:8080-${relay}`],
@@ -275,7 +349,8 @@ export class Vm {
     if (!existsSync(boot.serialLog)) return;
     const facts = serialFacts(readFileSync(boot.serialLog, 'utf8'));
     this.applyFacts(boot, facts);
-    if (boot.dropletStartedAt === undefined && Date.now() - boot.startedAt > this.options.bootTimeoutMs) {
+    const late = Date.now() - boot.startedAt > this.options.bootTimeoutMs;
+    if (boot.dropletExpected && boot.dropletStartedAt === undefined && late) {
       this.fail(
         this.diagnosedError(
           `boot timed out: droplet.service did not start within ${Math.round(this.options.bootTimeoutMs / 1000)} s`,
@@ -310,7 +385,7 @@ export class Vm {
       this.fail(this.diagnosedError(`reboot loop: ${this.boots.length} boots, more than the scenario allows`));
       return;
     }
-    this.boot();
+    await this.bootWithTpm();
   }
 
   private fail(err: Error): void {

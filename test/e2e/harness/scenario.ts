@@ -10,6 +10,7 @@ import { E2eDevice } from './e2e-device.js';
 import type { E2eDeviceOptions } from './e2e-device.js';
 import { loadImageSet } from './image-set.js';
 import type { ImageSet } from './image-set.js';
+import { ENCRYPTED_IMAGES_OUT, IMAGES_OUT } from './paths.js';
 import { Timings } from './timings.js';
 
 export interface ScenarioOptions {
@@ -19,6 +20,8 @@ export interface ScenarioOptions {
   bootTimeoutMs?: number;
   /** default timeout of every wait on the device; default 300 s */
   waitTimeoutMs?: number;
+  /** `encrypted`: the image set of images/build-all.sh --encrypted (a TPM per machine); default `plain` */
+  imageSet?: 'plain' | 'encrypted';
 }
 
 export interface Scenario {
@@ -52,7 +55,7 @@ export function useScenario(options: ScenarioOptions = {}): Scenario {
   };
 
   beforeAll(async () => {
-    images = loadImageSet();
+    images = loadImageSet(options.imageSet === 'encrypted' ? ENCRYPTED_IMAGES_OUT : IMAGES_OUT);
     layout = await readDiskLayout(images.disk);
     controlPlane = await startControlPlane();
     for (const version of options.publish ?? []) {
