@@ -87,23 +87,11 @@ exitAfter(TIME_LIMIT_MS, 1, `resource-list: gave up after ${TIME_LIMIT_MS / 1000
 if (isWatchClients) await watchClients();
 else await benchmark();
 
-/** `--database <url>`, or `--postgres` for a throwaway cluster, from the command line. */
-function storeOption(): { database?: string; throwaway: boolean } {
-  const args = process.argv.slice(2);
-  const at = args.indexOf('--database');
-  const database = at >= 0 ? args[at + 1] : undefined;
-  if (at >= 0 && (database === undefined || database.startsWith('--'))) throw new Error('--database needs a URL');
-  return { ...(database !== undefined ? { database } : {}), throwaway: args.includes('--postgres') };
-}
-
 async function benchmark(): Promise<void> {
   const { startBenchServer } = await import('./lib/bench-server.js');
-  const option = storeOption();
-  const cluster = option.throwaway
-    ? await (await import('../../control-plane/test/helpers/postgres-cluster.js')).startPostgresCluster()
-    : undefined;
-  const database = cluster?.createDatabase() ?? option.database;
-  const store = database === undefined || database.startsWith('sqlite:') ? 'sqlite' : 'postgres';
+  const { benchStoreOf } = await import('./lib/bench-store.js');
+  const { kind: store, freshDatabase, stop } = await benchStoreOf(process.argv.slice(2));
+  const database = freshDatabase();
   const report = createReporter('resource-list', { store });
   try {
     await withTempDir('outpost-bench-', async (dataDir) => {
@@ -125,12 +113,12 @@ async function benchmark(): Promise<void> {
       }
     });
     reportHostLoad(report, 'end');
-    cluster?.stop();
+    stop();
     const missed = report.missed();
     report.progress(missed.length === 0 ? 'done: every goal met' : `done: goals missed: ${missed.join(', ')}`);
     process.exit(0);
   } catch (err) {
-    cluster?.stop();
+    stop();
     process.stderr.write(`resource-list failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
     process.exit(1);
   }
