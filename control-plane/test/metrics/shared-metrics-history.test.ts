@@ -3,24 +3,20 @@
  * the devices whose reports it stores, and sees the others' reports only as changes it follows; a sample is
  * counted once, whichever replica is asked.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { MetricsSample } from '@outpost/shared';
 import { WatchFollower } from '../../src/cluster/watch-follower.js';
 import { createDeviceService } from '../../src/devices/device-service.js';
 import { MetricsHistory } from '../../src/metrics/metrics-history.js';
 import { recordDeviceMetrics } from '../../src/metrics/metrics-recorder.js';
 import { ResourceEngine } from '../../src/resources/resource-engine.js';
-import { PgStorage } from '../../src/resources/storage/postgres/pg-storage.js';
-import { postgresMissing, startPostgresCluster } from '../helpers/postgres-cluster.js';
-import type { PostgresCluster } from '../helpers/postgres-cluster.js';
+import { postgresSuiteSkipped, suitePostgres } from '../helpers/suite-postgres.js';
 
 const PARENT = 'projects/shared/regions/eu';
 const DEVICE = `${PARENT}/devices/d1`;
 const T0 = Date.parse('2025-03-01T00:00:00Z');
 
-const missing = postgresMissing();
-const skipped = missing !== undefined && process.env['CI'] !== 'true';
-if (skipped) console.warn(`shared metrics history test skipped: ${missing}; CI=true requires PostgreSQL`);
+const skipped = postgresSuiteSkipped('shared metrics history test');
 
 const sample = (cpu: number, at: number): MetricsSample => ({
   time: new Date(at).toISOString(),
@@ -31,20 +27,11 @@ const sample = (cpu: number, at: number): MetricsSample => ({
 });
 
 describe.skipIf(skipped)('metrics history of replicas on one PostgreSQL database', () => {
-  let cluster: PostgresCluster;
-  const opened: PgStorage[] = [];
-  beforeAll(async () => {
-    cluster = await startPostgresCluster({ durable: false });
-  }, 120_000);
-  afterAll(() => {
-    for (const storage of opened) storage.close();
-    cluster?.stop();
-  });
+  const postgres = suitePostgres();
 
   /** One replica: its engine, devices, history and recorder, all on the shared database. */
   const replica = (url: string) => {
-    const storage = new PgStorage(url);
-    opened.push(storage);
+    const storage = postgres.open(url);
     let clock = T0;
     const engine = new ResourceEngine(storage, { now: () => new Date((clock += 1000)) });
     const { devices } = createDeviceService(engine);
@@ -55,7 +42,7 @@ describe.skipIf(skipped)('metrics history of replicas on one PostgreSQL database
   };
 
   it('counts each sample once, stored by one replica and followed by the other', () => {
-    const url = cluster.createDatabase();
+    const url = postgres.createDatabase();
     const a = replica(url);
     const b = replica(url);
     const follower = new WatchFollower(b.engine, { announce: () => {}, onError: (err) => b.errors.push(err) });
