@@ -17,7 +17,8 @@ import type { PostgresCluster } from '../../control-plane/test/helpers/postgres-
 import { TEST_ADMIN_KEY } from '../../control-plane/test/helpers/test-server.js';
 import { clusterTestsSkipped, runsUnderCi, startReplica } from './helpers/cluster-replicas.js';
 import type { Replica } from './helpers/cluster-replicas.js';
-import { NGINX, provisionDroplet, startDroplet, startNginx } from './helpers/cluster-devices.js';
+import { NGINX, startDroplet, startNginx } from './helpers/cluster-devices.js';
+import { provisionSimulatedDevice } from './helpers/simulated-device.js';
 import { runCli } from './helpers/processes.js';
 import type { RunningProcess } from './helpers/processes.js';
 import { waitForDevice } from './helpers/wait-for.js';
@@ -61,7 +62,12 @@ describe.skipIf(skipped)('device links when a replica dies', () => {
     );
     const balanced = `http://127.0.0.1:${port}`;
     const root = join(work, 'device');
-    await provisionDroplet(new OutpostClient({ server: balanced, apiKey: TEST_ADMIN_KEY }), DEVICE, root, balanced);
+    await provisionSimulatedDevice(
+      new OutpostClient({ server: balanced, apiKey: TEST_ADMIN_KEY }),
+      DEVICE,
+      root,
+      balanced,
+    );
     agent = startDroplet(root);
     await waitForDevice(replicas[0]!.admin, DEVICE, online, 60_000);
   }, 180_000);

@@ -21,7 +21,8 @@ import type { PostgresCluster } from '../../control-plane/test/helpers/postgres-
 import { TEST_ADMIN_KEY } from '../../control-plane/test/helpers/test-server.js';
 import { clusterTestsSkipped, startReplica } from './helpers/cluster-replicas.js';
 import type { Replica } from './helpers/cluster-replicas.js';
-import { provisionDroplet, startDroplet } from './helpers/cluster-devices.js';
+import { startDroplet } from './helpers/cluster-devices.js';
+import { provisionSimulatedDevice } from './helpers/simulated-device.js';
 import { OUTPOST_CLI, runCli } from './helpers/processes.js';
 import type { RunningProcess } from './helpers/processes.js';
 import { waitForDevice } from './helpers/wait-for.js';
@@ -49,7 +50,7 @@ describe.skipIf(skipped)('commands through a replica that does not hold the devi
     b = await startReplica(database, ['--heartbeat-seconds', '2']);
     work = mkdtempSync(join(tmpdir(), 'outpost-routing-'));
     root = join(work, 'device');
-    await provisionDroplet(a.admin, DEVICE, root, a.url);
+    await provisionSimulatedDevice(a.admin, DEVICE, root, a.url);
     agent = startDroplet(root);
     try {
       await waitForDevice(b.admin, DEVICE, (d) => online(d) && d.status?.agent?.bootId !== undefined, 60_000);

@@ -6,13 +6,14 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
-import { rm, writeFile } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Device } from '@outpost/shared';
 import { TEST_ADMIN_KEY, startTestServer } from '../../control-plane/test/helpers/test-server.js';
 import type { TestServer } from '../../control-plane/test/helpers/test-server.js';
+import { provisionSimulatedDevice, simulatedDropletArgs } from './helpers/simulated-device.js';
 import { waitForDevice } from './helpers/wait-for.js';
 
 export const REPO = fileURLToPath(new URL('../../', import.meta.url));
@@ -94,46 +95,18 @@ export class RemoteOpsWorld {
 
   /** Creates the device, issues its credential and writes the configuration of a simulated device. */
   async provision(name: string): Promise<string> {
-    const parent = name.slice(0, name.indexOf('/devices/'));
-    await this.server.admin.create(parent, 'devices', { name });
-    const { credential } = await this.server.admin.request<{ credential: string }>(
-      'POST',
-      `/v1/${name}:issueCredential`,
-      {
-        body: {},
-      },
-    );
     const root = this.folder(`device-${name.split('/').at(-1)}`);
-    mkdirSync(join(root, 'config'), { recursive: true });
-    await writeFile(join(root, 'config', 'credential'), `${credential}\n`, { mode: 0o600 });
-    await writeFile(
-      join(root, 'config', 'droplet.json'),
-      JSON.stringify({ server: this.server.url, deviceName: name, bootBackend: 'file', factoryVersion: '1.0.0' }),
-    );
+    await provisionSimulatedDevice(this.server.admin, name, root, this.server.url);
     return root;
   }
 
   /** Starts a droplet process for a provisioned device root. */
   startAgent(root: string): Agent {
-    const child = spawn(
-      process.execPath,
-      [
-        '--import',
-        TSX,
-        AGENT_MAIN,
-        '--device-root',
-        root,
-        '--metrics-interval',
-        '1',
-        '--slot-size',
-        '1M',
-        '--log-level',
-        'info',
-        '--log-file',
-        join(root, 'droplet.log'),
-      ],
-      { cwd: REPO, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] },
-    );
+    const child = spawn(process.execPath, ['--import', TSX, AGENT_MAIN, ...simulatedDropletArgs(root)], {
+      cwd: REPO,
+      env: childEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr?.on('data', (d: Buffer) => (output += d.toString()));

@@ -1,47 +1,16 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { OutpostClient } from '@outpost/shared';
 import { clusterNginxConf, clusterNginxSite } from '../../../scripts/cluster-nginx.js';
 import { DROPLET, startProcess } from './processes.js';
 import type { RunningProcess } from './processes.js';
+import { simulatedDropletArgs } from './simulated-device.js';
 
 export const NGINX = ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/bin/nginx'].find((path) => existsSync(path));
 
-/**
- * Creates the device through `admin`, issues its credential and writes the configuration of a simulated device
- * (file boot backend) in `root`, linked to `server`.
- */
-export async function provisionDroplet(
-  admin: OutpostClient,
-  name: string,
-  root: string,
-  server: string,
-): Promise<void> {
-  await admin.create(name.slice(0, name.indexOf('/devices/')), 'devices', { name });
-  const { credential } = await admin.request<{ credential: string }>('POST', `/v1/${name}:issueCredential`, {
-    body: {},
-  });
-  mkdirSync(join(root, 'config'), { recursive: true });
-  writeFileSync(join(root, 'config', 'credential'), `${credential}\n`, { mode: 0o600 });
-  writeFileSync(
-    join(root, 'config', 'droplet.json'),
-    JSON.stringify({ server, deviceName: name, bootBackend: 'file', factoryVersion: '1.0.0' }),
-  );
-}
-
-/** Starts the built droplet on a provisioned device root. */
+/** Starts the built droplet on a simulated device's root (helpers/simulated-device.ts). */
 export function startDroplet(root: string): RunningProcess {
-  return startProcess(DROPLET, [
-    '--device-root',
-    root,
-    '--slot-size',
-    '1M',
-    '--log-level',
-    'info',
-    '--log-file',
-    join(root, 'droplet.log'),
-  ]);
+  return startProcess(DROPLET, simulatedDropletArgs(root));
 }
 
 /** Debian's nginx in front of the replicas (the README's site, scripts/cluster-nginx.ts), run from `dir`. */
