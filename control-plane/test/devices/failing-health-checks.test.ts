@@ -10,8 +10,8 @@ import { tempDatabases } from '../helpers/temp-databases.js';
 /**
  * Conditions are a list, which filters cannot address: the engine keeps `status.failingHealthCheckCount` equal to
  * how many `Healthy/<id>` conditions are False (absent without any), so that a filter lists the devices failing a
- * health check (the dashboard's overview count opens that list); devices stored before the field existed get it
- * when the table is opened.
+ * health check (the dashboard's overview count opens that list). Both derived fields are output only and filled in
+ * for devices stored before them (the last block).
  */
 const freshDatabase = tempDatabases('outpost-failing-checks-');
 const PARENT = 'projects/fleet/regions/eu';
@@ -63,6 +63,30 @@ describe('status.failingHealthCheckCount', () => {
     expect(names(devices, FAILING)).toEqual([]);
     expect(statusOf(devices, 'dd')).not.toHaveProperty('failingHealthCheckCount');
   });
+});
+
+/**
+ * What holds for every field the engine derives for devices (status.osReadyReason and
+ * status.failingHealthCheckCount): only the engine writes it, and devices stored before it existed get it when the
+ * table is opened.
+ */
+describe.each([
+  {
+    path: 'status.osReadyReason',
+    written: 'Failed',
+    status: { conditions: [{ ...condition('OSReady', 'False'), reason: 'RolledBack' }] },
+    filter: 'status.osReadyReason = "RolledBack"',
+    derived: { osReadyReason: 'RolledBack' },
+  },
+  {
+    path: 'status.failingHealthCheckCount',
+    written: 3,
+    status: withChecks('False'),
+    filter: FAILING,
+    derived: { failingHealthCheckCount: 1 },
+  },
+])('the derived field $path', ({ path, written, status, filter, derived }) => {
+  const member = path.split('.')[1]!;
 
   it('is output only: a user cannot write it', () => {
     const engine = new ResourceEngine(freshDatabase().db);
@@ -71,29 +95,27 @@ describe('status.failingHealthCheckCount', () => {
     expect(() =>
       devices.update({
         name: `${PARENT}/devices/da`,
-        resource: { status: { failingHealthCheckCount: 3 } },
-        updateMask: 'status.failingHealthCheckCount',
+        resource: { status: { [member]: written } },
+        updateMask: path,
       }),
     ).toThrow(/output only/);
-    expect(names(devices, FAILING)).toEqual([]);
+    expect(names(devices, filter)).toEqual([]);
   });
 
   it('is filled in for devices stored before it existed', () => {
     const { db } = freshDatabase();
     const before: ResourceDefinition = {
       ...deviceDefinition,
-      filterSchema: {
-        fields: deviceDefinition.filterSchema.fields.filter((f) => f.path !== 'status.failingHealthCheckCount'),
-      },
+      filterSchema: { fields: deviceDefinition.filterSchema.fields.filter((f) => f.path !== path) },
       derive: undefined,
     };
     const old = new ResourceEngine(db).register(before);
     createDevices(old, ['da', 'db']);
-    old.patch(`${PARENT}/devices/da`, (doc) => ({ ...doc, status: withChecks('False') }));
-    expect(statusOf(old, 'da')).not.toHaveProperty('failingHealthCheckCount');
+    old.patch(`${PARENT}/devices/da`, (doc) => ({ ...doc, status }));
+    expect(statusOf(old, 'da')).not.toHaveProperty(member);
 
     const devices = new ResourceEngine(db).register(deviceDefinition);
-    expect(names(devices, FAILING)).toEqual(['da']);
-    expect(statusOf(devices, 'da')).toMatchObject({ failingHealthCheckCount: 1 });
+    expect(names(devices, filter)).toEqual(['da']);
+    expect(statusOf(devices, 'da')).toMatchObject(derived);
   });
 });

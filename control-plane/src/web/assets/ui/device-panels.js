@@ -24,16 +24,17 @@ function without(value, keys) {
 
 /**
  * @param {Record<string, unknown>} parts
- * @returns {Doc | undefined} the parts that are present (undefined when none is)
+ * @returns {unknown} the parts that are present (undefined when none is; the part itself when it is alone)
  */
 function present(parts) {
   const kept = Object.entries(parts).filter(
     ([, v]) => v !== undefined && v !== null && !(Array.isArray(v) && v.length === 0) && v !== '',
   );
+  if (kept.length === 1) return kept[0]?.[1];
   return kept.length === 0 ? undefined : Object.fromEntries(kept);
 }
 
-/** @type {readonly { title: string, pick: (device: Doc) => unknown, render?: (value: unknown) => HTMLElement }[]} */
+/** @type {readonly { title: string, pick: (device: Doc) => unknown, render?: (value: unknown) => HTMLElement, wide?: boolean }[]} */
 const PANELS = [
   {
     title: 'Hardware',
@@ -57,6 +58,7 @@ const PANELS = [
   },
   {
     title: 'Network interfaces',
+    wide: true,
     pick: (d) =>
       present({ interfaces: field(d, 'status.deviceInfo.networkInterfaces'), addresses: field(d, 'status.addresses') }),
   },
@@ -80,6 +82,7 @@ const PANELS = [
   },
   {
     title: 'Network and SSH configuration',
+    wide: true,
     pick: (d) => {
       const rows = configurationRows(d);
       return present({
@@ -119,7 +122,7 @@ export class DevicePanels {
   update(device) {
     /** @type {HTMLElement[]} */
     const sections = [];
-    for (const { title, pick, render } of PANELS) {
+    for (const { title, pick, render, wide } of PANELS) {
       const value = pick(device);
       if (value === undefined || (Array.isArray(value) && value.length === 0)) continue;
       const json = JSON.stringify(value);
@@ -128,7 +131,12 @@ export class DevicePanels {
         const draw = render ?? ((/** @type {unknown} */ v) => describeValue(v));
         drawn = {
           json,
-          section: h('section', { class: 'panel', 'aria-label': title }, h('h3', {}, title), draw(value)),
+          section: h(
+            'section',
+            { class: wide ? 'panel wide' : 'panel', 'aria-label': title },
+            h('h3', {}, title),
+            draw(value),
+          ),
         };
         this.drawn.set(title, drawn);
       }
@@ -146,8 +154,10 @@ export class DevicePanels {
  * @returns {HTMLElement}
  */
 function configuration(value) {
-  const yaml = field(value, 'netplanYamlConfig');
-  const rest = without(value, ['netplanYamlConfig']);
+  // the panel's parts, or the one part present (the state rows, or the YAML alone)
+  const yaml = typeof value === 'string' ? value : field(value, 'netplanYamlConfig');
+  const rest =
+    typeof value === 'string' ? undefined : Array.isArray(value) ? value : without(value, ['netplanYamlConfig']);
   return h(
     'div',
     {},
