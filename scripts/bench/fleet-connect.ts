@@ -82,6 +82,10 @@
  *   [--profile-dir DIR]   (DIR: control-plane CPU profile and heap snapshots before/after; the snapshots
  *                          inflate the RSS figures of that run)
  *   [--control-plane FILE]   another control-plane entry (a .ts one runs through tsx), e.g. to compare a change
+ *   [--postgres]   the control plane keeps its resources in PostgreSQL (--database): a throwaway cluster for the run
+ *                  (initdb into a temporary folder, loopback, fsync on as SQLite's synchronous=FULL; needs Debian's
+ *                  postgresql package), a fresh database in it per fleet size and variant; every figure carries
+ *                  "store"
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -96,6 +100,8 @@ import { REPO_ROOT, requireBuiltPackages } from './lib/preflight.js';
 import { cpuSecondsOf, freePort, statusBytesOf } from './lib/process-stats.js';
 import { startBenchNginx } from './lib/bench-nginx.js';
 import type { BenchNginx } from './lib/bench-nginx.js';
+import { benchStoreOf } from './lib/bench-store.js';
+import { pgStatusProbe } from './lib/pg-status-probe.js';
 import { createReporter, meetsGoal } from './lib/report.js';
 import type { FigureOptions } from './lib/report.js';
 import { newDeviceKeyPair } from './lib/simulated-identities.js';
@@ -119,6 +125,7 @@ const HEARTBEAT_SECONDS = 30;
 const PARENT = 'projects/bench/regions/r1';
 /** a status message's deviceInfo.hardwareInformation.memory.totalBytes is its seq times this (see fleet-simulator.ts) */
 const REPORT_MARKER_UNIT = 4096;
+const REPORT_MARKER_PATH = ['status', 'deviceInfo', 'hardwareInformation', 'memory', 'totalBytes'];
 const CONTROL_PLANE_MAIN = join(REPO_ROOT, 'control-plane', 'dist', 'server', 'main.js');
 const SIMULATOR = join(REPO_ROOT, 'scripts', 'bench', 'fleet-simulator.ts');
 const MEMORY_LINE = 'fleet-bench-memory ';
@@ -137,6 +144,7 @@ if (!existsSync(options.controlPlaneMain)) {
 const shared = await import('@outpost/shared');
 
 const report = createReporter('fleet-connect');
+const resourceStore = await benchStoreOf(options.postgres ? ['--postgres'] : []);
 // --compare runs plain a second time, paced at the rate tls+key-pair reached
 const timeLimitMs = TIME_LIMIT_MS * (options.variants.length + (options.compare ? 1 : 0));
 exitAfter(timeLimitMs, 1, `fleet-connect: gave up after ${timeLimitMs / 1000} s`);
@@ -216,6 +224,8 @@ interface Options {
   heartbeatSeconds: number;
   profileDir?: string;
   controlPlaneMain: string;
+  /** the resources in a throwaway PostgreSQL cluster */
+  postgres: boolean;
 }
 
 function parseOptions(): Options {
@@ -235,6 +245,7 @@ function parseOptions(): Options {
       'tls-via-nginx': { type: 'boolean', default: false },
       'profile-dir': { type: 'string' },
       'control-plane': { type: 'string' },
+      postgres: { type: 'boolean', default: false },
     },
   });
   const positive = (text: string, flag: string): number => {
@@ -263,6 +274,7 @@ function parseOptions(): Options {
     ...(values['connect-rate'] === undefined ? {} : { connectRate: positive(values['connect-rate'], 'connect-rate') }),
     profileDir: values['profile-dir'] === undefined ? undefined : resolve(values['profile-dir']),
     controlPlaneMain: values['control-plane'] === undefined ? CONTROL_PLANE_MAIN : resolve(values['control-plane']),
+    postgres: values.postgres,
   };
 }
 
@@ -275,6 +287,7 @@ function figuresFor(n: number, variant: string): Figure {
   return (name, value, extra = {}) => {
     const line: Record<string, unknown> = {
       bench: 'fleet-connect',
+      store: resourceStore.kind,
       n,
       variant,
       figure: name,
@@ -316,7 +329,8 @@ async function runFleet(
   const tls = variant.tls ? createThrowawayTls(dir) : undefined;
   const credentialsFile = join(dir, 'credentials.json');
   const seedStarted = performance.now();
-  writeFileSync(credentialsFile, JSON.stringify(await seedDevices(dir, n, variant.keyPair)));
+  const database = resourceStore.freshDatabase();
+  writeFileSync(credentialsFile, JSON.stringify(await seedDevices(dir, n, variant.keyPair, database)));
   report.progress(
     `${label}: seeded ${n} devices with ${variant.keyPair ? 'key pairs' : 'credentials'} in ${seconds(seedStarted)} s`,
   );
@@ -325,6 +339,7 @@ async function runFleet(
     dir,
     `${n}-${name.replace('/', 'per')}`,
     variant.viaNginx ? undefined : tls,
+    database,
   );
   let simulator: Simulator | undefined;
   let nginx: BenchNginx | undefined;
@@ -387,13 +402,12 @@ async function runFleet(
     figure('control_plane_peak_rss_bytes', statusBytesOf(controlPlane.pid, 'VmHWM'), { unit: 'bytes' });
     if (options.compare) return connect;
 
-    const db = new Database(join(dir, 'outpost.db'), { readonly: true, fileMustExist: true });
+    const probe = openStoreProbe(dir, database);
     try {
-      const store = storeProbe(db);
-      await measurePacedReports(n, simulator, store, figure);
-      await measureMaxReports(n, controlPlane, simulator, store, figure);
+      await measurePacedReports(n, simulator, probe, figure);
+      await measureMaxReports(n, controlPlane, simulator, probe, figure);
     } finally {
-      db.close();
+      probe.close();
     }
     return connect;
   } finally {
@@ -537,6 +551,13 @@ interface StoreProbe {
   reports(): number;
 }
 
+/** The probe of the control plane's store: its SQLite file in `dir`, or its PostgreSQL `database`. */
+function openStoreProbe(dir: string, database: string | undefined): StoreProbe & { close(): void } {
+  if (database !== undefined) return pgStatusProbe(database, REPORT_MARKER_PATH, REPORT_MARKER_UNIT);
+  const db = new Database(join(dir, 'outpost.db'), { readonly: true, fileMustExist: true });
+  return { ...storeProbe(db), close: () => db.close() };
+}
+
 function storeProbe(db: Database.Database): StoreProbe {
   const head = db.prepare<[], { seq: number }>("SELECT seq FROM sqlite_sequence WHERE name = 'change_log'");
   const markers = db.prepare<[], { total: number }>(
@@ -666,17 +687,23 @@ function steadyRate(samples: readonly { at: number; writes: number }[]): number 
 // ---- seeding ------------------------------------------------------------------------------------------
 
 /**
- * Creates n devices in `dir`/outpost.db with the real engine, each with a credential or (keyPairs) a new key pair
- * whose public half goes through the devices service's `:issueCredential` method; returns what the simulated
- * devices authenticate with.
+ * Creates n devices in `dir`/outpost.db (in `database` when given) with the real engine, each with a credential or
+ * (keyPairs) a new key pair whose public half goes through the devices service's `:issueCredential` method;
+ * returns what the simulated devices authenticate with.
  */
-async function seedDevices(dir: string, n: number, keyPairs: boolean): Promise<SimulatedIdentity[]> {
+async function seedDevices(
+  dir: string,
+  n: number,
+  keyPairs: boolean,
+  database: string | undefined,
+): Promise<SimulatedIdentity[]> {
   const { openDatabase } = await import('../../control-plane/src/db/open-database.js');
   const { ResourceEngine } = await import('../../control-plane/src/resources/resource-engine.js');
+  const { PgStorage } = await import('../../control-plane/src/resources/storage/postgres/pg-storage.js');
   const { createDeviceService } = await import('../../control-plane/src/devices/device-service.js');
   const db = openDatabase(join(dir, 'outpost.db'));
   try {
-    const engine = new ResourceEngine(db);
+    const engine = new ResourceEngine(database === undefined ? db : new PgStorage(database));
     const { devices, credentials, customMethods } = createDeviceService(engine);
     const issueCredential = customMethods.find((method) => method.verb === 'issueCredential');
     if (!issueCredential) throw new Error('the devices service has no :issueCredential method');
@@ -705,6 +732,7 @@ async function seedDevices(dir: string, n: number, keyPairs: boolean): Promise<S
         }
       });
     }
+    if (database !== undefined) engine.storage.close();
     return identities;
   } finally {
     db.close();
@@ -771,7 +799,12 @@ function memoryPreload(snapshotDir: string | undefined): string {
 }
 
 /** The control plane on `dir`, serving https/wss with `tls`'s certificate when given; `run` names its CPU profile. */
-async function startControlPlane(dir: string, run: string, tls: ThrowawayTls | undefined): Promise<ControlPlane> {
+async function startControlPlane(
+  dir: string,
+  run: string,
+  tls: ThrowawayTls | undefined,
+  database: string | undefined,
+): Promise<ControlPlane> {
   const port = await freePort();
   const apiKey = `fleet-bench-${randomBytes(16).toString('hex')}`;
   const profiling = options.profileDir;
@@ -791,6 +824,7 @@ async function startControlPlane(dir: string, run: string, tls: ThrowawayTls | u
       ...nodeFlags,
       options.controlPlaneMain,
       ...['--port', String(port), '--data-dir', dir, '--log-level', 'warn'],
+      ...(database === undefined ? [] : ['--database', database]),
       ...['--heartbeat-seconds', String(options.heartbeatSeconds)],
       ...(tls === undefined ? [] : ['--tls-cert', tls.certFile, '--tls-key', tls.keyFile]),
     ],
