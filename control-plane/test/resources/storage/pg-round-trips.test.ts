@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ResourceEngine } from '../../../src/resources/resource-engine.js';
 import { where } from '../../../src/resources/resource-query.js';
-import { PgStorage } from '../../../src/resources/storage/postgres/pg-storage.js';
-import { postgresMissing, startPostgresCluster } from '../../helpers/postgres-cluster.js';
-import type { PostgresCluster } from '../../helpers/postgres-cluster.js';
+import type { PgStorage } from '../../../src/resources/storage/postgres/pg-storage.js';
+import { postgresSuiteSkipped, suitePostgres } from '../../helpers/suite-postgres.js';
 import { widgetDefinition } from '../../helpers/widgets.js';
 
 /**
@@ -12,24 +11,12 @@ import { widgetDefinition } from '../../helpers/widgets.js';
  */
 const PARENT = 'projects/p1/regions/eu';
 const ROWS = 200;
-const missing = postgresMissing();
-const required = process.env['CI'] === 'true';
-if (missing !== undefined && !required) console.warn(`PostgreSQL round-trip test skipped: ${missing}`);
+const TITLE = 'PostgreSQL round trips per unit of work';
 
-describe.skipIf(missing !== undefined && !required)('PostgreSQL round trips per unit of work', () => {
-  let cluster: PostgresCluster;
-  const opened: PgStorage[] = [];
-  beforeAll(async () => {
-    cluster = await startPostgresCluster({ durable: false });
-  }, 120_000);
-  afterAll(() => {
-    for (const storage of opened) storage.close();
-    cluster?.stop();
-  });
-
+describe.skipIf(postgresSuiteSkipped(TITLE))(TITLE, () => {
+  const postgres = suitePostgres();
   const open = (): { storage: PgStorage; engine: ResourceEngine } => {
-    const storage = new PgStorage(cluster.createDatabase());
-    opened.push(storage);
+    const storage = postgres.open(postgres.createDatabase());
     return { storage, engine: new ResourceEngine(storage) };
   };
   const name = (i: number): string => `${PARENT}/widgets/w${i}`;
