@@ -21,6 +21,7 @@ import { openClusterLinks } from './cluster/cluster-links.js';
 import type { ClusterLinks } from './cluster/cluster-links.js';
 import { metricsPruneJob } from './cluster/jobs/metrics-prune-job.js';
 import { runJobsHere } from './cluster/jobs/periodic-job.js';
+import { shareRevocations } from './cluster/revocation-notices.js';
 import { openStorage, type SqliteDatabase } from './resources/storage/open-storage.js';
 import { createDeviceService } from './devices/device-service.js';
 import { createLimitsService } from './limits/index.js';
@@ -334,7 +335,22 @@ export async function startServer(
       : { presence: links.presence, elsewhere: links.elsewhere, clusterUpgrades: links.upgrade }),
   });
   gateway.attach(server);
+  // a key or device credential revoked through another replica closes what it holds here too
+  const stopSharingRevocations =
+    cluster === undefined
+      ? () => {}
+      : shareRevocations({
+          keys,
+          credentials: devices.credentials,
+          cluster,
+          catchUp: () => {
+            for (const owner of resources.streamOwners())
+              if (owner.startsWith('apiKeys/') && !keys.has(owner)) keys.revokedElsewhere(owner);
+          },
+          onError: (err, what) => logger.error({ err }, `cluster: ${what} failed`),
+        });
   const close = async (): Promise<void> => {
+    stopSharingRevocations();
     await cluster?.close();
     resources.closeStreams();
     gateway.close();

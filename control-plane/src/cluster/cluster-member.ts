@@ -36,6 +36,13 @@ export interface ClusterMember {
   lead(jobs: readonly LeaderJob[]): void;
   /** which artifacts the replicas are serving (their garbage collection skips those) */
   readonly artifactLocks: SharedArtifactLocks;
+  /**
+   * Calls `onPayload` with each NOTIFY on `channel` (letters, digits, underscores), listening again on every new
+   * coordination connection; `onConnected` runs once each connection listens (a notice sent while none did is lost).
+   */
+  subscribe(channel: string, onPayload: (payload: string) => void, onConnected?: () => void): void;
+  /** NOTIFY on `channel`; rejects while this replica has no coordination connection */
+  notify(channel: string, payload: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -50,6 +57,7 @@ export async function joinCluster(options: ClusterMemberOptions): Promise<Cluste
   const onError = (err: unknown, what: string): void => logger.error({ err }, `cluster: ${what} failed`);
   let coordination: PgCoordination | undefined;
   let closing = false;
+  const subscriptions: { channel: string; onPayload: (payload: string) => void; onConnected?: () => void }[] = [];
   // one NOTIFY out at a time, of the newest position: commits made meanwhile are announced together
   let announced = 0;
   let newest = 0;
@@ -88,12 +96,14 @@ export async function joinCluster(options: ClusterMemberOptions): Promise<Cluste
       await connection.listen(CHANGES_CHANNEL, (payload) =>
         follower.wake(/^\d+$/.test(payload) ? Number(payload) : undefined),
       );
+      for (const { channel, onPayload } of subscriptions) await connection.listen(channel, onPayload);
     } catch (err) {
       await connection.close();
       throw err;
     }
     coordination = connection;
     follower.wake(); // what was announced while nobody listened
+    for (const { onConnected } of subscriptions) onConnected?.();
   };
 
   let aloneAtStart: boolean;
@@ -132,6 +142,19 @@ export async function joinCluster(options: ClusterMemberOptions): Promise<Cluste
     },
     lead: (jobs) => leadership.add(jobs),
     artifactLocks: pgArtifactLocks(() => coordination),
+    subscribe(channel, onPayload, onConnected) {
+      subscriptions.push({ channel, onPayload, ...(onConnected ? { onConnected } : {}) });
+      const connection = coordination;
+      if (connection === undefined) return;
+      connection
+        .listen(channel, onPayload)
+        .then(() => onConnected?.())
+        .catch((err) => onError(err, `listening on ${channel}`));
+    },
+    async notify(channel, payload) {
+      if (coordination === undefined) throw new Error('no coordination connection');
+      await coordination.notify(channel, payload);
+    },
     async close() {
       closing = true;
       clearInterval(poll);

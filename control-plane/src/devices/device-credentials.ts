@@ -4,8 +4,11 @@ import type { DeviceCredentialRecords } from '../resources/storage/stores/device
 import { DeviceChallenges, verifyDeviceProof } from './device-identity.js';
 import { hashSecret, newSecret } from './secret-hash.js';
 
-/** Told of a device whose credential stopped working: revoked, or replaced by a newly issued one. */
-export type RevocationListener = (device: string) => void;
+/**
+ * Told of a device whose credential stopped working: revoked, or replaced by a newly issued one, through this
+ * process ('here') or through another replica ('elsewhere').
+ */
+export type RevocationListener = (device: string, origin: 'here' | 'elsewhere') => void;
 
 /**
  * What each device authenticates its agent link and downloads with: either a bearer credential, of which only
@@ -58,6 +61,11 @@ export class DeviceCredentials {
     return this.challenges.issue(device);
   }
 
+  /** Tells the listeners of a device whose credential another replica revoked or rotated in the shared store. */
+  revokedElsewhere(device: string): void {
+    for (const listener of this.revocationListeners) listener(device, 'elsewhere');
+  }
+
   /** Calls `listener` whenever a device's credential is revoked or rotated; returns the unsubscribe. */
   onRevoked(listener: RevocationListener): () => void {
     this.revocationListeners.add(listener);
@@ -86,6 +94,6 @@ export class DeviceCredentials {
   }
 
   private revoked(device: string): void {
-    for (const listener of this.revocationListeners) listener(device);
+    for (const listener of this.revocationListeners) listener(device, 'here');
   }
 }

@@ -38,10 +38,13 @@ export interface ApiKeyStoreOptions {
 
 const GrantsSchema = z.array(StoredGrantSchema);
 
+/** Told of a revoked key: through this process ('here') or through another replica ('elsewhere'). */
+export type KeyRevocationListener = (keyName: string, origin: 'here' | 'elsewhere') => void;
+
 /** API keys in the engine's store (SQLite or PostgreSQL), each stored as the sha256 of its secret. */
 export class ApiKeyStore {
   private readonly now: () => Date;
-  private readonly revokeListeners = new Set<(keyName: string) => void>();
+  private readonly revokeListeners = new Set<KeyRevocationListener>();
 
   constructor(
     private readonly records: ApiKeyRecords,
@@ -66,6 +69,11 @@ export class ApiKeyStore {
     return this.records.list().map(toApiKey);
   }
 
+  /** Whether the key named 'apiKeys/<id>' exists (is not revoked). */
+  has(keyName: string): boolean {
+    return this.records.get(keyName.slice('apiKeys/'.length)) !== undefined;
+  }
+
   /** Throws NOT_FOUND for unknown and revoked keys. */
   get(id: string): ApiKey {
     const record = this.records.get(id);
@@ -76,11 +84,19 @@ export class ApiKeyStore {
   /** Deletes the key: its secret stops working at once. Throws NOT_FOUND when there is no such key. */
   revoke(id: string): void {
     if (!this.records.delete(id)) throw notFound(`apiKeys/${id} not found`);
-    for (const listener of this.revokeListeners) listener(`apiKeys/${id}`);
+    for (const listener of this.revokeListeners) listener(`apiKeys/${id}`, 'here');
   }
 
-  /** Calls `listener` with a key's name ('apiKeys/<id>') once it is revoked; the function returned stops it. */
-  onRevoke(listener: (keyName: string) => void): () => void {
+  /** Tells the listeners of a key that another replica revoked (its record is already gone from the shared store). */
+  revokedElsewhere(keyName: string): void {
+    for (const listener of this.revokeListeners) listener(keyName, 'elsewhere');
+  }
+
+  /**
+   * Calls `listener` with a key's name ('apiKeys/<id>') once it is revoked, here or (see revokedElsewhere) on
+   * another replica; the function returned stops it.
+   */
+  onRevoke(listener: KeyRevocationListener): () => void {
     this.revokeListeners.add(listener);
     return () => this.revokeListeners.delete(listener);
   }

@@ -38,6 +38,8 @@ export interface ResourceRouter {
   endStreamsOf(owner: string, error: ApiError): void;
   /** how many watch streams are open */
   openStreams(): number;
+  /** the API keys that have watch streams open */
+  streamOwners(): string[];
   /** true for custom methods that authenticate by their own means (no API key) */
   isPublic(method: string, path: string): boolean;
 }
@@ -161,6 +163,7 @@ export function createResourceRouter(options: ResourceRouterOptions): ResourceRo
     },
     endStreamsOf: (owner, error) => streams.endOwnedBy(owner, error),
     openStreams: () => streams.size,
+    streamOwners: () => streams.owners(),
   };
 }
 

@@ -75,6 +75,11 @@ export class OpenStreams {
     for (const stream of [...this.streams]) if (stream.owner === owner) stream.end(error);
   }
 
+  /** The API keys that have streams open (each once). */
+  owners(): string[] {
+    return [...new Set([...this.streams].map((stream) => stream.owner))];
+  }
+
   abortAll(): void {
     if (this.pendingRecheck) clearImmediate(this.pendingRecheck);
     this.pendingRecheck = undefined;
