@@ -1,11 +1,15 @@
 /**
  * Issue 23, revocation reaches every replica: two real control-plane processes on one PostgreSQL. A key's watch
- * stream open on replica A ends when the key is revoked through replica B, and the key is refused on A after
+ * stream open on replica A ends when the key is revoked through replica B, and the key is refused on A after;
+ * a device linked to A loses its link when its credential is revoked through B, and cannot link again
  * (cluster/revocation-notices.ts). Skipped without PostgreSQL, except under CI=true.
  */
+import { AGENT_CONNECT_PATH } from '@outpost/shared';
 import { describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
 import { openPausedWatch } from '../../control-plane/test/helpers/paused-watch.js';
 import { clusterTestsSkipped } from './helpers/cluster-replicas.js';
+import type { Replica } from './helpers/cluster-replicas.js';
 import { twoReplicasOnePostgres } from './helpers/two-replicas.js';
 
 const skipped = clusterTestsSkipped('cluster revocation test');
@@ -13,6 +17,40 @@ const PARENT = 'projects/revoking/regions/eu';
 const WATCH_DEVICES = 'services/devices.outpost/permissions/devices.watch';
 // generous: a loaded machine is slow, and each wait ends as soon as its condition holds
 const WAIT_MS = 60_000;
+
+/** Opens a device's agent link on `replica` with `credential`; resolves once welcomed, with the close code to come. */
+async function linkDevice(replica: Replica, credential: string): Promise<{ closed: Promise<number> }> {
+  const socket = new WebSocket(`${replica.url.replace(/^http/, 'ws')}${AGENT_CONNECT_PATH}`, {
+    headers: { authorization: `Bearer ${credential}` },
+  });
+  const closed = new Promise<number>((resolve) => socket.once('close', (code) => resolve(code)));
+  await new Promise<void>((resolve, reject) => {
+    socket.on('message', (data: Buffer) => {
+      if ((JSON.parse(data.toString()) as { type: string }).type === 'welcome') resolve();
+    });
+    socket.once('unexpected-response', (_req, res) => reject(new Error(`link refused: ${res.statusCode}`)));
+  });
+  return { closed };
+}
+
+/** The HTTP status with which `replica` refuses a device's agent link. */
+function linkRefusal(replica: Replica, credential: string): Promise<number> {
+  const socket = new WebSocket(`${replica.url.replace(/^http/, 'ws')}${AGENT_CONNECT_PATH}`, {
+    headers: { authorization: `Bearer ${credential}` },
+  });
+  // terminating the refused handshake emits an error: the refusal is what is awaited
+  socket.on('error', () => {});
+  return new Promise((resolve, reject) => {
+    socket.once('unexpected-response', (_req, res) => {
+      resolve(res.statusCode ?? 0);
+      socket.terminate();
+    });
+    socket.once('open', () => {
+      socket.terminate();
+      reject(new Error('the link opened'));
+    });
+  });
+}
 
 describe.skipIf(skipped)('revocation across control-plane replicas on one PostgreSQL', () => {
   const replicas = twoReplicasOnePostgres();
@@ -40,5 +78,19 @@ describe.skipIf(skipped)('revocation across control-plane replicas on one Postgr
     } finally {
       watch.close();
     }
+  }, 180_000);
+
+  it('a device credential revoked through B drops the device link on A, which then refuses it', async () => {
+    const [a, b] = [replicas.a(), replicas.b()];
+    const device = `${PARENT}/devices/linked-to-a`;
+    await a.admin.create(PARENT, 'devices', { name: device });
+    const { credential } = await a.admin.request<{ credential: string }>('POST', `/v1/${device}:issueCredential`, {
+      body: {},
+    });
+    const link = await linkDevice(a, credential);
+    await b.admin.request('POST', `/v1/${device}:revokeCredential`, { body: {} });
+    expect(await link.closed).toBe(4003); // CREDENTIAL_REVOKED_CLOSE_CODE, as on the revoking replica
+    expect(a.process.output()).toMatch(/agent disconnected: device credential revoked/);
+    expect(await linkRefusal(a, credential)).toBe(401);
   }, 180_000);
 });
