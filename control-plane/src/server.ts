@@ -325,6 +325,7 @@ export async function startServer(
         );
         return failedAuth.fail(rateLimitKeyOf(address));
       },
+      onKeyRevoked: (listener) => keys.onRevoke(listener),
       logger: logger.child({ component: 'remote-access' }),
     }),
     logger: logger.child({ component: 'gateway' }),

@@ -242,6 +242,37 @@ describe('outpost devices ssh', () => {
     expect(gone.stderr).toMatch(/UNAVAILABLE: .*offline/);
   }, 60_000);
 
+  it("a revoked key's open session ends at once, and its command with it", async () => {
+    const created = await world.server.admin.request<{ apiKey: { name: string }; secret: string }>(
+      'POST',
+      '/v1/apiKeys',
+      {
+        body: {
+          displayName: 'revoked while connected',
+          grants: [{ permission: 'services/proxies.outpost/permissions/projects.connect', scope: PROJECT }],
+        },
+      },
+    );
+    const command = ['sleep', '117'];
+    const url = `${world.server.url.replace(/^http/, 'ws')}/v1/${DEVICE}:terminal?${command.map((c) => `command=${c}`).join('&')}`;
+    const ws = new WebSocket(url, ['outpost.v1', `bearer.${created.secret}`]);
+    const closed = new Promise<[number, string]>((resolve) =>
+      ws.once('close', (code: number, reason: Buffer) => resolve([code, reason.toString()])),
+    );
+    await new Promise((resolve, reject) => {
+      ws.once('open', resolve);
+      ws.once('error', reject);
+    });
+    await until(() => processesRunning(command).length > 0, 'sleep 117 on the device');
+    await world.server.admin.request('DELETE', `/v1/${created.apiKey.name}`);
+    const [code, reason] = await closed;
+    expect(code).toBe(4000);
+    expect(reason).toBe(`UNAUTHENTICATED: ${created.apiKey.name} was revoked`);
+    const record = await endedSession((s) => s.command === 'sleep 117');
+    expect(record).toMatchObject({ keyId: created.apiKey.name, ending: 'FAILED' });
+    await until(() => processesRunning(command).length === 0, 'sleep 117 to end on the device');
+  }, 60_000);
+
   it('wrong keys count against the same budget as the REST API: RESOURCE_EXHAUSTED once spent', async () => {
     const attempt = (apiKey: string): Promise<unknown> =>
       openRemoteSocket({ server: world.server.url, apiKey }, DEVICE, 'terminal', new URLSearchParams()).then(

@@ -27,6 +27,7 @@ import { refuseUpgrade } from '../gateway/agent-gateway.js';
 import type { ResourceHandle } from '../resources/resource-handle.js';
 import type { Logger } from '../server/logger.js';
 import { BatchingChannelWriter } from './batching-channel-writer.js';
+import { SessionsByKey } from './sessions-by-key.js';
 import type { RemoteSessionAudit, SessionEnd, SessionStart } from './remote-session-audit.js';
 
 /** Spec 000 Authentication rule 2: the remote terminal (and port forwarding) need this on the device's project. */
@@ -57,6 +58,11 @@ export interface RemoteAccessOptions {
    * it failed too often, else undefined.
    */
   failedAuthentication?: (req: IncomingMessage) => number | undefined;
+  /**
+   * Subscribes to revocations of keys ('apiKeys/<id>', as `keyId`): a revoked key's open sessions end with
+   * UNAUTHENTICATED, here and, told by another replica, there too.
+   */
+  onKeyRevoked?: (listener: (keyId: string) => void) => void;
   logger: Logger;
 }
 
@@ -91,6 +97,8 @@ export function remoteAccessEndpoint(
     // a browser needs one of its subprotocols echoed: another than the one carrying its key, when it offers one
     handleProtocols: (protocols) => [...protocols].find((p) => !BEARER_PROTOCOL.test(p)) ?? [...protocols][0] ?? false,
   });
+  const open = new SessionsByKey();
+  options.onKeyRevoked?.((keyId) => open.endAll(keyId, unauthenticated(`${keyId} was revoked`)));
   return (req, socket, head) => {
     const url = new URL(req.url ?? '/', 'http://server');
     const match = ROUTE.exec(url.pathname);
@@ -116,6 +124,9 @@ export function remoteAccessEndpoint(
           options.audit.ended(name, { ending: 'CLIENT_CLOSED', bytesIn: 0, bytesOut: 0 });
           return;
         }
+        const forget = open.add(start.keyId, (error) =>
+          opened.channel.abort({ status: error.status, message: error.message }),
+        );
         wss.handleUpgrade(req, socket, head, (ws) => {
           const relayed =
             start.kind === 'TERMINAL'
@@ -124,7 +135,10 @@ export function remoteAccessEndpoint(
           relayed
             .then((end) => options.audit.ended(name, end))
             .catch((err: unknown) => options.logger.error({ err, device }, 'remote session audit failed'))
-            .finally(() => opened.release());
+            .finally(() => {
+              forget();
+              opened.release();
+            });
         });
       })
       .catch((err: unknown) => {
