@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, describe } from 'vitest';
-import { PgStorage } from '../../src/resources/storage/postgres/pg-storage.js';
+import { describe } from 'vitest';
 import { SqliteStorage } from '../../src/resources/storage/sqlite/sqlite-storage.js';
 import type { Storage } from '../../src/resources/storage/storage.js';
-import { postgresMissing, startPostgresCluster } from './postgres-cluster.js';
-import type { PostgresCluster } from './postgres-cluster.js';
+import { postgresMissing } from './postgres-cluster.js';
+import { suitePostgres } from './suite-postgres.js';
 import { tempDatabases } from './temp-databases.js';
 
 export type StorageKind = Storage['kind'];
@@ -28,24 +27,8 @@ export function describeStorages(title: string, body: (fresh: FreshStorage, kind
     return;
   }
   describe(`${title} [postgres]`, () => {
-    let cluster: PostgresCluster | undefined;
-    const opened: Storage[] = [];
-    beforeAll(async () => {
-      cluster = await startPostgresCluster({ durable: false });
-    }, 120_000);
-    afterAll(() => {
-      try {
-        for (const storage of opened) storage.close();
-      } finally {
-        cluster?.stop();
-      }
-    });
-    body(() => {
-      if (cluster === undefined) throw new Error('the PostgreSQL cluster did not start');
-      const storage = new PgStorage(cluster.createDatabase());
-      opened.push(storage);
-      return storage;
-    }, 'postgres');
+    const postgres = suitePostgres();
+    body(() => postgres.open(postgres.createDatabase()), 'postgres');
   });
 }
 
