@@ -269,7 +269,8 @@ describe('limits tree invariants under random request sequences', () => {
           if (world.tree.limits.some((l) => l.activeLimit > l.configuredLimit)) seen.held = true;
         }
       }),
-      { numRuns: 100 },
+      // A fixed seed: this checks the generator's reach, which must not depend on the run's luck.
+      { numRuns: 300, seed: 20261128 },
     );
     expect(seen).toEqual({ pending: true, overReserved: true, held: true, approvedRaise: true, incremental: true });
   });
