@@ -21,9 +21,14 @@ export class DeviceCredentials {
   private readonly revocationListeners = new Set<RevocationListener>();
   private readonly challenges: DeviceChallenges;
 
+  /**
+   * `afterCommit` runs its function once the store's current transaction has committed (ResourceEngine's): the
+   * listeners, which tell other replicas, learn of a revocation made inside a transaction only when it holds.
+   */
   constructor(
     private readonly records: DeviceCredentialRecords,
     private readonly now: () => Date = () => new Date(),
+    private readonly afterCommit: (fn: () => void) => void = (fn) => fn(),
   ) {
     this.challenges = new DeviceChallenges(now);
   }
@@ -94,6 +99,8 @@ export class DeviceCredentials {
   }
 
   private revoked(device: string): void {
-    for (const listener of this.revocationListeners) listener(device, 'here');
+    this.afterCommit(() => {
+      for (const listener of this.revocationListeners) listener(device, 'here');
+    });
   }
 }

@@ -41,7 +41,9 @@ export interface DeviceServiceOptions {
 
 /** The devices API of spec 000: the Device resource, its credentials and self-registration. */
 export function createDeviceService(engine: ResourceEngine, options: DeviceServiceOptions = {}): DeviceService {
-  const credentials = new DeviceCredentials(engine.stores.deviceCredentials, engine.now);
+  const credentials = new DeviceCredentials(engine.stores.deviceCredentials, engine.now, (fn) =>
+    engine.afterCommit(fn),
+  );
   const tokens = new ProvisioningTokens(engine.stores.provisioningTokens, engine.now);
   const own: ResourceRules = {
     beforeCreate: (doc) => {

@@ -48,6 +48,7 @@ export class ResourceEngine {
   private readonly handles = new Map<string, ResourceHandle>();
   private depth = 0;
   private pending: Change[] = [];
+  private afterCommitCalls: (() => void)[] = [];
   private queued: QueuedCall[] = [];
   private readonly commitListeners = new Set<CommitListener>();
   private readonly checkpoints: CommitCheckpoints | undefined;
@@ -132,6 +133,7 @@ export class ResourceEngine {
       });
     } catch (err) {
       this.pending = [];
+      this.afterCommitCalls = [];
       this.forgetRolledBack(versions);
       if (deferred) this.checkpoints?.transactionEnded(false);
       throw err;
@@ -143,7 +145,20 @@ export class ResourceEngine {
     this.pending = [];
     for (const listener of this.commitListeners) listener(first, last);
     for (const change of committed) this.bus.publish(change);
+    const calls = this.afterCommitCalls;
+    this.afterCommitCalls = [];
+    for (const call of calls) call();
     return result;
+  }
+
+  /**
+   * Runs `fn` once the current transaction has committed (at once outside a transaction); not at all when it
+   * rolls back. For effects outside the database, such as telling other replicas, which must not see a write
+   * before it is committed.
+   */
+  afterCommit(fn: () => void): void {
+    if (this.depth === 0) fn();
+    else this.afterCommitCalls.push(fn);
   }
 
   /**
@@ -215,6 +230,7 @@ export class ResourceEngine {
   savepoint<R>(fn: () => R): R {
     if (this.depth === 0) return this.transaction(fn);
     const mark = this.pending.length;
+    const callsMark = this.afterCommitCalls.length;
     // what the log holds from before must not be written inside the savepoint, which may be undone
     this.log.flush();
     const versions = this.tableVersions();
@@ -222,6 +238,7 @@ export class ResourceEngine {
       return this.storage.savepoint(fn);
     } catch (err) {
       this.pending.length = mark;
+      this.afterCommitCalls.length = callsMark;
       this.forgetRolledBack(versions);
       throw err;
     }
