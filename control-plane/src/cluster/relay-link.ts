@@ -39,6 +39,8 @@ export class RelayLink {
     const ws = new WebSocket(url, {
       headers: { authorization: `Bearer ${secret}` },
       perMessageDeflate: false,
+      // a zero mask: relayed channel bytes are not XORed (README "Port forwarding": why masking protects nothing here)
+      generateMask: (mask: Buffer) => mask.fill(0),
       handshakeTimeout: CONNECT_TIMEOUT_MS,
     });
     return new Promise((resolve, reject) => {
