@@ -390,9 +390,11 @@ export class AgentGateway {
           bootId: message.bootId,
         });
         this.sendSpec(session);
+        session.specSentForHello = true;
         return;
       case 'getSpec':
-        this.sendSpec(session);
+        if (session.specSentForHello) session.specSentForHello = false;
+        else this.sendSpec(session);
         return;
       case 'status': {
         const { type: _type, seq: _seq, ...reported } = message;

@@ -8,6 +8,11 @@ const RETIRED_CLOSE_GRACE_MS = 5_000;
 /** One live agent connection. */
 export class AgentSession {
   lastSeen = Date.now();
+  /**
+   * The spec went out in answer to the agent's hello and no getSpec came since: the getSpec an agent sends right
+   * after its first welcome needs no second spec (every change from then on is pushed).
+   */
+  specSentForHello = false;
 
   constructor(
     readonly deviceName: string,

@@ -31,6 +31,8 @@ const MAX_RETRY_MS = 30_000;
 export class StatusWriter {
   /** per device, its writes in order (the last one takes new edits): the edits of each are applied together */
   private pending = new Map<string, StatusEdit[][]>();
+  /** the devices whose last pending write ended with a connection change (to that state), with nothing after it */
+  private endedBy = new Map<string, 'CONNECTED' | 'DISCONNECTED'>();
   private timer: NodeJS.Timeout | undefined;
   /** transactions written since start (a server gauge) */
   batches = 0;
@@ -58,8 +60,13 @@ export class StatusWriter {
     }));
   }
 
+  /**
+   * A change to the state its last write ended with, with nothing in between (the agent's hello right behind
+   * its link's CONNECTED), joins that write: one write and one change for both, as watchers would see no
+   * difference between the two.
+   */
   connection(name: string, state: 'CONNECTED' | 'DISCONNECTED', time: string, agent?: Doc): void {
-    this.edit(name, true, (status) => {
+    const edit: StatusEdit = (status) => {
       const changed = status['connectionStatus'] !== state;
       return {
         ...status,
@@ -67,11 +74,19 @@ export class StatusWriter {
         connectionStatusChangeTime: changed ? time : (status['connectionStatusChangeTime'] ?? time),
         ...(agent ? { agent } : {}),
       };
-    });
+    };
+    const writes = this.pending.get(name);
+    if (writes !== undefined && this.endedBy.get(name) === state) {
+      writes[writes.length - 2]!.push(edit);
+      return;
+    }
+    this.edit(name, true, edit);
+    this.endedBy.set(name, state);
   }
 
   /** `endsWrite`: later edits of the device go into a write of their own. */
   private edit(name: string, endsWrite: boolean, edit: StatusEdit): void {
+    this.endedBy.delete(name);
     let writes = this.pending.get(name);
     if (!writes) this.pending.set(name, (writes = [[]]));
     writes[writes.length - 1]?.push(edit);
@@ -89,6 +104,7 @@ export class StatusWriter {
     if (this.pending.size === 0) return true;
     const batch = this.pending;
     this.pending = new Map();
+    this.endedBy = new Map();
     try {
       this.write(batch);
     } catch (err) {

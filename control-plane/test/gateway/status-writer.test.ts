@@ -47,6 +47,23 @@ describe('StatusWriter', () => {
     expect(writer.batches).toBe(1);
   });
 
+  it("writes a link's CONNECTED and its hello's CONNECTED right behind it as one change", () => {
+    const { devices, writer, seen } = setup();
+    writer.connection(DEVICE, 'CONNECTED', '2026-01-01T00:00:00.000Z');
+    writer.connection(DEVICE, 'CONNECTED', '2026-01-01T00:00:00.001Z', { version: '1.0.0' });
+    writer.report(DEVICE, { deviceInfo: { osVersion: '1.0.0' } });
+    writer.connection(DEVICE, 'CONNECTED', '2026-01-01T00:00:00.002Z', { version: '1.0.1' });
+    writer.flush();
+    expect(seen).toEqual([
+      { connection: 'CONNECTED', osVersion: undefined },
+      { connection: 'CONNECTED', osVersion: '1.0.0' },
+    ]);
+    expect(devices.find(DEVICE)?.['status']).toMatchObject({
+      connectionStatusChangeTime: '2026-01-01T00:00:00.000Z',
+      agent: { version: '1.0.1' },
+    });
+  });
+
   it('merges the reports between connection changes into one write, in arrival order', () => {
     const { writer, seen } = setup();
     writer.report(DEVICE, { deviceInfo: { osVersion: '1.0.0' } });

@@ -30,8 +30,9 @@ export class RawAgent {
       capabilities: ['status', 'metrics', 'spec'],
     });
     await agent.next('welcome');
-    agent.send({ type: 'getSpec' }); // as the agent does after every welcome
-    await agent.next('spec', 2); // the server answers both the hello and the getSpec with the spec
+    await agent.next('spec'); // the answer to the hello
+    // as the agent does after its first welcome: the spec the hello brought answers it (no second spec)
+    agent.send({ type: 'getSpec' });
     return agent;
   }
 
