@@ -31,6 +31,7 @@
  * Run from the repository root (after `npm run build`; needs PostgreSQL: apt-get install postgresql):
  *   npx tsx scripts/bench/cluster.ts [--devices 50000] [--replicas 4] [--simulators 4] [--reports 100000]
  *     [--window 10000] [--concurrency 256] [--connect-rate R] [--heartbeat-seconds 30] [--watch-writes 300]
+ *     [--cpu-prof-dir DIR]   (each replica writes a CPU profile there when it stops: node --cpu-prof)
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -57,6 +58,8 @@ const CONNECTED_COUNT = `SELECT count(*) FROM r_devices WHERE doc->'status'->>'c
 const HEAD = 'SELECT seq FROM change_log_head';
 const STORED_REPORTS = `SELECT COALESCE(sum((doc#>>'{status,deviceInfo,hardwareInformation,memory,totalBytes}')::bigint), 0) / $1
   AS reports FROM r_devices`;
+const PRESENCE = `SELECT count(p.device) AS links, r.expires > now() AS live
+  FROM outpost_replicas r LEFT JOIN outpost_presence p USING (replica) GROUP BY r.replica, r.expires ORDER BY r.replica`;
 const DATABASE_STATS = `SELECT xact_commit AS commits, tup_inserted + tup_updated + tup_deleted AS rows
   FROM pg_stat_database WHERE datname = current_database()`;
 
@@ -71,6 +74,7 @@ const { values: flags } = parseArgs({
     'connect-rate': { type: 'string' },
     'heartbeat-seconds': { type: 'string', default: '30' },
     'watch-writes': { type: 'string', default: '300' },
+    'cpu-prof-dir': { type: 'string' },
   },
 });
 const positive = (name: string, text: string | undefined): number => {
@@ -87,6 +91,7 @@ const concurrency = positive('concurrency', flags.concurrency);
 const connectRate = flags['connect-rate'] === undefined ? undefined : positive('connect-rate', flags['connect-rate']);
 const heartbeatSeconds = positive('heartbeat-seconds', flags['heartbeat-seconds']);
 const watchWrites = positive('watch-writes', flags['watch-writes']);
+const profiling = flags['cpu-prof-dir'] === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', flags['cpu-prof-dir']];
 if (replicaCount < 2) throw new Error('--replicas must be at least 2 (watch delivery goes from one to another)');
 
 requireBuiltPackages(['shared', 'control-plane']);
@@ -118,7 +123,9 @@ try {
   await probe.connect();
   const noisy = (who: string) => (line: string) => report.progress(`${who}: ${line.slice(0, 300)}`);
   for (let i = 0; i < replicaCount; i++) {
-    replicas.push(await startReplicaProcess(database, adminKey, heartbeatSeconds, noisy(`replica ${i + 1}`)));
+    replicas.push(
+      await startReplicaProcess(database, adminKey, heartbeatSeconds, noisy(`replica ${i + 1}`), profiling),
+    );
   }
   for (let i = 0; i < simulatorCount; i++) simulators.push(await startSimulatorProcess(noisy(`simulator ${i + 1}`)));
   report.progress(`replicas ${replicas.map((r) => r.url).join(' ')}; ${simulatorCount} simulators`);
@@ -202,10 +209,22 @@ async function allConnected(sims: SimulatorProcess[], servers: ReplicaProcess[],
     }
     if (performance.now() - progressAt > 5_000) {
       progressAt = performance.now();
-      report.progress(`${welcomed} of ${n} links welcomed after ${seconds(since)} s`);
+      report.progress(`${welcomed} of ${n} links welcomed after ${seconds(since)} s; ${await connectState(sims)}`);
     }
   }
   return n;
+}
+
+/**
+ * What a stalling connect looks like: links waiting for their welcome and failed attempts per simulator, the
+ * presence record's links per replica and how many replica leases are live (a lapsed one drops all its links).
+ */
+async function connectState(sims: SimulatorProcess[]): Promise<string> {
+  const waiting = sims.map((simulator) => simulator.connecting.started - simulator.connecting.welcomed);
+  const warnings = sims.map((simulator) => simulator.connecting.linkWarnings);
+  const { rows } = await probe.query<{ links: string; live: boolean }>(PRESENCE);
+  const held = rows.map((row) => `${row.links}${row.live ? '' : ' (lease lapsed)'}`);
+  return `waiting ${waiting.join('/')}, link warnings ${warnings.join('/')}, presence ${held.join('/')}`;
 }
 
 /** Status reports as fast as the cluster stores them, at most `window` sent and not yet stored. */

@@ -67,11 +67,13 @@ export async function startReplicaProcess(
   adminKey: string,
   heartbeatSeconds: number,
   onLine: (line: string) => void,
+  nodeArgs: readonly string[] = [],
 ): Promise<ReplicaProcess> {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'outpost-bench-replica-'));
   const { child, exited } = spawnChild(
     [
+      ...nodeArgs,
       SERVER_MAIN,
       ...['--port', String(port), '--data-dir', dataDir, '--database', database, '--log-level', 'warn'],
       ...['--heartbeat-seconds', String(heartbeatSeconds)],
@@ -119,6 +121,8 @@ export interface SimulatorProcess {
   pid: number;
   send(command: SimulatorCommand): void;
   readonly welcomed: number;
+  /** its last progress while connecting: links started, and warnings (failed or lost connection attempts) */
+  readonly connecting: Readonly<Omit<Connecting, 'event'>>;
   /** resolves once every link it was given had its welcome */
   readonly connected: Promise<Connected>;
   /** resolves when its current `report` command has sent everything */
@@ -155,6 +159,9 @@ export async function startSimulatorProcess(onLine: (line: string) => void): Pro
     send: (command) => void child.stdin!.write(JSON.stringify(command) + '\n'),
     get welcomed() {
       return last?.welcomed ?? 0;
+    },
+    get connecting() {
+      return last ?? { started: 0, welcomed: 0, linkWarnings: 0 };
     },
     connected,
     sent,
