@@ -86,6 +86,9 @@
  *                  (initdb into a temporary folder, loopback, fsync on as SQLite's synchronous=FULL; needs Debian's
  *                  postgresql package), a fresh database in it per fleet size and variant; every figure carries
  *                  "store"
+ *   [--database postgres://…]   the control plane keeps its resources in this empty PostgreSQL database instead
+ *                  (one fleet size and variant, as it is not emptied between runs): to read its
+ *                  pg_stat_statements or pg_stat_user_tables after the run
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -144,7 +147,9 @@ if (!existsSync(options.controlPlaneMain)) {
 const shared = await import('@outpost/shared');
 
 const report = createReporter('fleet-connect');
-const resourceStore = await benchStoreOf(options.postgres ? ['--postgres'] : []);
+const resourceStore = await benchStoreOf(
+  options.postgres ? ['--postgres'] : options.database === undefined ? [] : ['--database', options.database],
+);
 // --compare runs plain a second time, paced at the rate tls+key-pair reached
 const timeLimitMs = TIME_LIMIT_MS * (options.variants.length + (options.compare ? 1 : 0));
 exitAfter(timeLimitMs, 1, `fleet-connect: gave up after ${timeLimitMs / 1000} s`);
@@ -226,6 +231,8 @@ interface Options {
   controlPlaneMain: string;
   /** the resources in a throwaway PostgreSQL cluster */
   postgres: boolean;
+  /** the resources in this empty database instead (one fleet size and variant only) */
+  database?: string;
 }
 
 function parseOptions(): Options {
@@ -246,6 +253,7 @@ function parseOptions(): Options {
       'profile-dir': { type: 'string' },
       'control-plane': { type: 'string' },
       postgres: { type: 'boolean', default: false },
+      database: { type: 'string' },
     },
   });
   const positive = (text: string, flag: string): number => {
@@ -259,6 +267,9 @@ function parseOptions(): Options {
     throw new Error('--compare runs plain and --tls --key-pair (or --tls-via-nginx --key-pair) itself');
   }
   const devices = values.devices ?? (compare ? '10000' : '10000,19000');
+  if (values.database !== undefined && !values.database.startsWith('postgres')) {
+    throw new Error('--database takes a postgres:// URL (SQLite is the default)');
+  }
   return {
     devices: devices.split(',').map((d) => positive(d.trim(), 'devices')),
     variants: compare
@@ -275,6 +286,7 @@ function parseOptions(): Options {
     profileDir: values['profile-dir'] === undefined ? undefined : resolve(values['profile-dir']),
     controlPlaneMain: values['control-plane'] === undefined ? CONTROL_PLANE_MAIN : resolve(values['control-plane']),
     postgres: values.postgres,
+    ...(values.database === undefined ? {} : { database: values.database }),
   };
 }
 

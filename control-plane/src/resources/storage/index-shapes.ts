@@ -17,8 +17,8 @@ export const IN_PARENT: IndexShape = {
 
 /**
  * The column alone: for numbers and timestamps, which filters mostly compare as ranges (a page of a range
- * needs a sort by name either way). Its entries are a fraction of the size, so the many writes that change
- * such values (every write moves metadata.updateTime) cost much less.
+ * needs a sort by name either way). Its entries are a fraction of the size, so the writes that change such values
+ * cost much less.
  */
 export const BY_VALUE: IndexShape = {
   name: (table, column) => `${table}_by_${column}`,
@@ -27,5 +27,16 @@ export const BY_VALUE: IndexShape = {
 
 export const INDEX_SHAPES: readonly IndexShape[] = [IN_PARENT, BY_VALUE];
 
-export const indexShapeOf = (field: FilterField): IndexShape =>
-  field.type === 'int' || field.type === 'double' || field.type === 'timestamp' ? BY_VALUE : IN_PARENT;
+/**
+ * Filterable paths that every write of a document moves, so they get no index: each index on a column a write
+ * changes costs the write an entry in it, and on PostgreSQL it costs the write in every other index too (an
+ * update that changes no indexed column is a heap-only tuple: no index is written at all). A filter on such a path
+ * still runs on its column, over the rows the other conditions leave.
+ */
+const UNINDEXED_PATHS: ReadonlySet<string> = new Set(['metadata.updateTime']);
+
+/** How a filterable column is indexed; undefined when it is not (see UNINDEXED_PATHS). */
+export function indexShapeOf(field: FilterField): IndexShape | undefined {
+  if (UNINDEXED_PATHS.has(field.path)) return undefined;
+  return field.type === 'int' || field.type === 'double' || field.type === 'timestamp' ? BY_VALUE : IN_PARENT;
+}

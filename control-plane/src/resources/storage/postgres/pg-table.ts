@@ -27,6 +27,12 @@ const NAMES_PER_LOOKUP = 500;
 const ROWS_PER_FILL = 1000;
 /** Row ids taken from the table's sequence at a time, for the inserts to come (see insert). */
 const IDS_PER_RESERVATION = 200;
+/**
+ * How full inserts leave a table's pages: the rest keeps room for the next version of a row on its own page, so an
+ * update that changes no indexed column (a status write) is heap-only and writes no index entry. A row is a
+ * document of a kilobyte or two, so a fifth of an 8 KiB page holds one.
+ */
+export const RESOURCE_TABLE_FILLFACTOR = 75;
 
 /**
  * The PostgreSQL table of one resource kind, laid out as SQLite's (see SqliteTable): the document as JSONB, a
@@ -100,7 +106,7 @@ export class PgTable extends TableBase implements ResourceTable {
             id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
             name text COLLATE "C" NOT NULL UNIQUE,
             parent text COLLATE "C" NOT NULL,
-            doc jsonb NOT NULL)`,
+            doc jsonb NOT NULL) WITH (fillfactor = ${RESOURCE_TABLE_FILLFACTOR})`,
         },
         {
           sql: `CREATE TABLE IF NOT EXISTS ${v} (
@@ -122,6 +128,13 @@ export class PgTable extends TableBase implements ResourceTable {
       );
       const wanted = new Map(this.scalars.map((c) => [folded(c.column), c]));
       const changes: Sql[] = [];
+      // a table made before its pages kept room for updates: the pages written from now on do
+      const fillfactor = `fillfactor=${RESOURCE_TABLE_FILLFACTOR}`;
+      const options = this.storage.query('SELECT reloptions FROM pg_class WHERE oid = to_regclass(?)', [t]).rows[0];
+      const set = options?.[0];
+      if (!Array.isArray(set) || !set.includes(fillfactor)) {
+        changes.push({ sql: `ALTER TABLE ${t} SET (fillfactor = ${RESOURCE_TABLE_FILLFACTOR})` });
+      }
       for (const [column, type] of existing) {
         if (!column.startsWith('f_')) continue;
         const scalar = wanted.get(column);
@@ -145,7 +158,7 @@ export class PgTable extends TableBase implements ResourceTable {
           const name = identifier(other.name(t, column));
           if (other !== shape && indexes.has(folded(name))) changes.push({ sql: `DROP INDEX ${name}` });
         }
-        changes.push(...index(shape.name(t, column), `${t}(${shape.columns(column)})`));
+        if (shape) changes.push(...index(shape.name(t, column), `${t}(${shape.columns(column)})`));
       }
       if (changes.length > 0) this.storage.run(changes);
       if (added.length > 0) this.fill(added);

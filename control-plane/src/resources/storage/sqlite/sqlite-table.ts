@@ -104,7 +104,8 @@ export class SqliteTable extends TableBase implements ResourceTable {
         for (const shape of INDEX_SHAPES) {
           if (shape !== wanted) this.db.exec(`DROP INDEX IF EXISTS ${shape.name(t, column)}`);
         }
-        this.db.exec(`CREATE INDEX IF NOT EXISTS ${wanted.name(t, column)} ON ${t}(${wanted.columns(column)})`);
+        if (wanted)
+          this.db.exec(`CREATE INDEX IF NOT EXISTS ${wanted.name(t, column)} ON ${t}(${wanted.columns(column)})`);
       }
     })();
   }
