@@ -5,9 +5,12 @@
  * folder). Setup goes through the engine's user operations (the rules run as for a REST call, without HTTP):
  * 1,000 organizations, then 10 projects in each, every project in regions r1, r2, r3. Each gets its default
  * plan at creation (organization-small: 100,000 devices per region; project-small: 1,000), which gives 10,000
- * project accepted plans, 30,000 Limits and 3,000 organization LimitPools.
+ * project accepted plans, 30,000 Limits and 3,000 organization LimitPools. Like a bulk import, it creates 50
+ * organizations with their projects per transaction (one commit each; on PostgreSQL their writes go out as
+ * multi-row statements), each entity still through its own create and rules.
  * Figures, through HTTP with the real REST client (OutpostClient):
- *   1. setup_entities_per_s: organizations and projects created per second (each with its plan, pools, limits).
+ *   1. setup_entities_per_s: organizations and projects created per second (each with its plan, pools, limits;
+ *      50 organizations with their projects per transaction).
  *   2. plan_change_ms: a PUT of the service-level plan `services/devices.outpost/plans/project-small`
  *      (1,000 → 1,500 devices): approving the change (the capacity check of every pool it raises) and
  *      recomputing every dependent assignment, pool and limit (10,000 + 10,000 assignment documents, 30,000
@@ -57,6 +60,8 @@ const ORGANIZATIONS = 1_000;
 const PROJECTS_PER_ORGANIZATION = 10;
 const REGIONS = ['r1', 'r2', 'r3'] as const;
 const REQUESTS = 2_000;
+/** Organizations (with their projects) created per setup transaction. */
+const ORGANIZATIONS_PER_TRANSACTION = 50;
 const CONCURRENCY = 32;
 const TIME_LIMIT_MS = 15 * 60_000;
 /** The project plan's devices value, changed this many times (it starts at 1,000 and ends at 1,500). */
@@ -149,15 +154,23 @@ function buildHierarchy(engine: ResourceEngine, out: Reporter): void {
   const projects = engine.resource('projects');
   const started = performance.now();
   const cpu = process.cpuUsage();
-  for (let o = 0; o < ORGANIZATIONS; o++) {
-    organizations.create({ parent: '', resource: { name: org(o), displayName: `Organization ${o}` } });
-    for (let p = 0; p < PROJECTS_PER_ORGANIZATION; p++) {
-      projects.create({
-        parent: '',
-        resource: { name: project(o, p), parentOrganization: org(o), regions: [...REGIONS] },
-      });
-    }
-    if ((o + 1) % 100 === 0) out.progress(`created ${o + 1} organizations with their projects`);
+  // a bulk import: many organizations with their projects per transaction (one commit, and on PostgreSQL its
+  // writes go out as multi-row statements), each created through the user operation and its rules as alone
+  for (let first = 0; first < ORGANIZATIONS; first += ORGANIZATIONS_PER_TRANSACTION) {
+    engine.transaction(() => {
+      for (let o = first; o < Math.min(first + ORGANIZATIONS_PER_TRANSACTION, ORGANIZATIONS); o++) {
+        organizations.create({ parent: '', resource: { name: org(o), displayName: `Organization ${o}` } });
+        for (let p = 0; p < PROJECTS_PER_ORGANIZATION; p++) {
+          projects.create({
+            parent: '',
+            resource: { name: project(o, p), parentOrganization: org(o), regions: [...REGIONS] },
+          });
+        }
+      }
+    });
+    out.progress(
+      `created ${Math.min(first + ORGANIZATIONS_PER_TRANSACTION, ORGANIZATIONS)} organizations with their projects`,
+    );
   }
   const seconds = (performance.now() - started) / 1000;
   const entities = ORGANIZATIONS * (1 + PROJECTS_PER_ORGANIZATION);
