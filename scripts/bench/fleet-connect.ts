@@ -71,6 +71,8 @@
  *                           machine is shared, so the wall-clock rates depend on what else runs, and
  *                           *_machine_cpu_stall_pct says how much (Linux PSI: share of the time some task waited
  *                           for a CPU)
+ *   status_db_cpu_us_per_report   (PostgreSQL) the CPU time of the database server's processes per stored report
+ *                           (its backends, the control plane's among them, and its background processes)
  * A fleet size that cannot complete (no link welcomed for 60 s, a child that dies) is reported on stderr with where it
  * stopped, as figure "failed" = 1, and the next size still runs. Exits 0 when it ran (missed goals show as
  * "met": false), 1 when something failed.
@@ -561,6 +563,8 @@ interface StoreProbe {
   writes(): number;
   /** status reports stored so far: the sum over devices of the seq marker of the stored status */
   reports(): number;
+  /** PostgreSQL: starts counting its server's CPU, the seconds used since read by the function returned */
+  serverCpu?(): () => number;
 }
 
 /** The probe of the control plane's store: its SQLite file in `dir`, or its PostgreSQL `database`. */
@@ -615,6 +619,7 @@ async function measureMaxReports(
   const window = Math.min(options.window, Math.floor(n / 2)); // a device's next report waits until its last is stored
   const from = { reports: store.reports(), writes: store.writes() };
   const meter = startMeter(controlPlane.pid, simulator.pid);
+  const serverCpu = store.serverCpu?.();
   const started = performance.now();
   const deadline = started + STORE_TIMEOUT_MS;
   simulator.send({ cmd: 'report', total, markerUnit: REPORT_MARKER_UNIT, allowance: window });
@@ -639,6 +644,7 @@ async function measureMaxReports(
   const lastStoredAt = sent && (await waitForStored(store, from, sent.sent - sent.dropped, deadline));
   const elapsed = ((lastStoredAt ?? performance.now()) - started) / 1000;
   const cpu = meter.read();
+  const databaseCpu = serverCpu?.();
   const stored = store.reports() - from.reports;
   const writes = store.writes() - from.writes;
   const steady = steadyRate(samples);
@@ -648,12 +654,16 @@ async function measureMaxReports(
         ? ` (gave up after ${STORE_TIMEOUT_MS / 1000} s: the rate is of what was stored)`
         : '') +
       `, ${sent?.dropped ?? 0} dropped by links that were down, ${writes} device writes; middle 80%: ` +
-      `${steady.toFixed(0)}/s; ${describeUsage(cpu)}`,
+      `${steady.toFixed(0)}/s; ${describeUsage(cpu)}` +
+      (databaseCpu === undefined ? '' : `; PostgreSQL's server processes ${databaseCpu.toFixed(1)} s`),
   );
   figure('status_stored_per_s', stored / elapsed, { goal: '>=5000', unit: 'reports/s', samples: stored });
   figure('status_stored_steady_per_s', steady, { unit: 'reports/s' });
   figure('status_cpu_us_per_report', (cpu.controlPlane * 1e6) / Math.max(stored, 1), { unit: 'us' });
   figure('status_stored_per_cpu_second', stored / cpu.controlPlane, { unit: 'reports/s' });
+  if (databaseCpu !== undefined) {
+    figure('status_db_cpu_us_per_report', (databaseCpu * 1e6) / Math.max(stored, 1), { unit: 'us' });
+  }
   if (cpu.stallPercent !== undefined) figure('status_machine_cpu_stall_pct', cpu.stallPercent, { unit: '%' });
   if (lastStoredAt !== undefined) figure('status_reports_lost', total - stored, { goal: '=0', samples: total });
   figure('db_writes_per_report', writes / Math.max(stored, 1), { samples: stored });
@@ -863,12 +873,15 @@ async function startControlPlane(
   const deadline = performance.now() + 30_000;
   for (;;) {
     assertRunning();
-    const healthy = await restFetch(`${url}/healthz`).then(
+    // the server registers the admin key once it listens (and its link layer started): ready when the key works
+    const ready = await restFetch(`${url}/v1/${PARENT}/devices?pageSize=1`, {
+      headers: { authorization: `Bearer ${apiKey}` },
+    }).then(
       (res) => res.ok,
       () => false,
     );
-    if (healthy) break;
-    if (performance.now() > deadline) throw new Error('the control plane did not answer /healthz within 30 s');
+    if (ready) break;
+    if (performance.now() > deadline) throw new Error('the control plane did not take its admin key within 30 s');
     await sleep(100);
   }
 
