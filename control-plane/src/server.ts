@@ -347,6 +347,9 @@ export async function startServer(
           catchUp: () => {
             for (const owner of resources.streamOwners())
               if (owner.startsWith('apiKeys/') && !keys.has(owner)) keys.revokedElsewhere(owner);
+            gateway
+              .recheckCredentials((device) => devices.credentials.revokedElsewhere(device))
+              .catch((err: unknown) => logger.error({ err }, 'cluster: re-checking device credentials failed'));
           },
           onError: (err, what) => logger.error({ err }, `cluster: ${what} failed`),
         });

@@ -2,11 +2,14 @@
  * Issue 23, revocation reaches every replica: two real control-plane processes on one PostgreSQL. A key's watch
  * stream open on replica A ends when the key is revoked through replica B, and the key is refused on A after;
  * a device linked to A loses its link when its credential is revoked through B, and cannot link again
- * (cluster/revocation-notices.ts). Skipped without PostgreSQL, except under CI=true.
+ * (cluster/revocation-notices.ts); and when the revocation happens while A does not listen (its connection for
+ * LISTEN was lost), A closes the link once it listens again. Skipped without PostgreSQL, except under CI=true.
  */
 import { AGENT_CONNECT_PATH } from '@outpost/shared';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
+import { LIVE_LOCK_KEY } from '../../control-plane/src/cluster/cluster-member.js';
 import { openPausedWatch } from '../../control-plane/test/helpers/paused-watch.js';
 import { clusterTestsSkipped } from './helpers/cluster-replicas.js';
 import type { Replica } from './helpers/cluster-replicas.js';
@@ -32,6 +35,10 @@ async function linkDevice(replica: Replica, credential: string): Promise<{ close
   });
   return { closed };
 }
+
+/** Resolves with `value` after `ms` (what a wait that may never end gives instead). */
+const after = <T>(ms: number, value: T): Promise<T> =>
+  new Promise((resolve) => setTimeout(() => resolve(value), ms).unref());
 
 /** The HTTP status with which `replica` refuses a device's agent link. */
 function linkRefusal(replica: Replica, credential: string): Promise<number> {
@@ -92,5 +99,43 @@ describe.skipIf(skipped)('revocation across control-plane replicas on one Postgr
     expect(await link.closed).toBe(4003); // CREDENTIAL_REVOKED_CLOSE_CODE, as on the revoking replica
     expect(a.process.output()).toMatch(/agent disconnected: device credential revoked/);
     expect(await linkRefusal(a, credential)).toBe(401);
+  }, 180_000);
+
+  it('a device credential revoked through B while A did not listen drops the link on A once A listens again', async () => {
+    const [a, b] = [replicas.a(), replicas.b()];
+    const device = `${PARENT}/devices/revoked-while-a-was-deaf`;
+    await a.admin.create(PARENT, 'devices', { name: device });
+    const { credential } = await a.admin.request<{ credential: string }>('POST', `/v1/${device}:issueCredential`, {
+      body: {},
+    });
+    const link = await linkDevice(a, credential);
+    const observer = new pg.Client({ connectionString: replicas.database() });
+    await observer.connect();
+    try {
+      await observer.query('LISTEN outpost_revocations');
+      const announced = new Promise<void>((resolve) =>
+        observer.on('notification', (message) => {
+          if (message.payload?.includes(device) === true) resolve();
+        }),
+      );
+      const pid = a.process.child.pid!;
+      // A, stopped, cannot connect again: the notice goes out while it does not listen
+      process.kill(pid, 'SIGSTOP');
+      try {
+        // every replica's coordination connection holds the live lock: both are cut, B connects again
+        await observer.query(
+          "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND objid = $1::bigint::oid AND objsubid = 1",
+          [LIVE_LOCK_KEY],
+        );
+        await b.admin.request('POST', `/v1/${device}:revokeCredential`, { body: {} });
+        await announced;
+      } finally {
+        process.kill(pid, 'SIGCONT');
+      }
+      expect(await Promise.race([link.closed, after(WAIT_MS, 'still open')])).toBe(4003);
+      expect(await linkRefusal(a, credential)).toBe(401);
+    } finally {
+      await observer.end();
+    }
   }, 180_000);
 });

@@ -4,6 +4,9 @@ import type { DeviceCredentialRecords } from '../resources/storage/stores/device
 import { DeviceChallenges, verifyDeviceProof } from './device-identity.js';
 import { hashSecret, newSecret } from './secret-hash.js';
 
+/** What authenticated a device: the sha256 of its bearer credential, or the public key its proof was checked with. */
+export type UsedCredential = { readonly secretSha256: Uint8Array } | { readonly publicKeyPem: string };
+
 /**
  * Told of a device whose credential stopped working: revoked, or replaced by a newly issued one, through this
  * process ('here') or through another replica ('elsewhere').
@@ -82,11 +85,22 @@ export class DeviceCredentials {
    * signing a challenge it was given, not answered before, with its current key. A proof is used up by this call.
    */
   deviceOf(token: string): string | undefined {
+    return this.authenticate(token)?.device;
+  }
+
+  /** As deviceOf, with what authenticated the device, to ask later whether it still does (stillAuthenticates). */
+  authenticate(token: string): { device: string; used: UsedCredential } | undefined {
     const proof = parseDeviceProof(token);
-    if (proof === undefined) return this.records.deviceOfSecret(hashSecret(token));
+    if (proof === undefined) {
+      const secretSha256 = hashSecret(token);
+      const device = this.records.deviceOfSecret(secretSha256);
+      return device === undefined ? undefined : { device, used: { secretSha256 } };
+    }
     if (!this.challenges.take(proof.device, proof.challenge)) return undefined;
     const key = this.records.publicKeyOf(proof.device);
-    return key !== undefined && verifyDeviceProof(proof, key) ? proof.device : undefined;
+    return key !== undefined && verifyDeviceProof(proof, key)
+      ? { device: proof.device, used: { publicKeyPem: key } }
+      : undefined;
   }
 
   /**
@@ -94,8 +108,24 @@ export class DeviceCredentials {
    * for the device with its current key. The challenge is the caller's, so this uses up nothing.
    */
   verifiesLinkProof(device: string, challenge: string, signature: Buffer): boolean {
+    return this.linkProofCredential(device, challenge, signature) !== undefined;
+  }
+
+  /** As verifiesLinkProof: the key that verified the proof, or undefined. */
+  linkProofCredential(device: string, challenge: string, signature: Buffer): UsedCredential | undefined {
     const key = this.records.publicKeyOf(device);
-    return key !== undefined && verifyDeviceProof({ device, challenge, signature }, key);
+    return key !== undefined && verifyDeviceProof({ device, challenge, signature }, key)
+      ? { publicKeyPem: key }
+      : undefined;
+  }
+
+  /**
+   * Whether what once authenticated the device still does: it was not revoked nor replaced since. For a replica
+   * that was not told of revocations for a while (its LISTEN connection was lost).
+   */
+  stillAuthenticates(device: string, used: UsedCredential): boolean {
+    if ('secretSha256' in used) return this.records.deviceOfSecret(used.secretSha256) === device;
+    return this.records.publicKeyOf(device) === used.publicKeyPem;
   }
 
   private revoked(device: string): void {

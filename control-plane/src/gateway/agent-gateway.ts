@@ -25,7 +25,7 @@ import type {
   ServerMessage,
 } from '@outpost/shared';
 import type { Logger } from '../server/logger.js';
-import type { DeviceCredentials } from '../devices/device-credentials.js';
+import type { DeviceCredentials, UsedCredential } from '../devices/device-credentials.js';
 import { newChallenge } from '../devices/device-identity.js';
 import type { ResourceEngine } from '../resources/resource-engine.js';
 import type { ResourceHandle } from '../resources/resource-handle.js';
@@ -154,7 +154,7 @@ export class AgentGateway {
         refuseUpgrade(socket, new ApiError('NOT_FOUND', `no WebSocket endpoint at ${path}`));
         return;
       }
-      let caller: { deviceName: string; challenge: boolean };
+      let caller: LinkCaller;
       try {
         caller = this.authenticate(req.headers.authorization);
       } catch (err) {
@@ -162,9 +162,26 @@ export class AgentGateway {
         return;
       }
       this.wss.handleUpgrade(req, socket, head, (ws) =>
-        caller.challenge ? this.challenge(caller.deviceName, ws) : this.open(caller.deviceName, ws),
+        caller.challenge ? this.challenge(caller.deviceName, ws) : this.open(caller.deviceName, ws, caller.used),
       );
     });
+  }
+
+  /**
+   * Closes the links whose credential no longer authenticates their device (revoked or replaced meanwhile),
+   * telling `revoked` each device, a few links at a time with other work in between. For a replica that was
+   * not told of revocations for a while: its LISTEN connection to the other replicas was lost.
+   */
+  async recheckCredentials(revoked: (deviceName: string) => void): Promise<void> {
+    let checked = 0;
+    for (const session of [...this.sessions.values()]) {
+      // checked in the same turn as it is acted on: a newer link of the device may have replaced it meanwhile
+      if (this.sessions.get(session.deviceName) !== session) continue;
+      if (!this.options.credentials.stillAuthenticates(session.deviceName, session.credential)) {
+        revoked(session.deviceName);
+      }
+      if (++checked % RECHECK_CHUNK === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
   }
 
   isOnline(deviceName: string): boolean {
@@ -254,7 +271,7 @@ export class AgentGateway {
   }
 
   /** The device, and whether it is yet to prove it holds its key on the link (it sent only its name, odk1.…). */
-  private authenticate(header: string | undefined): { deviceName: string; challenge: boolean } {
+  private authenticate(header: string | undefined): LinkCaller {
     const token = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1];
     if (!token) {
       throw unauthenticated(
@@ -269,11 +286,11 @@ export class AgentGateway {
       return { deviceName: claimed, challenge: true };
     }
     // a credential, or a one-time proof of the device's key (used up here, so a replay is refused)
-    const deviceName = this.options.credentials.deviceOf(token);
-    if (!deviceName || !this.options.devices.exists(deviceName)) {
+    const authenticated = this.options.credentials.authenticate(token);
+    if (!authenticated || !this.options.devices.exists(authenticated.device)) {
       throw unauthenticated('invalid or revoked device credential, or a challenge not signed by the device key');
     }
-    return { deviceName, challenge: false };
+    return { deviceName: authenticated.device, challenge: false, used: authenticated.used };
   }
 
   /**
@@ -295,14 +312,14 @@ export class AgentGateway {
         refuse('the first message must be the proof of the device key');
         return;
       }
-      if (
-        !this.options.credentials.verifiesLinkProof(deviceName, challenge, Buffer.from(proof.signature, 'base64url'))
-      ) {
+      const signature = Buffer.from(proof.signature, 'base64url');
+      const used = this.options.credentials.linkProofCredential(deviceName, challenge, signature);
+      if (used === undefined) {
         refuse('the challenge is not signed by the device key');
         return;
       }
       ws.off('error', ignoreUnprovenLinkError);
-      this.open(deviceName, ws);
+      this.open(deviceName, ws, used);
     };
     const cleanUp = (): void => {
       clearTimeout(timer);
@@ -316,14 +333,14 @@ export class AgentGateway {
     ws.send(JSON.stringify(message));
   }
 
-  private open(deviceName: string, ws: WebSocket): void {
+  private open(deviceName: string, ws: WebSocket, credential: UsedCredential): void {
     const log = this.options.logger.child({ device: deviceName });
     const previous = this.sessions.get(deviceName);
     if (previous) {
       previous.retire(4001, 'replaced by a newer connection');
       this.commands.onDisconnected(deviceName);
     }
-    const session = new AgentSession(deviceName, ws);
+    const session = new AgentSession(deviceName, ws, credential);
     this.sessions.set(deviceName, session);
     this.channels.attach(deviceName, (frame, sent) => ws.readyState === ws.OPEN && (ws.send(frame, sent), true));
     this.options.presence?.connected(deviceName);
@@ -470,6 +487,12 @@ export class AgentGateway {
 export const CREDENTIAL_REVOKED_CLOSE_CODE = 4003;
 /** How long a link challenged for its key has to answer. */
 const PROOF_TIMEOUT_MS = 15_000;
+/** How many links recheckCredentials checks (one store read each) before it lets other work run. */
+const RECHECK_CHUNK = 200;
+
+/** Who opens an agent link: a device whose credential authenticated it, or one yet to prove it holds its key. */
+type LinkCaller =
+  { deviceName: string; challenge: false; used: UsedCredential } | { deviceName: string; challenge: true };
 
 /**
  * Errors of a link that has not yet proven its key: the close that follows cleans up, and they are not worth a log

@@ -1,6 +1,7 @@
 import type { WebSocket } from 'ws';
 import { encodeMessage } from '@outpost/shared';
 import type { ServerMessage } from '@outpost/shared';
+import type { UsedCredential } from '../devices/device-credentials.js';
 
 /** How long a retired connection gets to finish its close handshake before its socket is cut. */
 const RETIRED_CLOSE_GRACE_MS = 5_000;
@@ -17,6 +18,8 @@ export class AgentSession {
   constructor(
     readonly deviceName: string,
     readonly socket: WebSocket,
+    /** what authenticated the link (a replica re-checks it when it may have missed a revocation) */
+    readonly credential: UsedCredential,
   ) {}
 
   send(message: ServerMessage): boolean {

@@ -6,15 +6,20 @@ import type { Replica } from './cluster-replicas.js';
 
 /**
  * Two replicas on one database of a throwaway cluster, started before the suite's tests and stopped after;
- * `extraArgs` go to both server processes.
+ * `extraArgs` go to both server processes. `database()` is that database's URL.
  */
-export function twoReplicasOnePostgres(extraArgs: readonly string[] = []): { a(): Replica; b(): Replica } {
+export function twoReplicasOnePostgres(extraArgs: readonly string[] = []): {
+  a(): Replica;
+  b(): Replica;
+  database(): string;
+} {
   let cluster: PostgresCluster | undefined;
+  let database: string | undefined;
   let a: Replica | undefined;
   let b: Replica | undefined;
   beforeAll(async () => {
     cluster = await startPostgresCluster({ durable: false });
-    const database = cluster.createDatabase();
+    database = cluster.createDatabase();
     a = await startReplica(database, extraArgs);
     b = await startReplica(database, extraArgs);
   }, 120_000);
@@ -26,5 +31,12 @@ export function twoReplicasOnePostgres(extraArgs: readonly string[] = []): { a()
     if (!replica) throw new Error('the replicas did not start');
     return replica;
   };
-  return { a: () => started(a), b: () => started(b) };
+  return {
+    a: () => started(a),
+    b: () => started(b),
+    database: () => {
+      if (database === undefined) throw new Error('the database was not created');
+      return database;
+    },
+  };
 }
