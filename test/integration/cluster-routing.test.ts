@@ -1,7 +1,7 @@
 /**
  * Issue 23, any replica serves any device command: two real control-plane processes on one PostgreSQL and a
  * real droplet whose link is on replica A. Through replica B: a spec change reaches the agent; a reboot, scp in
- * both directions, a remote command, a port forward and a debug bundle are each relayed to A
+ * both directions, a remote command, a port forward, a debug bundle and pod commands are each relayed to A
  * (cluster/routing.ts); newest connection wins across replicas; a device no replica holds is UNAVAILABLE through
  * B as on a single server. Skipped without PostgreSQL, except under CI=true.
  */
@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { AGENT_CONNECT_PATH } from '@outpost/shared';
-import type { Device } from '@outpost/shared';
+import type { Device, Pod } from '@outpost/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { startPostgresCluster } from '../../control-plane/test/helpers/postgres-cluster.js';
@@ -137,6 +137,37 @@ describe.skipIf(skipped)('commands through a replica that does not hold the devi
     expect(res.status).toBe(200);
     const bundle = Buffer.from(await res.arrayBuffer());
     expect(bundle.subarray(0, 2)).toEqual(Buffer.from([0x1f, 0x8b])); // gzip
+  }, 180_000);
+
+  it('stops, starts and restarts a pod and one of its services through B', async () => {
+    const pod = `${PARENT}/pods/shop`;
+    const services = [
+      { name: 'api', command: ['sleep', '600'] },
+      { name: 'worker', command: ['sleep', '600'] },
+    ];
+    await b.admin.create(PARENT, 'pods', { name: pod, spec: { node: DEVICE, services } });
+    const podIn = async (phase: string): Promise<Pod> => {
+      const deadline = Date.now() + 60_000;
+      for (;;) {
+        const now = await b.admin.get<Pod>(pod);
+        if (now.status?.phase === phase) return now;
+        if (Date.now() > deadline) throw new Error(`pod not ${phase}: ${JSON.stringify(now.status)}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    };
+    await podIn('RUNNING');
+    const stopped = await throughB(['applications', 'stop', pod]);
+    expect(stopped.code, stopped.stderr).toBe(0);
+    await podIn('STOPPED');
+    const started = await throughB(['applications', 'start', pod]);
+    expect(started.code, started.stderr).toBe(0);
+    const running = await podIn('RUNNING');
+    const apiPid = running.status?.serviceStatuses?.find((s) => s.name === 'api')?.pid;
+    const restarted = await throughB(['applications', 'pods', 'restart', pod, 'api', '-o', 'json']);
+    expect(restarted.code, restarted.stderr).toBe(0);
+    const api = (JSON.parse(restarted.stdout) as Pod).status?.serviceStatuses?.find((s) => s.name === 'api');
+    expect(api).toMatchObject({ state: 'RUNNING', restartCount: 1 });
+    expect(api?.pid).not.toBe(apiPid);
   }, 180_000);
 
   it('newest connection wins: a link to B drops the one on A, and the agent coming back to A drops it', async () => {
