@@ -35,6 +35,8 @@ export interface ApplicationsService {
 }
 
 const POD_COMMAND_TIMEOUT_MS = 60_000;
+/** Devices gone offline whose pods one query looks up. */
+const OFFLINE_DEVICES_PER_LOOKUP = 500;
 const VERBS: Record<string, PodAction> = { start: 'START', stop: 'STOP', restart: 'RESTART' };
 
 /**
@@ -90,18 +92,22 @@ export function createApplicationsService(
 
   // a device that goes offline cannot vouch for its pods any more
   let stopped = false;
-  // Any write that leaves the device DISCONNECTED counts, not only a CONNECTED → DISCONNECTED change: status
-  // writes are batched, so a short connection's CONNECTED and DISCONNECTED can reach the store as one change.
-  const unsubscribeDevices = devices.subscribe((change) => {
-    const is = ((change.after?.['status'] ?? {}) as Doc)['connectionStatus'];
-    if (is !== 'DISCONNECTED') return;
-    // after the commit that published this change, not inside it
-    setImmediate(() => {
-      if (stopped) return;
+  // the devices gone offline since the last look: a whole replica's fleet can go at once (its lease swept), and
+  // every replica sees it, so their pods are looked up together, not with a query (and a transaction) each
+  let wentOffline = new Set<string>();
+  const markPodsUnknown = (): void => {
+    const names = [...wentOffline];
+    wentOffline = new Set();
+    if (stopped) return;
+    for (let i = 0; i < names.length; i += OFFLINE_DEVICES_PER_LOOKUP) {
+      const batch = names.slice(i, i + OFFLINE_DEVICES_PER_LOOKUP);
       try {
+        const known = pods
+          .list({ where: [where.in('spec.node', batch)] })
+          .filter((pod) => ((pod['status'] ?? {}) as Doc)['phase'] !== 'UNKNOWN');
+        if (known.length === 0) continue;
         engine.transaction(() => {
-          for (const pod of podsOn(change.name)) {
-            if (((pod['status'] ?? {}) as Doc)['phase'] === 'UNKNOWN') continue;
+          for (const pod of known) {
             pods.patch(pod['name'] as string, (doc) => ({
               ...doc,
               status: { ...((doc['status'] ?? {}) as Doc), phase: 'UNKNOWN' },
@@ -109,9 +115,18 @@ export function createApplicationsService(
           }
         });
       } catch (err) {
-        onBackgroundError(err, `marking the pods of ${change.name} UNKNOWN`);
+        onBackgroundError(err, `marking the pods of ${batch.length} devices UNKNOWN`);
       }
-    });
+    }
+  };
+  // Any write that leaves the device DISCONNECTED counts, not only a CONNECTED → DISCONNECTED change: status
+  // writes are batched, so a short connection's CONNECTED and DISCONNECTED can reach the store as one change.
+  const unsubscribeDevices = devices.subscribe((change) => {
+    const is = ((change.after?.['status'] ?? {}) as Doc)['connectionStatus'];
+    if (is !== 'DISCONNECTED') return;
+    // after the commit that published this change, not inside it
+    if (wentOffline.size === 0) setImmediate(markPodsUnknown);
+    wentOffline.add(change.name);
   });
 
   const control = (verb: string): CustomMethod => ({
