@@ -2,10 +2,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import {
   ApiError,
   CHANNEL_OPEN_COMMAND,
-  ChannelTable,
+  FramePool,
   alreadyExists,
-  LinkBacklog,
   channelOpenArgsSchema,
+  linkChannelTable,
   invalidArgument,
   unavailable,
 } from '@outpost/shared';
@@ -47,14 +47,11 @@ export function startChannelServices(options: ChannelServicesOptions): {
 } {
   const { link, logger } = options;
   const running = new Set<Promise<void>>();
-  const backlog = new LinkBacklog();
-  const transmit = (frame: Uint8Array): boolean => {
-    const sent = backlog.track(frame.length);
-    if (link.sendBinary(frame, sent)) return true;
-    sent();
-    return false;
-  };
-  const table = new ChannelTable(transmit, options.flow, backlog.ready);
+  const table = linkChannelTable(
+    (frame, sent) => link.sendBinary(frame, sent),
+    options.flow,
+    new FramePool(options.flow),
+  );
   const offBinary = link.onBinary((frame) => {
     if (table.route(frame) === 'malformed') logger.warn('ignored a malformed channel frame');
   });

@@ -42,7 +42,7 @@ export function encodeChannelFrame(frame: ChannelFrame): Uint8Array {
 
 /**
  * One frame whose payload is the first `length` bytes of `parts` taken in order (copied once, straight into the
- * frame: no intermediate concatenation).
+ * frame: no intermediate concatenation), in memory from `allocate` (not zero-filled: every byte is written).
  */
 export function encodeChannelFrameParts(
   kind: ChannelFrameKind,
@@ -50,9 +50,9 @@ export function encodeChannelFrameParts(
   offset: number,
   parts: readonly Uint8Array[],
   length: number,
+  allocate: (bytes: number) => Uint8Array = (bytes) => Buffer.allocUnsafe(bytes),
 ): Uint8Array {
-  // not zero-filled: every byte is written below
-  const bytes = Buffer.allocUnsafe(CHANNEL_FRAME_HEADER_BYTES + length);
+  const bytes = allocate(CHANNEL_FRAME_HEADER_BYTES + length);
   writeChannelFrameHeader(bytes, kind, channelId, offset);
   let at = CHANNEL_FRAME_HEADER_BYTES;
   for (const part of parts) {

@@ -1,7 +1,9 @@
 import type { ApiError } from '../errors/api-error.js';
 import { Channel } from './channel.js';
 import { decodeChannelFrame, encodeChannelFrame, errorFrame } from './channel-frame.js';
+import { LinkBacklog } from './flow-control.js';
 import type { FlowSettings } from './flow-control.js';
+import type { FramePool } from './frame-pool.js';
 
 /** What happened to one binary frame handed to a table. */
 export type RouteOutcome = 'delivered' | 'unknown-channel' | 'malformed';
@@ -19,6 +21,8 @@ export class ChannelTable {
     private readonly flow?: FlowSettings,
     /** see ChannelOptions.linkReady */
     private readonly linkReady?: () => Promise<void> | undefined,
+    /** see ChannelOptions.frames */
+    private readonly frames?: FramePool,
   ) {}
 
   get size(): number {
@@ -33,6 +37,7 @@ export class ChannelTable {
       transmit: this.transmit,
       ...(this.flow === undefined ? {} : { flow: this.flow }),
       ...(this.linkReady === undefined ? {} : { linkReady: this.linkReady }),
+      ...(this.frames === undefined ? {} : { frames: this.frames }),
     });
     this.channels.set(id, channel);
     return channel;
@@ -71,4 +76,27 @@ export class ChannelTable {
     for (const channel of this.channels.values()) channel.fail(error);
     this.channels.clear();
   }
+}
+
+/**
+ * The channel table of a link whose `send` calls `sent` once its socket took the frame (or failed to): channel data
+ * waits while the link has much queued (LinkBacklog), and the frames channels fill from `frames` go back to it then.
+ */
+export function linkChannelTable(
+  send: (frame: Uint8Array, sent: () => void) => boolean,
+  flow: FlowSettings | undefined,
+  frames: FramePool,
+): ChannelTable {
+  const backlog = new LinkBacklog();
+  const transmit = (frame: Uint8Array): boolean => {
+    const untrack = backlog.track(frame.length);
+    const sent = (): void => {
+      untrack();
+      frames.give(frame);
+    };
+    if (send(frame, sent)) return true;
+    sent();
+    return false;
+  };
+  return new ChannelTable(transmit, flow, backlog.ready, frames);
 }

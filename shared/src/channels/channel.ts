@@ -12,6 +12,7 @@ import {
 import type { ChannelErrorDetail, ChannelFrame } from './channel-frame.js';
 import { DEFAULT_FLOW, ReceiveWindow, SendWindow, checkFlowSettings } from './flow-control.js';
 import type { FlowSettings } from './flow-control.js';
+import type { FramePool } from './frame-pool.js';
 
 export interface ChannelOptions {
   id: number;
@@ -23,6 +24,8 @@ export interface ChannelOptions {
    */
   linkReady?: () => Promise<void> | undefined;
   flow?: FlowSettings;
+  /** the link's reused frame memory (it gives each frame back once its socket took it) */
+  frames?: FramePool;
 }
 
 /**
@@ -37,6 +40,7 @@ export class Channel implements AsyncIterable<Uint8Array> {
   private readonly transmit: (frame: Uint8Array) => boolean;
   private readonly linkReady: () => Promise<void> | undefined;
   private readonly flow: FlowSettings;
+  private readonly frames: FramePool | undefined;
   private readonly sendWindow: SendWindow;
   private readonly receiveWindow: ReceiveWindow;
   private readonly queue: Uint8Array[] = [];
@@ -56,6 +60,7 @@ export class Channel implements AsyncIterable<Uint8Array> {
     this.id = options.id;
     this.transmit = options.transmit;
     this.linkReady = options.linkReady ?? (() => undefined);
+    this.frames = options.frames;
     this.flow = checkFlowSettings(options.flow ?? DEFAULT_FLOW);
     this.sendWindow = new SendWindow(this.flow.windowBytes);
     this.receiveWindow = new ReceiveWindow(this.flow);
@@ -78,8 +83,10 @@ export class Channel implements AsyncIterable<Uint8Array> {
    */
   payloadBuffer(length: number): Uint8Array {
     if (length > this.flow.maxFrameBytes) return Buffer.allocUnsafe(length);
-    // never from the shared pool: the whole memory is this buffer's
-    const frame = Buffer.allocUnsafeSlow(CHANNEL_FRAME_HEADER_BYTES + length);
+    // never from node's shared slab: the whole memory is this buffer's
+    const frame =
+      this.frames?.take(CHANNEL_FRAME_HEADER_BYTES + length) ??
+      Buffer.allocUnsafeSlow(CHANNEL_FRAME_HEADER_BYTES + length);
     this.framed.add(frame.buffer);
     return frame.subarray(CHANNEL_FRAME_HEADER_BYTES);
   }
@@ -205,7 +212,7 @@ export class Channel implements AsyncIterable<Uint8Array> {
       }
       const n = Math.min(credit, this.flow.maxFrameBytes, left);
       const offset = this.sendWindow.take(n);
-      if (!this.transmit(encodeChannelFrameParts('DATA', this.id, offset, remaining, n))) {
+      if (!this.transmit(encodeChannelFrameParts('DATA', this.id, offset, remaining, n, this.frames?.take))) {
         this.fail(unavailable('the device link closed'));
       }
       remaining = dropBytes(remaining, n);

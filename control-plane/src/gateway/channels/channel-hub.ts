@@ -1,5 +1,5 @@
-import { CHANNEL_OPEN_COMMAND, ChannelTable, LinkBacklog, unavailable } from '@outpost/shared';
-import type { Channel, ChannelService, FlowSettings } from '@outpost/shared';
+import { CHANNEL_OPEN_COMMAND, FramePool, linkChannelTable, unavailable } from '@outpost/shared';
+import type { Channel, ChannelService, ChannelTable, FlowSettings } from '@outpost/shared';
 import type { LinksElsewhere } from '../links-elsewhere.js';
 
 /** Sends a command over a device's live link (the gateway's `sendCommand`). */
@@ -24,13 +24,17 @@ const MAX_CHANNEL_ID = 0xffff_ffff;
 export class ChannelHub {
   private readonly links = new Map<string, ChannelTable>();
   private nextId = 1;
+  /** one for every link: what it keeps is bounded per process, not per device */
+  private readonly frames: FramePool;
 
   constructor(
     private readonly sendCommand: SendCommand,
     private readonly flow?: FlowSettings,
     /** on PostgreSQL, where the channels of devices whose link another replica holds are opened */
     private readonly elsewhere: () => LinksElsewhere | undefined = () => undefined,
-  ) {}
+  ) {
+    this.frames = new FramePool(flow);
+  }
 
   /**
    * A device connected: its frames go out through `send`, which calls `sent` once its connection's socket took the
@@ -38,14 +42,7 @@ export class ChannelHub {
    */
   attach(deviceName: string, send: (frame: Uint8Array, sent: () => void) => boolean): void {
     this.detach(deviceName, 'the device connected again');
-    const backlog = new LinkBacklog();
-    const transmit = (frame: Uint8Array): boolean => {
-      const sent = backlog.track(frame.length);
-      if (send(frame, sent)) return true;
-      sent();
-      return false;
-    };
-    this.links.set(deviceName, new ChannelTable(transmit, this.flow, backlog.ready));
+    this.links.set(deviceName, linkChannelTable(send, this.flow, this.frames));
   }
 
   /** The device's link closed: its channels fail as UNAVAILABLE. */
