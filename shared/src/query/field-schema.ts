@@ -23,6 +23,12 @@ export interface FilterField {
   enumValues?: readonly string[];
   /** other words a filter accepts for an enum value, e.g. the spec's `Online` for `CONNECTED` (alias → value) */
   enumAliases?: Readonly<Record<string, string>>;
+  /**
+   * false: the store keeps no index on it (filters on it still work, over the rows the other conditions
+   * leave). For values that one write moves on thousands of documents, whose every index entry that write
+   * would rewrite.
+   */
+  indexed?: false;
 }
 
 export interface FilterSchema {

@@ -35,8 +35,8 @@ export const INDEX_SHAPES: readonly IndexShape[] = [IN_PARENT, BY_VALUE];
  */
 const UNINDEXED_PATHS: ReadonlySet<string> = new Set(['metadata.updateTime']);
 
-/** How a filterable column is indexed; undefined when it is not (see UNINDEXED_PATHS). */
+/** How a filterable column is indexed; undefined when it is not (see UNINDEXED_PATHS and FilterField.indexed). */
 export function indexShapeOf(field: FilterField): IndexShape | undefined {
-  if (UNINDEXED_PATHS.has(field.path)) return undefined;
+  if (UNINDEXED_PATHS.has(field.path) || field.indexed === false) return undefined;
   return field.type === 'int' || field.type === 'double' || field.type === 'timestamp' ? BY_VALUE : IN_PARENT;
 }

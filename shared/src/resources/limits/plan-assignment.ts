@@ -34,7 +34,7 @@ export const ASSIGNMENT_FILTER_FIELDS = [
   { path: 'service', type: 'name' },
   { path: 'defaultRegionalPlan', type: 'name' },
   { path: 'appliedRegions', type: 'stringList' },
-  { path: 'appliedPlanSpecGeneration', type: 'int' },
+  { path: 'appliedPlanSpecGeneration', type: 'int', indexed: false },
 ] as const;
 
 const ASSIGNMENT_DETAIL = [
