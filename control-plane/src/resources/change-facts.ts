@@ -29,8 +29,14 @@ export function changedMemberPaths(before: Doc, after: Doc): string[] {
 /** A filterable path and its value (null when absent) before an update. */
 export type PriorValue = readonly [path: string, value: unknown];
 
+const DOT = 46;
+
+/** Whether `a` is `b` or lies under it (without building `${b}.`: this runs for every field of every update). */
+const atOrUnder = (a: string, b: string): boolean =>
+  a.length === b.length ? a === b : a.length > b.length && a.charCodeAt(b.length) === DOT && a.startsWith(b);
+
 const touches = (changed: readonly string[], path: string): boolean =>
-  changed.some((c) => c === path || c.startsWith(`${path}.`) || path.startsWith(`${c}.`));
+  changed.some((c) => atOrUnder(c, path) || atOrUnder(path, c));
 
 /** The previous values of the filterable fields that `changed` touches. */
 export function priorFilterValues(before: Doc, changed: readonly string[], schema: FilterSchema): PriorValue[] {

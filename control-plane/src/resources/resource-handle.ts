@@ -409,7 +409,9 @@ export class ResourceHandle<T = Doc> {
     if (changed.length === 0) return;
     const spec = specChangedIn(stored, () => ({ ...stored, ...fields }), changed, this.systemOwned);
     const metadata = stampedMetadata(stored, stored['metadata'], now, this.engine.log.head() + 1, spec);
-    const stamped: Doc = { ...stored, ...fields, metadata };
+    // members that kept their value stay the stored objects: the change log's diff then skips them unwalked
+    const stamped: Doc = { ...stored, metadata };
+    for (const key of changed) stamped[key] = fields[key];
     const text = JSON.stringify(stamped);
     this.table.update(row.id, stamped, text, stored, new Set([...changed, 'metadata']));
     this.engine.record(this.def.plural, stamped['name'] as string, stored, stamped, now, text.length);
