@@ -681,9 +681,13 @@ async function waitForStored(
 ): Promise<number | undefined> {
   let writes = store.writes();
   let movedAt = performance.now();
+  let countedAt = 0;
   for (;;) {
-    // the exact count parses every device's document, so it is read only once writes have caught up or paused
-    if (writes - from.writes >= expected || performance.now() - movedAt > 250) {
+    // the exact count parses every device's document (a store busy writing is slowed by it), so it is read only
+    // once writes have caught up, or paused, and then at most once a second
+    const due = writes - from.writes >= expected || performance.now() - movedAt > 250;
+    if (due && performance.now() - countedAt >= 1000) {
+      countedAt = performance.now();
       if (store.reports() - from.reports >= expected) return movedAt;
     }
     if (performance.now() > deadline) return undefined;
