@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import express from 'express';
@@ -102,6 +103,7 @@ export async function startServer(
       links = await openClusterLinks({
         url: target.url,
         heartbeatSeconds: config.heartbeatSeconds,
+        ...(config.clusterCaFile === undefined ? {} : { relayCa: readFileSync(config.clusterCaFile, 'utf8') }),
         logger: logger.child({ component: 'cluster-links' }),
       });
       cluster = await joinCluster({

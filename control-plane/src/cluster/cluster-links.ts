@@ -19,6 +19,8 @@ export interface ClusterLinksOptions {
   url: string;
   /** the agents' heartbeat: a replica's lease lasts 1.5 of them, renewed every half (see presence-sweep.ts) */
   heartbeatSeconds: number;
+  /** the PEM of the certificate authorities trusted for other replicas serving TLS (the system's when undefined) */
+  relayCa?: string;
   logger: Logger;
 }
 
@@ -64,7 +66,12 @@ export async function openClusterLinks(options: ClusterLinksOptions): Promise<Cl
     },
     onError,
   });
-  const router = new CommandRouter({ replica, locate: (device) => store.locate(device), secret: () => secret });
+  const router = new CommandRouter({
+    replica,
+    locate: (device) => store.locate(device),
+    secret: () => secret,
+    ...(options.relayCa === undefined ? {} : { ca: options.relayCa }),
+  });
   const endpoint = relayEndpoint({
     secret: () => secret,
     here: {

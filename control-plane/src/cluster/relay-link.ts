@@ -33,8 +33,11 @@ export class RelayLink {
     );
   }
 
-  /** Opens the relay to the replica at `address` (its URL), presenting the cluster secret. */
-  static connect(address: string, secret: string, flow?: FlowSettings): Promise<RelayLink> {
+  /**
+   * Opens the relay to the replica at `address` (its URL), presenting the cluster secret. `ca`: the PEM of the
+   * certificate authorities trusted for a replica serving TLS (instead of the system's).
+   */
+  static connect(address: string, secret: string, flow?: FlowSettings, ca?: string): Promise<RelayLink> {
     const url = new URL(RELAY_PATH, address.replace(/^http/, 'ws'));
     const ws = new WebSocket(url, {
       headers: { authorization: `Bearer ${secret}` },
@@ -42,6 +45,7 @@ export class RelayLink {
       // a zero mask: relayed channel bytes are not XORed (README "Port forwarding": why masking protects nothing here)
       generateMask: (mask: Buffer) => mask.fill(0),
       handshakeTimeout: CONNECT_TIMEOUT_MS,
+      ...(ca === undefined ? {} : { ca }),
     });
     return new Promise((resolve, reject) => {
       ws.once('open', () => resolve(new RelayLink(ws, flow)));

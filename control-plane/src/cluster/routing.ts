@@ -12,6 +12,8 @@ export interface CommandRouterOptions {
   /** the cluster secret (read at start) */
   secret(): string | undefined;
   flow?: FlowSettings;
+  /** the PEM of the certificate authorities trusted for replicas serving TLS (the system's when undefined) */
+  ca?: string;
 }
 
 /**
@@ -53,7 +55,7 @@ export class CommandRouter implements LinksElsewhere {
       if (link?.isOpen === true) return link;
       if (this.links.get(holder.address) === existing) this.links.delete(holder.address);
     }
-    const connecting = RelayLink.connect(holder.address, secret, this.options.flow);
+    const connecting = RelayLink.connect(holder.address, secret, this.options.flow, this.options.ca);
     this.links.set(holder.address, connecting);
     connecting.catch(() => {
       if (this.links.get(holder.address) === connecting) this.links.delete(holder.address);

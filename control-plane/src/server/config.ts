@@ -54,6 +54,11 @@ export interface ServerConfig {
   trustedProxies?: string[];
   /** PEM files of the certificate (chain) and its private key: the server speaks HTTPS and WSS; plain HTTP without */
   tls?: TlsFiles;
+  /**
+   * A PEM file of the certificate authorities a replica trusts when it relays to another replica serving TLS (on
+   * PostgreSQL); the system's CAs when unset
+   */
+  clusterCaFile?: string;
 }
 
 export interface TlsFiles {
@@ -132,6 +137,8 @@ Options (each flag beats its environment variable):
                                                         OUTPOST_TLS_CERT (default none: plain HTTP)
   --tls-key <file>            PEM private key of --tls-cert
                                                         OUTPOST_TLS_KEY
+  --cluster-ca <file>         PEM certificate authorities trusted for the other replicas' TLS when relaying to
+                              them (replicas on one PostgreSQL)   OUTPOST_CLUSTER_CA (default: the system's)
   -h, --help                  show this help
 
 Environment only:
@@ -213,6 +220,8 @@ export function loadServerConfig(argv: readonly string[], env: Env): ServerConfi
   else if (tlsCert || tlsKey) {
     throw new ConfigError(`${(tlsCert ?? tlsKey)?.source} needs ${tlsCert ? '--tls-key' : '--tls-cert'} too`);
   }
+  const clusterCa = pick(flags['cluster-ca'], 'OUTPOST_CLUSTER_CA');
+  if (clusterCa) config.clusterCaFile = nonEmpty(clusterCa);
   const adminKey = pick(undefined, 'OUTPOST_ADMIN_KEY');
   if (adminKey) {
     if (adminKey.value.length < MIN_ADMIN_KEY_LENGTH) {
@@ -285,6 +294,7 @@ function parseFlags(argv: readonly string[]): Record<string, string | undefined>
         'trusted-proxies': { type: 'string' },
         'tls-cert': { type: 'string' },
         'tls-key': { type: 'string' },
+        'cluster-ca': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });

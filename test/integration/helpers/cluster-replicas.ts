@@ -28,8 +28,15 @@ export interface Replica {
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
-/** Starts a server process on `database`; resolves once it listens (its log says where). */
-export async function startReplica(database: string, extraArgs: readonly string[] = []): Promise<Replica> {
+/**
+ * Starts a server process on `database`; resolves once it listens (its log says where). `adminFetch`: the fetch
+ * of its admin client (one trusting a test CA, for a replica serving TLS).
+ */
+export async function startReplica(
+  database: string,
+  extraArgs: readonly string[] = [],
+  adminFetch?: typeof fetch,
+): Promise<Replica> {
   const dataDir = mkdtempSync(join(tmpdir(), 'outpost-replica-'));
   const running = startProcess(
     SERVER_MAIN,
@@ -38,7 +45,7 @@ export async function startReplica(database: string, extraArgs: readonly string[
   );
   const url = await new Promise<string>((resolve, reject) => {
     const look = (): void => {
-      const found = /"url":"(http:\/\/[^"]+)"[^\n]*"msg":"listening"/.exec(running.output());
+      const found = /"url":"(https?:\/\/[^"]+)"[^\n]*"msg":"listening"/.exec(running.output());
       if (found) resolve(found[1]!);
     };
     running.child.stdout?.on('data', look);
@@ -49,7 +56,7 @@ export async function startReplica(database: string, extraArgs: readonly string[
   });
   return {
     url,
-    admin: new OutpostClient({ server: url, apiKey: TEST_ADMIN_KEY }),
+    admin: new OutpostClient({ server: url, apiKey: TEST_ADMIN_KEY, ...(adminFetch ? { fetch: adminFetch } : {}) }),
     process: running,
     stop: async (signal) => {
       await running.stop(signal);
