@@ -115,6 +115,6 @@ export function pagingInfo(
     currentOffset: first
       ? handle.table.count(query.where, { keys: query.keys, values: first.keyValues, before: true })
       : 0,
-    totalResultsCount: handle.table.count(query.where),
+    totalResultsCount: handle.table.total(query.where),
   };
 }

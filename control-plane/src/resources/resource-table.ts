@@ -83,4 +83,6 @@ export interface ResourceTable {
   /** `each` without parsing the documents (to hold rows for a later write). */
   eachStored(q: TableQuery, visit: (row: Omit<QueriedRow, 'doc'>) => void): void;
   count(where: SqlFragment[], seek?: { keys: SortKey[]; values: unknown[]; before: boolean }): number;
+  /** `count(where)`, counted again only after a write to this table (see MatchTotals). */
+  total(where: readonly SqlFragment[]): number;
 }

@@ -1,12 +1,15 @@
-import type { Doc, QueriedRow, RowObserver, TableQuery } from '../resource-table.js';
+import type { SqlFragment } from '@outpost/shared';
+import { MatchTotals } from '../match-totals.js';
+import type { Doc, QueriedRow, RowObserver, SortKey, TableQuery } from '../resource-table.js';
 
 /**
- * What every store's table shares: its write counter (`version`), the observers told of each write, and reading
- * rows as documents on top of the store's own `eachStored`.
+ * What every store's table shares: its write counter (`version`), the observers told of each write, reading
+ * rows as documents on top of the store's own `eachStored`, and list totals kept per version.
  */
 export abstract class TableBase {
   private readonly observers: RowObserver[] = [];
   private writes = 0;
+  private totals: MatchTotals | undefined;
 
   get version(): number {
     return this.writes;
@@ -27,6 +30,13 @@ export abstract class TableBase {
 
   /** `each` without parsing the documents (to hold rows for a later write). */
   abstract eachStored(q: TableQuery, visit: (row: Omit<QueriedRow, 'doc'>) => void): void;
+
+  abstract count(where: SqlFragment[], seek?: { keys: SortKey[]; values: unknown[]; before: boolean }): number;
+
+  total(where: readonly SqlFragment[]): number {
+    this.totals ??= new MatchTotals(this);
+    return this.totals.of(where);
+  }
 
   query(q: TableQuery): QueriedRow[] {
     const rows: QueriedRow[] = [];
