@@ -13,6 +13,8 @@
  *        list_paging_info_p50_ms/_p99_ms     the same with includePagingInfo=true              goal p99 < 20 ms
  *        list_label_contains_p50_ms/_p99_ms  `metadata.labels CONTAINS "zone:zone-N"` (10,000)  goal p99 < 20 ms
  *      Every page is checked (full, next token, and with paging info the right offset and total).
+ *      Per scenario also <figure>_process_cpu_ms_per_request (this process: server and client; PostgreSQL's own
+ *      processes not counted): unlike the latencies, barely affected by other load on the machine.
  *   3. Watch fan-out: 1,000 concurrent STATELESS collection watches, each its own HTTP connection, on a parent
  *      holding 11 records. The watch clients run in a child process (this script again, role --watch-clients;
  *      OutpostClient over a node:http agent with unlimited sockets), so their parsing does not run on the
@@ -249,7 +251,9 @@ async function measureLists(client: OutpostClient, out: Reporter): Promise<void>
   ];
   for (const scenario of scenarios) {
     await listWalks(client, scenario, LIST_WARMUP_REQUESTS, seededRandom(7));
+    const cpuBefore = process.cpuUsage();
     const { latencies, firstPages } = await listWalks(client, scenario, LIST_REQUESTS, seededRandom(42));
+    const cpu = process.cpuUsage(cpuBefore);
     const summary = summarize(latencies);
     out.progress(
       `${scenario.figure}: ${summary.count} requests (${firstPages} first pages), ` +
@@ -257,6 +261,11 @@ async function measureLists(client: OutpostClient, out: Reporter): Promise<void>
     );
     out.figure(`${scenario.figure}_p50_ms`, summary.p50, { unit: 'ms', samples: summary.count });
     out.figure(`${scenario.figure}_p99_ms`, summary.p99, { goal: '<20', unit: 'ms', samples: summary.count });
+    // CPU per request barely depends on other load on the machine, unlike the latencies
+    out.figure(`${scenario.figure}_process_cpu_ms_per_request`, (cpu.user + cpu.system) / 1000 / summary.count, {
+      unit: 'ms',
+      samples: summary.count,
+    });
   }
 }
 
