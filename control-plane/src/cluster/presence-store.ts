@@ -18,6 +18,8 @@ export interface LinkHolder {
 /** A device whose replica's lease expired (the replica died): it is Offline unless it connected again since. */
 export interface ExpiredLink {
   device: string;
+  /** the replica whose lease expired */
+  replica: string;
   /** when the lease expired (ISO time) */
   expiredAt: string;
 }
@@ -30,15 +32,17 @@ export interface PresenceStore {
   /** the secret replicas authenticate each other's relay links with (made by the first replica) */
   clusterSecret(): Promise<string>;
   register(replica: string, address: string, leaseMs: number): Promise<void>;
-  /** false when the lease was swept (it expired, and its devices were marked Offline) */
+  /** false when the lease expired (a sweep may be marking its devices Offline) or was swept */
   renew(replica: string, leaseMs: number): Promise<boolean>;
   /** Takes the devices' links for `replica` (distinct names), newest claim winning. */
   claim(replica: string, devices: readonly string[]): Promise<DeviceClaim[]>;
   /** Forgets the links still held with these generations; answers the devices whose link it forgot. */
   release(replica: string, links: readonly HeldLink[]): Promise<string[]>;
   locate(device: string): Promise<LinkHolder | undefined>;
-  /** Removes the replicas whose lease expired and their devices' links; answers those devices. */
-  sweep(): Promise<ExpiredLink[]>;
+  /** The links of the replicas whose lease expired (until `forget` removes them: a sweep can be done again). */
+  expired(): Promise<ExpiredLink[]>;
+  /** Removes these replicas, if their lease is still expired, with their devices' links. */
+  forget(replicas: readonly string[]): Promise<void>;
   /** Tells the replica `from` that the links were claimed elsewhere (a NOTIFY). */
   announceTakeovers(from: string, links: readonly HeldLink[]): Promise<void>;
   listenTakeovers(onTakeover: (from: string, links: HeldLink[]) => void): Promise<void>;

@@ -12,8 +12,9 @@ export interface PresenceSweepOptions {
 }
 
 /**
- * The leader's job of noticing dead replicas: every `everyMs` it removes the replicas whose lease expired, with
- * their devices' links, and marks those devices Offline (a dead replica cannot). A lease of 1.5 heartbeats,
+ * The leader's job of noticing dead replicas: every `everyMs` it marks Offline the devices of the replicas whose
+ * lease expired (a dead replica cannot), then removes those replicas with their devices' links; a leader dying
+ * in between leaves both to the next sweep. An expired lease is not renewed (its replica drops its links). A lease of 1.5 heartbeats,
  * renewed every half heartbeat, expires at most 1.5 heartbeats after its replica died; swept every half
  * heartbeat, its devices are Offline within two heartbeats (plus up to a cluster poll when the leader died).
  */
@@ -25,10 +26,14 @@ export function presenceSweepJob(options: PresenceSweepOptions): LeaderJob {
       const timer = setInterval(() => {
         if (sweeping || !options.ready()) return;
         sweeping = true;
-        options.store
-          .sweep()
-          .then((expired) => {
-            if (expired.length > 0) options.markOffline(expired);
+        const { store } = options;
+        store
+          .expired()
+          .then(async (expired) => {
+            if (expired.length === 0) return;
+            // Offline first, then forgotten: a leader that dies in between leaves both to the next one
+            options.markOffline(expired);
+            await store.forget([...new Set(expired.map((link) => link.replica))]);
           })
           .catch((err) => options.onError(err, 'sweeping expired presence leases'))
           .finally(() => (sweeping = false));

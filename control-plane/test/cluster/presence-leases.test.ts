@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PresenceLeases } from '../../src/cluster/presence-leases.js';
+import { presenceSweepJob } from '../../src/cluster/presence-sweep.js';
 import type { PresenceStore } from '../../src/cluster/presence-store.js';
 import { PgPresence } from '../../src/resources/storage/postgres/pg-presence.js';
 import { postgresMissing, startPostgresCluster } from '../helpers/postgres-cluster.js';
@@ -105,10 +106,40 @@ describe.skipIf(skipped)('presence leases of replicas on one PostgreSQL database
     await store.register('alive', 'http://alive.invalid:1', 60_000);
     await store.claim('alive', ['moved-on']);
     await until(async () => (await store.locate('left-behind')) === undefined, 'the lease expires');
-    const expired = await store.sweep();
-    expect(expired.map((e) => e.device)).toEqual(['left-behind']);
+    const expired = await store.expired();
+    expect(expired.map((e) => [e.device, e.replica])).toEqual([['left-behind', 'dead']]);
     expect(await store.renew('dead', 60_000)).toBe(false);
     expect(await store.renew('alive', 60_000)).toBe(true);
-    expect(await store.sweep()).toEqual([]);
+    await store.forget(['dead']);
+    expect(await store.expired()).toEqual([]);
+    expect(await store.renew('dead', 60_000)).toBe(false);
   });
+
+  it('a sweep whose Offline write did not happen (its leader died) is done by the next sweep', async () => {
+    const store = await openStore(cluster.createDatabase());
+    await store.register('dead', 'http://dead.invalid:1', 1);
+    await store.claim('dead', ['stranded']);
+    await until(async () => (await store.locate('stranded')) === undefined, 'the lease expires');
+    const marked: string[][] = [];
+    let attempts = 0;
+    const job = presenceSweepJob({
+      store,
+      everyMs: 20,
+      ready: () => true,
+      markOffline: (expired) => {
+        // the first leader dies before its Offline write
+        if (++attempts === 1) throw new Error('the leader died');
+        marked.push(expired.map((link) => link.device));
+      },
+      onError: () => {},
+    });
+    const stop = job.start();
+    try {
+      await until(() => marked.length > 0, 'the next sweep marks the device Offline');
+    } finally {
+      stop();
+    }
+    expect(marked[0]).toEqual(['stranded']);
+    await until(async () => (await store.expired()).length === 0, 'the dead replica is forgotten');
+  }, 120_000);
 });

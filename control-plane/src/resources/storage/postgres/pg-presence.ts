@@ -50,11 +50,15 @@ const RELEASE = `DELETE FROM outpost_presence AS p
 const LOCATE = `SELECT r.replica, r.address FROM outpost_presence p JOIN outpost_replicas r ON r.replica = p.replica
   WHERE p.device = $1 AND r.expires > now()`;
 
-const SWEEP = `WITH dead AS (
-    DELETE FROM outpost_replicas WHERE expires <= now() RETURNING replica, expires
+// read only: the links are forgotten (FORGET) once their devices are marked Offline, so that a leader dying in
+// between leaves them to the next sweep
+const EXPIRED = `SELECT p.device, r.replica, r.expires FROM outpost_presence p JOIN outpost_replicas r USING (replica)
+  WHERE r.expires <= now()`;
+
+const FORGET = `WITH dead AS (
+    DELETE FROM outpost_replicas WHERE replica = ANY($1::text[]) AND expires <= now() RETURNING replica
   )
-  DELETE FROM outpost_presence p USING dead WHERE p.replica = dead.replica
-  RETURNING p.device, dead.expires`;
+  DELETE FROM outpost_presence p USING dead WHERE p.replica = dead.replica`;
 
 /** The NOTIFY channel on which a replica tells the one it took devices from (payload: TakeoverNotice JSON). */
 const TAKEOVER_CHANNEL = 'outpost_presence';
@@ -111,7 +115,8 @@ export class PgPresence implements PresenceStore {
 
   async renew(replica: string, leaseMs: number): Promise<boolean> {
     const { rowCount } = await this.pool.query(
-      `UPDATE outpost_replicas SET expires = ${lease(leaseMs)} WHERE replica = $1`,
+      // an expired lease is not renewed: a sweep may be marking its devices Offline
+      `UPDATE outpost_replicas SET expires = ${lease(leaseMs)} WHERE replica = $1 AND expires > now()`,
       [replica],
     );
     return rowCount === 1;
@@ -139,9 +144,13 @@ export class PgPresence implements PresenceStore {
     return rows[0];
   }
 
-  async sweep(): Promise<ExpiredLink[]> {
-    const { rows } = await this.pool.query<{ device: string; expires: Date }>(SWEEP);
-    return rows.map((row) => ({ device: row.device, expiredAt: row.expires.toISOString() }));
+  async expired(): Promise<ExpiredLink[]> {
+    const { rows } = await this.pool.query<{ device: string; replica: string; expires: Date }>(EXPIRED);
+    return rows.map((row) => ({ device: row.device, replica: row.replica, expiredAt: row.expires.toISOString() }));
+  }
+
+  async forget(replicas: readonly string[]): Promise<void> {
+    await this.pool.query(FORGET, [replicas]);
   }
 
   async leave(replica: string): Promise<void> {
