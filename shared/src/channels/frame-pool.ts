@@ -4,8 +4,8 @@ import type { FlowSettings } from './flow-control.js';
 
 /** Frames smaller than this are allocated each time: a pooled buffer is worth it only for bulk data. */
 const POOLED_FROM_BYTES = 64 * 1024;
-/** Free buffers a pool keeps at most (of `frameBytes` each): what it holds on to once a transfer is over. */
-const KEEP_FREE = 8;
+/** Free buffers a pool keeps at most of each size (powers of two up to a full frame): at most 8 MiB with 1 MiB frames. */
+const KEEP_FREE = 4;
 
 /**
  * The memory of a link's large channel frames, reused once the link's socket took them. Every buffer allocated
@@ -17,7 +17,8 @@ const KEEP_FREE = 8;
  * ignored by `give`, so a link can give back every frame it sent.
  */
 export class FramePool {
-  private readonly free: ArrayBuffer[] = [];
+  /** by size: a frame takes memory of the next power of two (at most twice its size), not always a full frame's */
+  private readonly free = new Map<number, ArrayBuffer[]>();
   private readonly lent = new WeakSet<ArrayBufferLike>();
 
   /** the largest frame pooled (larger ones are allocated each time): a full DATA frame of the links' flow */
@@ -30,7 +31,8 @@ export class FramePool {
   /** Memory of exactly `bytes` bytes, starting at offset 0 of an ArrayBuffer of its own (never a shared slab). */
   readonly take = (bytes: number): Uint8Array => {
     if (bytes < POOLED_FROM_BYTES || bytes > this.frameBytes) return Buffer.allocUnsafeSlow(bytes);
-    const memory = this.free.pop() ?? Buffer.allocUnsafeSlow(this.frameBytes).buffer;
+    const size = Math.min(this.frameBytes, 2 ** Math.ceil(Math.log2(bytes)));
+    const memory = this.free.get(size)?.pop() ?? Buffer.allocUnsafeSlow(size).buffer;
     this.lent.add(memory);
     return Buffer.from(memory, 0, bytes);
   };
@@ -39,6 +41,8 @@ export class FramePool {
   give(frame: Uint8Array): void {
     const memory = frame.buffer;
     if (!this.lent.delete(memory)) return;
-    if (this.free.length < KEEP_FREE) this.free.push(memory as ArrayBuffer);
+    let free = this.free.get(memory.byteLength);
+    if (free === undefined) this.free.set(memory.byteLength, (free = []));
+    if (free.length < KEEP_FREE) free.push(memory as ArrayBuffer);
   }
 }
