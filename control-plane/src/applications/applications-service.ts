@@ -115,7 +115,8 @@ export function createApplicationsService(
           }
         });
       } catch (err) {
-        onBackgroundError(err, `marking the pods of ${batch.length} devices UNKNOWN`);
+        const which = batch.length === 1 ? batch[0] : `${batch.length} devices`;
+        onBackgroundError(err, `marking the pods of ${which} UNKNOWN`);
       }
     }
   };
