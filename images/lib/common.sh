@@ -13,12 +13,17 @@ die() { log "error: $*"; exit 1; }
 now() { date +%s.%N; }
 seconds_since() { awk -v s="$1" -v e="$(now)" 'BEGIN { printf "%.1f", e - s }'; }
 
-# timed LABEL CMD...: run CMD, log how long it took
+# timed LABEL CMD...: run CMD, log how long it took; CMD's exit status is timed's (a caller's `x=$(timed ...)`
+# fails with it: errexit is off inside a command substitution, so a bare "$@" there would hide a failed step)
 timed() {
-  local label=$1 start
+  local label=$1 start status=0
   shift
   start=$(now)
-  "$@"
+  "$@" || status=$?
+  if [ "$status" -ne 0 ]; then
+    log "$label: failed (exit $status) after $(seconds_since "$start")s"
+    return "$status"
+  fi
   log "$label: $(seconds_since "$start")s"
 }
 

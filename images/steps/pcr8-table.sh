@@ -46,7 +46,7 @@ mcopy -n -i esp.img ::EFI/ab/grubenv grubenv.base
 dd if="$DISK" of=data.img bs=1M skip="$DATA_START" count="$DATA_MIB" status=none
 cat >on-boot <<'HOOK'
 #!/bin/sh
-echo "MEASURED-PCR8=$(cat /sys/class/tpm/tpm0/pcr-sha256/8)" >/dev/ttyS0
+printf '\nMEASURED-PCR8=%s\n' "$(cat /sys/class/tpm/tpm0/pcr-sha256/8)" >/dev/ttyS0
 HOOK
 debugfs -w -R "write on-boot config/hooks/on-boot" data.img >/dev/null 2>&1
 debugfs -w -R "sif config/hooks/on-boot mode 0100755" data.img >/dev/null 2>&1
@@ -74,7 +74,7 @@ boot() { # <slot> <path> <grubenv settings...>: one VM on a fresh swtpm; appends
   local qemu_pid=$!
   local pcr8=''
   for _ in $(seq 600); do
-    pcr8=$(tr -d '\r' <"$dir/serial.log" | sed -n 's/^MEASURED-PCR8=\([0-9A-Fa-f]\{64\}\)$/\1/p' | head -1 || true)
+    pcr8=$(tr -d '\r' <"$dir/serial.log" | sed -n 's/.*MEASURED-PCR8=\([0-9A-Fa-f]\{64\}\).*/\1/p' | head -1 || true)
     [ -n "$pcr8" ] && break
     kill -0 "$qemu_pid" 2>/dev/null || break
     sleep 0.5
