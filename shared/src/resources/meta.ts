@@ -26,7 +26,8 @@ export const META_OUTPUT_ONLY = [
 export const META_FILTER_FIELDS: readonly FilterField[] = [
   { path: 'name', type: 'name' },
   { path: 'metadata.createTime', type: 'timestamp' },
-  { path: 'metadata.updateTime', type: 'timestamp' },
+  // every write moves it: no index, so a status write changes no indexed column
+  { path: 'metadata.updateTime', type: 'timestamp', indexed: false },
   { path: 'metadata.labels', type: 'labels' },
   { path: 'metadata.annotations', type: 'labels' },
   { path: 'metadata.tags', type: 'stringList' },

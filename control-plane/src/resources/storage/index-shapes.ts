@@ -28,15 +28,11 @@ export const BY_VALUE: IndexShape = {
 export const INDEX_SHAPES: readonly IndexShape[] = [IN_PARENT, BY_VALUE];
 
 /**
- * Filterable paths that every write of a document moves, so they get no index: each index on a column a write
- * changes costs the write an entry in it, and on PostgreSQL it costs the write in every other index too (an
- * update that changes no indexed column is a heap-only tuple: no index is written at all). A filter on such a path
- * still runs on its column, over the rows the other conditions leave.
+ * How a filterable column is indexed; undefined when its field says `indexed: false` (a value writes move on many
+ * documents: each index on a column a write changes costs the write an entry in it, and on PostgreSQL an entry in
+ * every other index too, since only an update that changes no indexed column is heap-only).
  */
-const UNINDEXED_PATHS: ReadonlySet<string> = new Set(['metadata.updateTime']);
-
-/** How a filterable column is indexed; undefined when it is not (see UNINDEXED_PATHS and FilterField.indexed). */
 export function indexShapeOf(field: FilterField): IndexShape | undefined {
-  if (UNINDEXED_PATHS.has(field.path) || field.indexed === false) return undefined;
+  if (field.indexed === false) return undefined;
   return field.type === 'int' || field.type === 'double' || field.type === 'timestamp' ? BY_VALUE : IN_PARENT;
 }
