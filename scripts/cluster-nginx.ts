@@ -1,3 +1,6 @@
+import type { ChildProcess } from 'node:child_process';
+import { connect } from 'node:net';
+
 /**
  * The nginx configuration in front of control-plane replicas (issue 23): round robin over the replicas, the
  * WebSocket upgrade for agent links and remote terminals, long reads for watch streams, no request buffering for
@@ -49,4 +52,30 @@ export function clusterNginxConf(dir: string, site: string): string {
     '}',
     '',
   ].join('\n');
+}
+
+/** Whether something accepts TCP connections on 127.0.0.1:port. */
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/**
+ * nginx binds its port after spawn returns: whoever hands out the address waits for it to answer first (a
+ * request sent at once was refused on a loaded CI machine).
+ */
+export async function waitUntilNginxAccepts(port: number, nginx: ChildProcess, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await accepts(port))) {
+    if (nginx.exitCode !== null || nginx.signalCode !== null)
+      throw new Error(`nginx exited (${nginx.exitCode ?? nginx.signalCode}) before listening on ${port}`);
+    if (Date.now() > deadline) throw new Error(`nginx did not listen on ${port} within ${timeoutMs / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }

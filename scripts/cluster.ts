@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { freePort, startPostgresCluster } from '../control-plane/test/helpers/postgres-cluster.js';
-import { clusterNginxConf, clusterNginxSite } from './cluster-nginx.js';
+import { clusterNginxConf, clusterNginxSite, waitUntilNginxAccepts } from './cluster-nginx.js';
 
 const REPO = new URL('..', import.meta.url).pathname;
 const SERVER = join(REPO, 'control-plane/dist/server/main.js');
@@ -115,6 +115,7 @@ try {
       void stop(1);
     }
   });
+  await waitUntilNginxAccepts(port, nginx);
   process.stdout.write(
     `${JSON.stringify({
       url: `http://127.0.0.1:${port}`,

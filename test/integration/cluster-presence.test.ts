@@ -55,7 +55,7 @@ describe.skipIf(skipped)('device links when a replica dies', () => {
     }
     work = mkdtempSync(join(tmpdir(), 'outpost-presence-'));
     const port = await freePort();
-    nginx = startNginx(
+    nginx = await startNginx(
       join(work, 'nginx'),
       port,
       replicas.map((r) => Number(new URL(r.url).port)),

@@ -1,7 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { clusterNginxConf, clusterNginxSite } from '../../../scripts/cluster-nginx.js';
+import { clusterNginxConf, clusterNginxSite, waitUntilNginxAccepts } from '../../../scripts/cluster-nginx.js';
 import { DROPLET, startProcess } from './processes.js';
 import type { RunningProcess } from './processes.js';
 import { simulatedDropletArgs } from './simulated-device.js';
@@ -14,7 +14,11 @@ export function startDroplet(root: string): RunningProcess {
 }
 
 /** Debian's nginx in front of the replicas (the README's site, scripts/cluster-nginx.ts), run from `dir`. */
-export function startNginx(dir: string, port: number, replicaPorts: readonly number[]): { stop(): Promise<void> } {
+export async function startNginx(
+  dir: string,
+  port: number,
+  replicaPorts: readonly number[],
+): Promise<{ stop(): Promise<void> }> {
   if (NGINX === undefined) throw new Error('nginx is not installed (apt-get install nginx)');
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'nginx.conf'), clusterNginxConf(dir, clusterNginxSite(port, replicaPorts)));
@@ -23,6 +27,7 @@ export function startNginx(dir: string, port: number, replicaPorts: readonly num
   if (check.status !== 0) throw new Error(`nginx -t: ${check.stderr}`);
   const nginx = spawn(NGINX, args, { stdio: 'ignore' });
   const exited = new Promise<void>((resolve) => nginx.once('exit', () => resolve()));
+  await waitUntilNginxAccepts(port, nginx);
   return {
     stop: async () => {
       if (nginx.exitCode === null) nginx.kill('SIGTERM');
