@@ -20,6 +20,8 @@ interface Link {
   generation: number | undefined;
   /** the link ended while its claim was out: released once the claim is stored */
   endedWhileClaiming?: () => void;
+  /** the newest generation claimed elsewhere that was announced while this link's claim was out */
+  claimedElsewhere?: number;
 }
 
 interface Release {
@@ -138,7 +140,10 @@ export class PresenceLeases implements LinkPresence {
       const link = claims.get(device);
       if (link === undefined) continue;
       link.generation = generation;
-      if (link.endedWhileClaiming !== undefined) {
+      if (link.claimedElsewhere !== undefined && link.claimedElsewhere > generation) {
+        // a racing claim elsewhere stored after this one and told us before this claim's answer came back
+        this.supersede(device, link);
+      } else if (link.endedWhileClaiming !== undefined) {
         this.releases.push({ link: { device, generation }, markOffline: link.endedWhileClaiming });
       }
       if (previous !== null && previous !== replica) {
@@ -174,11 +179,21 @@ export class PresenceLeases implements LinkPresence {
     if (from !== this.options.replica) return;
     for (const { device, generation } of links) {
       const link = this.held.get(device);
+      if (link === undefined) continue;
+      if (link.generation === undefined) {
+        // this link's claim is out: the newer of the two claims wins once its answer is known
+        link.claimedElsewhere = Math.max(link.claimedElsewhere ?? 0, generation);
+        continue;
+      }
       // a link opened here after that claim has a claim of its own, newer still
-      if (link?.generation === undefined || link.generation >= generation) continue;
-      this.held.delete(device);
-      this.options.onTakenOver(device);
+      if (link.generation < generation) this.supersede(device, link);
     }
+  }
+
+  private supersede(device: string, link: Link): void {
+    if (this.held.get(device) !== link) return;
+    this.held.delete(device);
+    this.options.onTakenOver(device);
   }
 
   private async renew(): Promise<void> {

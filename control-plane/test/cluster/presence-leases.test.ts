@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PresenceLeases } from '../../src/cluster/presence-leases.js';
 import { presenceSweepJob } from '../../src/cluster/presence-sweep.js';
@@ -87,6 +88,76 @@ describe.skipIf(skipped)('presence leases of replicas on one PostgreSQL database
     expect(offline).toEqual(['by b']);
     expect(await store.locate('moving')).toBeUndefined();
   });
+
+  it('of two claims racing for one device, the later one tells the earlier, which drops its link', async () => {
+    const url = cluster.createDatabase();
+    const store = await openStore(url);
+    const x = await replica(store, 'x');
+    const a = await replica(store, 'a');
+    const b = await replica(store, 'b');
+    x.leases.connected('raced');
+    await until(async () => (await store.locate('raced'))?.replica === 'x', 'X holds it');
+    // both claims start (and read their snapshot) while the row is locked, then go one after the other
+    const locker = new pg.Client({ connectionString: url });
+    await locker.connect();
+    closing.push(() => locker.end());
+    await locker.query('BEGIN');
+    await locker.query("SELECT 1 FROM outpost_presence WHERE device = 'raced' FOR UPDATE");
+    a.leases.connected('raced');
+    b.leases.connected('raced');
+    await until(async () => {
+      const { rows } = await locker.query<{ waiting: string }>(
+        // the second waiter may still show its previous statement: only claims lock rows here
+        "SELECT count(*) AS waiting FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()",
+      );
+      return Number(rows[0]!.waiting) === 2;
+    }, 'both claims wait for the row');
+    await locker.query('COMMIT');
+
+    await until(() => x.takenOver.includes('raced'), 'X is told');
+    await until(() => a.takenOver.includes('raced') || b.takenOver.includes('raced'), 'the earlier claim is told');
+    const winner = (await store.locate('raced'))?.replica;
+    const [loser, kept] = winner === 'a' ? [b, a] : [a, b];
+    expect(loser.takenOver).toEqual(['raced']);
+    expect(kept.takenOver).toEqual([]);
+  }, 120_000);
+
+  it('a takeover told before the answer to its own claim still drops the older link', async () => {
+    const store = await openStore(cluster.createDatabase());
+    const told = new Set<string>();
+    // B's notice overtakes A's answer: A's claim answers only once A has been told of B's
+    const overtaken: PresenceStore = Object.create(store) as PresenceStore;
+    overtaken.listenTakeovers = (onTakeover) =>
+      store.listenTakeovers((from, links) => {
+        onTakeover(from, links);
+        if (from === 'a') for (const link of links) told.add(link.device);
+      });
+    overtaken.claim = async (...args) => {
+      const claimed = await store.claim(...args);
+      await until(() => told.has('early'), 'A is told of the newer claim');
+      return claimed;
+    };
+    const takenOver: string[] = [];
+    const a = new PresenceLeases({
+      store: overtaken,
+      replica: 'a',
+      leaseMs: 60_000,
+      renewEveryMs: 30_000,
+      onTakenOver: (device) => takenOver.push(device),
+      onLeaseLost: () => takenOver.push('*'),
+      onError: (err) => errors.push(err),
+    });
+    await a.start('http://a.invalid:1');
+    closing.push(() => a.close());
+    a.connected('early');
+    await until(async () => (await store.locate('early'))?.replica === 'a', 'A has claimed it');
+    await store.register('b', 'http://b.invalid:1', 60_000);
+    const claimed = await store.claim('b', ['early']);
+    expect(claimed.map((claim) => claim.previous)).toEqual(['a']);
+    await store.announceTakeovers('a', claimed);
+    await until(() => takenOver.includes('early'), 'A drops its link once its claim answers');
+    expect(takenOver).toEqual(['early']);
+  }, 120_000);
 
   it('a link that ends while its claim is out is released once the claim is stored', async () => {
     const store = await openStore(cluster.createDatabase());

@@ -22,6 +22,8 @@ const SCHEMA = [
     replica text COLLATE "C" NOT NULL,
     generation bigint NOT NULL
   )`,
+  // the replica a claim took the link from, read from the row it locked: exact when two claims race
+  'ALTER TABLE outpost_presence ADD COLUMN IF NOT EXISTS claimed_from text COLLATE "C"',
   'CREATE INDEX IF NOT EXISTS outpost_presence_by_replica ON outpost_presence(replica)',
   'CREATE SEQUENCE IF NOT EXISTS outpost_presence_generation',
   `CREATE TABLE IF NOT EXISTS outpost_cluster_secret (
@@ -30,17 +32,13 @@ const SCHEMA = [
   )`,
 ];
 
-// \`previous\` reads the statement's snapshot (a FOR UPDATE there would skip the rows the insert updates)
-const CLAIM = `WITH previous AS (
-    SELECT device, replica FROM outpost_presence WHERE device = ANY($2::text[])
-  ), claimed AS (
-    INSERT INTO outpost_presence(device, replica, generation)
-    SELECT device, $1, nextval('outpost_presence_generation') FROM unnest($2::text[]) AS device
-    ON CONFLICT (device) DO UPDATE SET replica = EXCLUDED.replica, generation = EXCLUDED.generation
-    RETURNING device, generation
-  )
-  SELECT claimed.device, claimed.generation, previous.replica AS previous
-  FROM claimed LEFT JOIN previous USING (device)`;
+// The previous holder and the generation are taken once the row is locked, not from the statement's snapshot: of
+// two claims racing for one device, the second sees the first as the previous holder, with a newer generation.
+const CLAIM = `INSERT INTO outpost_presence(device, replica, generation)
+  SELECT device, $1, nextval('outpost_presence_generation') FROM unnest($2::text[]) AS device
+  ON CONFLICT (device) DO UPDATE SET replica = EXCLUDED.replica,
+    generation = nextval('outpost_presence_generation'), claimed_from = outpost_presence.replica
+  RETURNING device, generation, claimed_from AS previous`;
 
 const RELEASE = `DELETE FROM outpost_presence AS p
   USING unnest($2::text[], $3::bigint[]) AS link(device, generation)
