@@ -18,6 +18,7 @@ import type { ProxyChooser } from '../config-apply/proxy/proxy-route.js';
 import type { Transport, TransportSecurity } from '../config/transport-security.js';
 import { LINK_BACKOFF, createBackoff } from '../retry/backoff.js';
 import type { Backoff, BackoffPolicy } from '../retry/backoff.js';
+import { jitteredRetryAfterMs, retryAfterMs } from '../retry/retry-after.js';
 import { ServerMessageRouter } from './server-message-router.js';
 import type { CommandHandler, SpecConsumer } from './server-message-router.js';
 
@@ -219,6 +220,7 @@ export class AgentLink {
     });
     this.socket = socket;
     let refusedWith: number | undefined;
+    let retryAfter: number | undefined;
     let openedAt: number | undefined;
     let lastError: string | undefined;
     let untrusted = false;
@@ -227,6 +229,8 @@ export class AgentLink {
 
     socket.on('unexpected-response', (_request, response) => {
       refusedWith = response.statusCode;
+      const header = response.headers['retry-after'];
+      retryAfter = retryAfterMs(Array.isArray(header) ? header[0] : header);
       response.resume();
       socket.terminate();
     });
@@ -259,7 +263,15 @@ export class AgentLink {
       untrusted = isUntrustedCertificate(err);
     });
     socket.on('close', (code, reason) => {
-      this.closed(socket, { code, reason: reason.toString(), refusedWith, openedAt, lastError, untrusted });
+      this.closed(socket, {
+        code,
+        reason: reason.toString(),
+        refusedWith,
+        retryAfter,
+        openedAt,
+        lastError,
+        untrusted,
+      });
     });
   }
 
@@ -329,6 +341,8 @@ export class AgentLink {
       code: number;
       reason: string;
       refusedWith?: number;
+      /** the wait the refusal's Retry-After asked for (a busy server answering 503) */
+      retryAfter?: number;
       openedAt?: number;
       lastError?: string;
       untrusted: boolean;
@@ -356,7 +370,10 @@ export class AgentLink {
     if (how.openedAt !== undefined && Date.now() - how.openedAt >= (this.options.stableAfterMs ?? 10_000)) {
       this.backoff.reset();
     }
-    const delayMs = this.backoff.next();
+    const backoffMs = this.backoff.next();
+    // a busy server's Retry-After is a floor, spread so that the agents it turned away do not return together
+    const delayMs =
+      how.retryAfter === undefined ? backoffMs : Math.max(backoffMs, jitteredRetryAfterMs(how.retryAfter, this.random));
     if (how.untrusted) {
       logger.error(
         { error: how.lastError, url: this.url, retryInMs: delayMs },

@@ -14,13 +14,16 @@ import {
   parseLinkProofFrame,
   refusalOf,
   unauthenticated,
+  unavailable,
 } from '@outpost/shared';
 import type {
   AgentMessage,
   AppliedHealthCheck,
   DesiredPod,
+  Device,
   LinkChallengeMessage,
   OsImage,
+  OsVersion,
   PodStatusMessage,
   ServerMessage,
 } from '@outpost/shared';
@@ -29,17 +32,18 @@ import type { DeviceCredentials, UsedCredential } from '../devices/device-creden
 import { newChallenge } from '../devices/device-identity.js';
 import type { ResourceEngine } from '../resources/resource-engine.js';
 import type { ResourceHandle } from '../resources/resource-handle.js';
-import type { Doc } from '../resources/resource-table.js';
 import { where } from '../resources/resource-query.js';
 import { AgentSession } from './agent-session.js';
 import { CommandDispatcher } from './command-dispatcher.js';
 import { StatusWriter } from './status-writer.js';
 import { ChannelHub } from './channels/channel-hub.js';
 import type { LinkPresence, LinksElsewhere } from './links-elsewhere.js';
+import { EventLoopLag } from './event-loop-lag.js';
+import { shedUpgrade } from './upgrade-shedding.js';
 
 export interface AgentGatewayOptions {
   engine: ResourceEngine;
-  devices: ResourceHandle;
+  devices: ResourceHandle<Device>;
   credentials: DeviceCredentials;
   logger: Logger;
   heartbeatSeconds: number;
@@ -49,15 +53,15 @@ export interface AgentGatewayOptions {
    */
   markOfflineAtStart?: boolean;
   /** the OS image a device's spec asks for, sent along with its spec */
-  resolveOsImage?: (device: Doc) => OsImage | undefined;
+  resolveOsImage?: (device: Device) => OsImage | undefined;
   /** followed so that publishing a version a device waits for reaches it at once */
-  osVersions?: ResourceHandle;
+  osVersions?: ResourceHandle<OsVersion>;
   /** the health checks that apply to a device, sent along with its spec */
-  resolveHealthChecks?: (device: Doc) => AppliedHealthCheck[];
+  resolveHealthChecks?: (device: Device) => AppliedHealthCheck[];
   /** other records a spec message is made of (health checks): a change re-pushes the specs of the devices it concerns */
   specDependencies?: readonly SpecDependency[];
   /** the pods a device runs (spec.node), sent along with its spec */
-  resolvePods?: (device: Doc) => DesiredPod[];
+  resolvePods?: (device: Device) => DesiredPod[];
   /** what an agent reports of its pods */
   onPodStatus?: (deviceName: string, pods: PodStatusMessage['pods']) => void;
   /** other WebSocket endpoints of the server (the remote terminal): true when one took the upgrade */
@@ -68,12 +72,17 @@ export interface AgentGatewayOptions {
   elsewhere?: LinksElsewhere;
   /** on PostgreSQL, the relay WebSocket of the other replicas (cluster/relay-endpoint.ts): true when it took one */
   clusterUpgrades?: (req: IncomingMessage, socket: Duplex, head: Buffer) => boolean;
+  /**
+   * New agent links are refused (503 with Retry-After) while the event loop lags this many milliseconds or more
+   * (upgrade-shedding.ts); 0 or unset never refuses
+   */
+  shedUpgradesAtLagMs?: number;
 }
 
 /** Something besides the device record its spec message is made of. */
 export interface SpecDependency {
   /** calls `listener` after each committed change, with a test of the devices the change concerns */
-  subscribe(listener: (concerns: (device: Doc) => boolean) => void): () => void;
+  subscribe(listener: (concerns: (device: Device) => boolean) => void): () => void;
 }
 
 /**
@@ -103,8 +112,13 @@ export class AgentGateway {
   private readonly unsubscribeVersions: () => void;
   private readonly unsubscribeDependencies: (() => void)[];
   private readonly unsubscribeRevocations: () => void;
+  private readonly loopLag: EventLoopLag | undefined;
+  private shedCount = 0;
+  private shedSinceLog = 0;
+  private shedLoggedAt = 0;
 
   constructor(private readonly options: AgentGatewayOptions) {
+    if ((options.shedUpgradesAtLagMs ?? 0) > 0) this.loopLag = new EventLoopLag();
     this.status = new StatusWriter(options.devices, {
       onFlushFailed: (err, retryInMs) => options.logger.error({ err, retryInMs }, 'status write failed; retrying'),
     });
@@ -126,7 +140,7 @@ export class AgentGateway {
         if (!published) return;
         for (const session of this.sessions.values()) {
           const device = options.devices.find(session.deviceName);
-          if (device && options.resolveOsImage?.(device)?.version === published['version']) {
+          if (device && options.resolveOsImage?.(device)?.version === published.version) {
             session.send(this.specMessage(device));
           }
         }
@@ -154,6 +168,12 @@ export class AgentGateway {
         refuseUpgrade(socket, new ApiError('NOT_FOUND', `no WebSocket endpoint at ${path}`));
         return;
       }
+      // the agent gave up while this upgrade waited its turn: nothing to authenticate it for
+      if (socket.destroyed || !socket.writable) {
+        socket.destroy();
+        return;
+      }
+      if (this.shedding(socket)) return;
       let caller: LinkCaller;
       try {
         caller = this.authenticate(req.headers.authorization);
@@ -182,6 +202,11 @@ export class AgentGateway {
       }
       if (++checked % RECHECK_CHUNK === 0) await new Promise((resolve) => setImmediate(resolve));
     }
+  }
+
+  /** new agent links refused with 503 because the event loop lagged (shedUpgradesAtLagMs) */
+  get shedUpgrades(): number {
+    return this.shedCount;
   }
 
   isOnline(deviceName: string): boolean {
@@ -236,6 +261,7 @@ export class AgentGateway {
   /** Closes every link (devices go Offline) and writes what is pending. */
   close(): void {
     clearInterval(this.heartbeat);
+    this.loopLag?.stop();
     this.unsubscribe();
     this.unsubscribeVersions();
     for (const unsubscribe of this.unsubscribeDependencies) unsubscribe();
@@ -268,6 +294,28 @@ export class AgentGateway {
     this.linkEnded(deviceName);
     session.retire(code, reason);
     this.options.logger.child({ device: deviceName }).info({ code }, `agent disconnected: ${reason}`);
+  }
+
+  /** Refuses the upgrade with 503 and Retry-After when the event loop lags too far to answer it in time. */
+  private shedding(socket: Duplex): boolean {
+    const lagMs = this.loopLag?.lagMs ?? 0;
+    const shed = shedUpgrade(lagMs, { maxLagMs: this.options.shedUpgradesAtLagMs ?? 0 });
+    if (shed === undefined) return false;
+    this.shedCount++;
+    this.shedSinceLog++;
+    const now = Date.now();
+    if (now - this.shedLoggedAt >= SHED_LOG_EVERY_MS) {
+      this.options.logger.warn(
+        { lagMs: Math.round(lagMs), refused: this.shedSinceLog, retryAfterSeconds: shed.retryAfterSeconds },
+        'the event loop lags: refusing new agent links with 503 and Retry-After',
+      );
+      this.shedLoggedAt = now;
+      this.shedSinceLog = 0;
+    }
+    refuseUpgrade(socket, unavailable('the control plane is busy: connect again after Retry-After'), {
+      'Retry-After': String(shed.retryAfterSeconds),
+    });
+    return true;
   }
 
   /** The device, and whether it is yet to prove it holds its key on the link (it sent only its name, odk1.…). */
@@ -307,6 +355,7 @@ export class AgentGateway {
     const timer = setTimeout(() => refuse('no proof of the device key in time'), PROOF_TIMEOUT_MS);
     const onMessage = (data: RawData, isBinary: boolean): void => {
       cleanUp();
+      if (ws.readyState !== ws.OPEN) return; // the agent left before its proof was read: no signature to check
       const proof = isBinary ? undefined : parseLinkProofFrame(rawText(data), linkProofMessageSchema);
       if (proof === undefined) {
         refuse('the first message must be the proof of the device key');
@@ -334,6 +383,7 @@ export class AgentGateway {
   }
 
   private open(deviceName: string, ws: WebSocket, credential: UsedCredential): void {
+    if (ws.readyState !== ws.OPEN) return; // the agent left while its upgrade waited: it must not replace a live link
     const log = this.options.logger.child({ device: deviceName });
     const previous = this.sessions.get(deviceName);
     if (previous) {
@@ -442,19 +492,19 @@ export class AgentGateway {
     if (doc) session.send(this.specMessage(doc));
   }
 
-  private specMessage(doc: Doc): ServerMessage {
-    const meta = (doc['metadata'] ?? {}) as Doc;
+  private specMessage(doc: Device): ServerMessage {
+    const meta = doc.metadata ?? {};
     const osImage = this.options.resolveOsImage?.(doc);
     const healthChecks = this.options.resolveHealthChecks?.(doc) ?? [];
     const pods = this.options.resolvePods?.(doc) ?? [];
     return {
       type: 'spec',
       device: {
-        name: doc['name'] as string,
-        spec: (doc['spec'] ?? {}) as Record<string, unknown>,
+        name: doc.name,
+        spec: doc.spec ?? {},
         metadata: {
-          generation: typeof meta['generation'] === 'number' ? meta['generation'] : 0,
-          ...(meta['labels'] ? { labels: meta['labels'] as Record<string, string> } : {}),
+          generation: meta.generation ?? 0,
+          ...(meta.labels ? { labels: meta.labels } : {}),
         },
         ...(osImage ? { osImage } : {}),
         ...(healthChecks.length > 0 ? { healthChecks } : {}),
@@ -487,6 +537,8 @@ export class AgentGateway {
 export const CREDENTIAL_REVOKED_CLOSE_CODE = 4003;
 /** How long a link challenged for its key has to answer. */
 const PROOF_TIMEOUT_MS = 15_000;
+/** At most one log line this often about refused links, with how many were refused since the last. */
+const SHED_LOG_EVERY_MS = 10_000;
 /** How many links recheckCredentials checks (one store read each) before it lets other work run. */
 const RECHECK_CHUNK = 200;
 
@@ -509,18 +561,17 @@ const DESIRED_PATHS = ['spec', 'metadata.labels', 'status.deviceInfo.deviceType'
  * writes must not echo back). The changed paths decide when they are known: a change another replica made is
  * rebuilt from the current document, so its `before` has the same spec as its `after` (foreign-changes.ts).
  */
-function desiredChanged(before: Doc | null, after: Doc, changed: readonly string[] | undefined): boolean {
+function desiredChanged(before: Device | null, after: Device, changed: readonly string[] | undefined): boolean {
   if (!before) return true;
   if (changed !== undefined) {
     return changed.some((path) =>
       DESIRED_PATHS.some((p) => path === p || path.startsWith(`${p}.`) || p.startsWith(`${path}.`)),
     );
   }
-  const meta = (d: Doc): Doc => (d['metadata'] ?? {}) as Doc;
-  const type = (d: Doc): unknown => (((d['status'] ?? {}) as Doc)['deviceInfo'] as Doc | undefined)?.['deviceType'];
+  const type = (d: Device): string | undefined => d.status?.deviceInfo?.deviceType;
   return (
-    JSON.stringify(before['spec'] ?? {}) !== JSON.stringify(after['spec'] ?? {}) ||
-    JSON.stringify(meta(before)['labels'] ?? {}) !== JSON.stringify(meta(after)['labels'] ?? {}) ||
+    JSON.stringify(before.spec ?? {}) !== JSON.stringify(after.spec ?? {}) ||
+    JSON.stringify(before.metadata?.labels ?? {}) !== JSON.stringify(after.metadata?.labels ?? {}) ||
     type(before) !== type(after)
   );
 }
@@ -536,9 +587,12 @@ function rawText(data: RawData): string {
 }
 
 /** Answers an upgrade request with the error instead (its JSON body, as any API error). */
-export function refuseUpgrade(socket: Duplex, err: ApiError): void {
+export function refuseUpgrade(socket: Duplex, err: ApiError, headers: Readonly<Record<string, string>> = {}): void {
   const body = JSON.stringify(err.toBody());
+  const extra = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   socket.end(
-    `HTTP/1.1 ${err.httpCode} ${err.status}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${err.httpCode} ${err.status}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${extra}Connection: close\r\n\r\n${body}`,
   );
 }

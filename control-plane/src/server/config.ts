@@ -46,6 +46,11 @@ export interface ServerConfig {
    * heapGrowingPercent then too; default DEFAULT_TLS_WAVE_HEAP_GROWING_PERCENT
    */
   tlsWaveHeapGrowingPercent?: number;
+  /**
+   * new agent links are refused (503 with Retry-After) while the event loop lags this many milliseconds; 0 never;
+   * default DEFAULT_SHED_UPGRADES_LAG_MS
+   */
+  shedUpgradesLagMs?: number;
   /** largest OS image `PUT /v1/artifacts` takes (413 beyond); default DEFAULT_ARTIFACT_LIMITS */
   maxArtifactBytes?: number;
   /** uploads are refused (503) while the data directory's file system has less free space than this */
@@ -78,6 +83,9 @@ export const DEFAULT_HEAP_GROWING_PERCENT = 50;
 
 /** See tls-wave-heap.ts: while TLS links pour in, fewer full collections mark the growing fleet's heap. */
 export const DEFAULT_TLS_WAVE_HEAP_GROWING_PERCENT = 200;
+
+/** An agent gives up a handshake after 15 s: a replica lagging 2 s with upgrades queued behind cannot keep up. */
+export const DEFAULT_SHED_UPGRADES_LAG_MS = 2000;
 
 export const DEFAULT_SERVER_CONFIG: Readonly<ServerConfig> = {
   host: '127.0.0.1',
@@ -126,6 +134,9 @@ Options (each flag beats its environment variable):
   --tls-wave-heap-growing-percent <n> the same while new TLS connections come in at 10/s or more (until 10 s
                               below); 0 keeps --heap-growing-percent then too
                                                         OUTPOST_TLS_WAVE_HEAP_GROWING_PERCENT (default ${DEFAULT_TLS_WAVE_HEAP_GROWING_PERCENT})
+  --shed-upgrades-lag-ms <n>  new device links are refused with 503 and Retry-After while the event loop
+                              lags n ms or more (a connect wave it cannot answer in time); 0 never refuses
+                                                        OUTPOST_SHED_UPGRADES_LAG_MS (default ${DEFAULT_SHED_UPGRADES_LAG_MS})
   --max-artifact-bytes <n>    largest OS image upload (413 beyond); suffix K, M, G, T (1024s)
                                                         OUTPOST_MAX_ARTIFACT_BYTES (default 8G)
   --free-space-reserve-bytes <n> uploads are refused (503) below this much free space in the data directory
@@ -162,7 +173,8 @@ type IntegerSetting =
   | 'bodyTimeoutSeconds'
   | 'keepAliveTimeoutSeconds'
   | 'heapGrowingPercent'
-  | 'tlsWaveHeapGrowingPercent';
+  | 'tlsWaveHeapGrowingPercent'
+  | 'shedUpgradesLagMs';
 
 /** The whole-number settings, each from --<flag> (the variable's name without OUTPOST_) or its variable, in range. */
 const INTEGER_SETTINGS: readonly { env: string; key: IntegerSetting; min: number; max: number }[] = [
@@ -176,6 +188,7 @@ const INTEGER_SETTINGS: readonly { env: string; key: IntegerSetting; min: number
   { env: 'OUTPOST_KEEP_ALIVE_TIMEOUT_SECONDS', key: 'keepAliveTimeoutSeconds', min: 1, max: 3600 },
   { env: 'OUTPOST_HEAP_GROWING_PERCENT', key: 'heapGrowingPercent', min: 0, max: 1000 },
   { env: 'OUTPOST_TLS_WAVE_HEAP_GROWING_PERCENT', key: 'tlsWaveHeapGrowingPercent', min: 0, max: 1000 },
+  { env: 'OUTPOST_SHED_UPGRADES_LAG_MS', key: 'shedUpgradesLagMs', min: 0, max: 600_000 },
 ];
 
 /**
@@ -289,6 +302,7 @@ function parseFlags(argv: readonly string[]): Record<string, string | undefined>
         'keep-alive-timeout-seconds': { type: 'string' },
         'heap-growing-percent': { type: 'string' },
         'tls-wave-heap-growing-percent': { type: 'string' },
+        'shed-upgrades-lag-ms': { type: 'string' },
         'max-artifact-bytes': { type: 'string' },
         'free-space-reserve-bytes': { type: 'string' },
         'trusted-proxies': { type: 'string' },

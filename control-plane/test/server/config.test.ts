@@ -97,6 +97,19 @@ describe('loadServerConfig', () => {
     }
   });
 
+  it('reads --shed-upgrades-lag-ms or OUTPOST_SHED_UPGRADES_LAG_MS, 0 (never) to 600000', () => {
+    expect(loadServerConfig([], {}).shedUpgradesLagMs).toBeUndefined(); // the server applies its default
+    expect(loadServerConfig([], { OUTPOST_SHED_UPGRADES_LAG_MS: '0' })).toMatchObject({ shedUpgradesLagMs: 0 });
+    expect(loadServerConfig(['--shed-upgrades-lag-ms', '500'], { OUTPOST_SHED_UPGRADES_LAG_MS: '20' })).toMatchObject({
+      shedUpgradesLagMs: 500,
+    });
+    for (const bad of ['-1', '600001', '2.5', 'lots']) {
+      expect(() => loadServerConfig([`--shed-upgrades-lag-ms=${bad}`], {})).toThrow(
+        new RegExp(`invalid --shed-upgrades-lag-ms "${bad}"`),
+      );
+    }
+  });
+
   it('reads --tls-wave-heap-growing-percent or OUTPOST_TLS_WAVE_HEAP_GROWING_PERCENT, 0 to 1000', () => {
     expect(loadServerConfig([], {}).tlsWaveHeapGrowingPercent).toBeUndefined(); // the server applies its default
     expect(loadServerConfig([], { OUTPOST_TLS_WAVE_HEAP_GROWING_PERCENT: '0' })).toMatchObject({
