@@ -3,7 +3,7 @@ import { loggedChangeOf, logRowOf } from '../../change-log.js';
 import type { Appended, ChangeLog, LoggedChange, LogRow } from '../../change-log.js';
 import type { PgStorage } from './pg-storage.js';
 
-/** Appended rows written per statement (as arrays: one statement whatever the count). */
+/** Appended rows written per statement (one JSON parameter: one statement whatever the count). */
 const ROWS_PER_WRITE = 2000;
 
 /**
@@ -50,14 +50,14 @@ export class PgChangeLog implements ChangeLog {
     const rows = this.buffered;
     if (rows.length === 0) return;
     this.buffered = [];
-    const column = (i: number): unknown[] => rows.map((row) => row[i]);
     const last = rows[rows.length - 1]![0];
     const statements = [
       {
+        // the rows as one JSON array of arrays: one string to hand over, nothing escaped into array literals
         sql:
-          'INSERT INTO change_log(seq, plural, name, op, doc, paths, prior, time) SELECT * FROM ' +
-          'unnest(?::bigint[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])',
-        params: [0, 1, 2, 3, 4, 5, 6, 7].map(column),
+          'INSERT INTO change_log(seq, plural, name, op, doc, paths, prior, time) SELECT (r->>0)::bigint, ' +
+          'r->>1, r->>2, r->>3, r->>4, r->>5, r->>6, r->>7 FROM jsonb_array_elements(?::jsonb) AS r',
+        params: [JSON.stringify(rows)],
       },
       { sql: 'UPDATE change_log_head SET seq = ?', params: [last] },
     ];

@@ -29,14 +29,30 @@ export interface RowInsert extends RowWrite {
 }
 
 /*
- * Each statement takes its rows as arrays (unnest), so one statement writes any number of rows and its text, which
- * the connection prepares once, does not depend on how many.
+ * Each statement takes its rows as one JSON array parameter (jsonb_to_recordset): one statement writes any number
+ * of rows, its text (which the connection prepares once) does not depend on how many, and the documents, already
+ * JSON, go into it as they are: no array literal to escape them into, and one string to hand to the driver.
  */
 
-const columnArrays = (layout: RowLayout): string => layout.scalars.map(() => ', ?::text[]').join('');
-const columnNames = (layout: RowLayout): string => layout.scalars.map((_, i) => `, c${i}`).join('');
-const columnValues = (layout: RowLayout, rows: readonly RowWrite[]): (string | null)[][] =>
-  layout.scalars.map((_, i) => rows.map((r) => r.columns[i] ?? null));
+/** The record the rows' JSON is read as: `extra` columns, then the document, then each scalar as text. */
+const recordOf = (layout: RowLayout, extra: string): string =>
+  `jsonb_to_recordset(?::jsonb) AS u(${extra}, doc jsonb${layout.scalars.map((_, i) => `, c${i} text`).join('')})`;
+
+/** The rows as one JSON array of records; `extra` gives each record's members before its document. */
+function rowsJson<R extends RowWrite>(rows: readonly R[], extra: (row: R) => string): string {
+  let json = '[';
+  for (let r = 0; r < rows.length; r++) {
+    const row = rows[r]!;
+    json += `${r === 0 ? '' : ','}{${extra(row)},"doc":${row.text}`;
+    for (let i = 0; i < row.columns.length; i++) {
+      const value = row.columns[i];
+      // a member left out is NULL
+      if (value !== null && value !== undefined) json += `,"c${i}":${JSON.stringify(value)}`;
+    }
+    json += '}';
+  }
+  return json + ']';
+}
 
 /** Inserts `rows` (ids reserved beforehand) with their side-table values. */
 export function insertStatements(layout: RowLayout, rows: readonly RowInsert[]): Sql[] {
@@ -47,15 +63,9 @@ export function insertStatements(layout: RowLayout, rows: readonly RowInsert[]):
     {
       sql:
         `INSERT INTO ${table}(id, name, parent, doc${columns}) OVERRIDING SYSTEM VALUE ` +
-        `SELECT u.id, u.name, u.parent, u.doc::jsonb${casts} ` +
-        `FROM unnest(?::bigint[], ?::text[], ?::text[], ?::text[]${columnArrays(layout)}) ` +
-        `AS u(id, name, parent, doc${columnNames(layout)})`,
+        `SELECT u.id, u.name, u.parent, u.doc${casts} FROM ${recordOf(layout, 'id bigint, name text, parent text')}`,
       params: [
-        rows.map((r) => r.id),
-        rows.map((r) => r.name),
-        rows.map((r) => r.parent),
-        rows.map((r) => r.text),
-        ...columnValues(layout, rows),
+        rowsJson(rows, (r) => `"id":${r.id},"name":${JSON.stringify(r.name)},"parent":${JSON.stringify(r.parent)}`),
       ],
     },
     ...multiInsert(layout, rows),
@@ -65,14 +75,12 @@ export function insertStatements(layout: RowLayout, rows: readonly RowInsert[]):
 /** Writes `rows` over the stored ones: every column, and the side-table values of those whose values changed. */
 export function updateStatements(layout: RowLayout, rows: readonly RowWrite[]): Sql[] {
   const { table, scalars } = layout;
-  const sets = ['doc = u.doc::jsonb', ...scalars.map((c, i) => `${c.column} = u.c${i}::${c.type}`)].join(', ');
+  const sets = ['doc = u.doc', ...scalars.map((c, i) => `${c.column} = u.c${i}::${c.type}`)].join(', ');
   const replaced = rows.filter((r) => r.multi !== undefined);
   return [
     {
-      sql:
-        `UPDATE ${table} SET ${sets} FROM unnest(?::bigint[], ?::text[]${columnArrays(layout)}) ` +
-        `AS u(id, doc${columnNames(layout)}) WHERE ${table}.id = u.id`,
-      params: [rows.map((r) => r.id), rows.map((r) => r.text), ...columnValues(layout, rows)],
+      sql: `UPDATE ${table} SET ${sets} FROM ${recordOf(layout, 'id bigint')} WHERE ${table}.id = u.id`,
+      params: [rowsJson(rows, (r) => `"id":${r.id}`)],
     },
     ...(replaced.length === 0
       ? []
