@@ -8,6 +8,11 @@ type StatusEdit = (status: Doc) => Doc;
 export interface StatusWriterOptions {
   /** how long edits wait to be written together (default 25 ms) */
   flushDelayMs?: number;
+  /**
+   * the most devices a timed flush writes in one transaction (default 1000); a larger backlog is written over
+   * several turns of the event loop, so one long write never holds it (lease renewals, heartbeats) for seconds
+   */
+  devicesPerFlush?: number;
   /** told of a write that failed (a full disk); its edits are kept and written again in `retryInMs` */
   onFlushFailed: (err: unknown, retryInMs: number) => void;
 }
@@ -40,12 +45,14 @@ export class StatusWriter {
   private failures = 0;
   private closed = false;
   private readonly flushDelayMs: number;
+  private readonly devicesPerFlush: number;
 
   constructor(
     private readonly devices: ResourceHandle,
     private readonly options: StatusWriterOptions,
   ) {
     this.flushDelayMs = options.flushDelayMs ?? 25;
+    this.devicesPerFlush = options.devicesPerFlush ?? 1000;
   }
 
   report(name: string, reported: ReportedStatus): void {
@@ -91,7 +98,7 @@ export class StatusWriter {
     if (!writes) this.pending.set(name, (writes = [[]]));
     writes[writes.length - 1]?.push(edit);
     if (endsWrite) writes.push([]);
-    if (!this.closed) this.timer ??= setTimeout(() => this.flush(), this.flushDelayMs);
+    if (!this.closed) this.timer ??= setTimeout(() => this.flushSome(), this.flushDelayMs);
   }
 
   /**
@@ -99,25 +106,53 @@ export class StatusWriter {
    * retry is scheduled).
    */
   flush(): boolean {
+    return this.writePending(Infinity);
+  }
+
+  /** The timer's flush: at most `devicesPerFlush` devices, the rest on the event loop's next turn. */
+  private flushSome(): void {
+    this.writePending(this.devicesPerFlush);
+  }
+
+  private writePending(maxDevices: number): boolean {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     if (this.pending.size === 0) return true;
-    const batch = this.pending;
-    this.pending = new Map();
-    this.endedBy = new Map();
+    const batch = this.takePending(maxDevices);
     try {
       this.write(batch);
     } catch (err) {
       this.keepForRetry(batch);
       this.failures++;
       const retryInMs = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** (this.failures - 1));
-      if (!this.closed) this.timer = setTimeout(() => this.flush(), retryInMs);
+      if (!this.closed) this.timer = setTimeout(() => this.flushSome(), retryInMs);
       this.options.onFlushFailed(err, retryInMs);
       return false;
     }
     this.failures = 0;
     this.batches++;
+    if (this.pending.size > 0 && !this.closed) this.timer = setTimeout(() => this.flushSome(), 0);
     return true;
+  }
+
+  /** The pending writes of the first `maxDevices` devices (in the order they first had an edit pending). */
+  private takePending(maxDevices: number): Map<string, StatusEdit[][]> {
+    if (this.pending.size <= maxDevices) {
+      const all = this.pending;
+      this.pending = new Map();
+      this.endedBy = new Map();
+      return all;
+    }
+    const batch = new Map<string, StatusEdit[][]>();
+    for (const [name, writes] of this.pending) {
+      if (batch.size === maxDevices) break;
+      batch.set(name, writes);
+    }
+    for (const name of batch.keys()) {
+      this.pending.delete(name);
+      this.endedBy.delete(name);
+    }
+    return batch;
   }
 
   /** Writes what is pending one last time; nothing is retried or scheduled after. */
