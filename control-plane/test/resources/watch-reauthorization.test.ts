@@ -46,17 +46,16 @@ describe('open watch streams are re-authorized', () => {
     const unaffected = await watchDevices(direct.secret);
     expect(throughOrg.status).toBe(200);
     expect(unaffected.status).toBe(200);
-    expect(await throughOrg.readUntil(() => true, 5_000)).toHaveLength(1);
-    expect(await unaffected.readUntil(() => true, 5_000)).toHaveLength(1);
+    expect(await throughOrg.readUntil(() => true)).toHaveLength(1);
+    expect(await unaffected.readUntil(() => true)).toHaveLength(1);
 
     try {
-      const movedAt = Date.now();
       await server.admin.update(
         { name: 'projects/mover', parentOrganization: 'organizations/foreign' },
         { updateMask: 'parentOrganization' },
       );
-      const rest = await throughOrg.readUntil(isError, 5_000);
-      expect(Date.now() - movedAt).toBeLessThan(2_500);
+      // the move itself re-checks the streams; the periodic re-check (every 60 s) would be far later than this
+      const rest = await throughOrg.readUntil(isError, 20_000);
       expect(rest.at(-1)).toEqual({
         error: {
           code: 403,
@@ -84,13 +83,14 @@ describe('open watch streams are re-authorized', () => {
     const watch = await watchDevices(key.secret);
     try {
       expect(watch.status).toBe(200);
-      expect(await watch.readUntil(() => true, 5_000)).toHaveLength(1);
+      expect(await watch.readUntil(() => true)).toHaveLength(1);
       const revoked = await fetch(`${server.url}/v1/${key.name}`, {
         method: 'DELETE',
         headers: { authorization: `Bearer ${TEST_ADMIN_KEY}` },
       });
       expect(revoked.status).toBe(200);
-      const rest = await watch.readUntil(isError, 1_000);
+      // at once: the revocation re-checks the streams; the periodic re-check (every 60 s) would be far later
+      const rest = await watch.readUntil(isError, 20_000);
       expect(rest.at(-1)).toEqual({
         error: { code: 401, status: 'UNAUTHENTICATED', message: `${key.name} was revoked` },
       });
