@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -44,11 +44,35 @@ export async function freePort(): Promise<number> {
 }
 
 /**
+ * Starts a server on a port `freePort` found free. Between that check and the server's bind another suite running
+ * at the same time may take the port: then the server's log says so, and it is started again on another port.
+ */
+async function startOnFreePort(
+  start: (port: number) => void,
+  logFile: string,
+  choosePort: () => Promise<number> = freePort,
+): Promise<number> {
+  const logged = (): string => (existsSync(logFile) ? readFileSync(logFile, 'utf8') : '');
+  for (let attempt = 1; ; attempt++) {
+    const port = await choosePort();
+    const before = logged().length;
+    try {
+      start(port);
+      return port;
+    } catch (err) {
+      if (attempt >= 5 || !/Address already in use/.test(logged().slice(before))) throw err;
+    }
+  }
+}
+
+/**
  * initdb (as the `postgres` user: PostgreSQL refuses root) into a temporary folder, then pg_ctl start on a free
  * port of 127.0.0.1 with its socket in that folder. `durable: false` turns fsync off (tests); benchmarks keep
  * it on, as SQLite's synchronous=FULL.
  */
-export async function startPostgresCluster(options: { durable?: boolean } = {}): Promise<PostgresCluster> {
+export async function startPostgresCluster(
+  options: { durable?: boolean; choosePort?: () => Promise<number> } = {},
+): Promise<PostgresCluster> {
   const missing = postgresMissing();
   if (missing !== undefined) throw new Error(`cannot start PostgreSQL: ${missing}`);
   const bin = postgresBinaries()!;
@@ -62,15 +86,17 @@ export async function startPostgresCluster(options: { durable?: boolean } = {}):
     if (result.status !== 0) throw new Error(`${command} failed: ${result.stderr || result.stdout}`);
   };
   asPostgres('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '--locale=C', '-E', 'UTF8']);
-  const port = await freePort();
-  const settings = [
-    `-c listen_addresses=127.0.0.1`,
-    `-k ${dir}`,
-    `-p ${port}`,
-    `-c max_connections=200`,
-    ...(options.durable === false ? ['-c fsync=off', '-c synchronous_commit=off', '-c full_page_writes=off'] : []),
-  ];
-  asPostgres('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', '-t', '120', '-o', settings.join(' '), 'start']);
+  const start = (port: number): void => {
+    const settings = [
+      `-c listen_addresses=127.0.0.1`,
+      `-k ${dir}`,
+      `-p ${port}`,
+      `-c max_connections=200`,
+      ...(options.durable === false ? ['-c fsync=off', '-c synchronous_commit=off', '-c full_page_writes=off'] : []),
+    ];
+    asPostgres('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', '-t', '120', '-o', settings.join(' '), 'start']);
+  };
+  const port = await startOnFreePort(start, join(dir, 'log'), options.choosePort);
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   let databases = 0;
   return {
