@@ -24,10 +24,10 @@ import http from 'node:http';
 import https from 'node:https';
 import { createInterface } from 'node:readline';
 import { pino } from 'pino';
-import type { AgentMessage } from '@outpost/shared';
 import { AgentLink } from '../../agent/src/link/agent-link.js';
 import type { LinkCredential } from '../../agent/src/link/agent-link.js';
 import { openFileDescriptors } from './lib/process-stats.js';
+import { statusMessage } from './lib/simulated-status.js';
 import { inMemoryDeviceKey, parseSimulatedIdentities } from './lib/simulated-identities.js';
 import type { SimulatedIdentity } from './lib/simulated-identities.js';
 
@@ -215,39 +215,3 @@ async function sendReports(
   }
   emit({ event: 'sent', sent, dropped, ms: performance.now() - started });
 }
-
-/** A status like a droplet's after boot, with one value that changes with every message. */
-function statusMessage(device: number, seq: number, markerUnit: number): AgentMessage {
-  return {
-    type: 'status',
-    seq,
-    deviceInfo: {
-      osVersion: '1.4.2',
-      deviceType: 'qemu-x86-64',
-      architecture: 'amd64',
-      hardware: 'generic',
-      operatingSystem: 'Linux',
-      kernelVersion: '6.1.0-28-amd64',
-      osImage: 'Debian GNU/Linux 12 (bookworm)',
-      networkInterfaces: {
-        eth0: { interfaceName: 'eth0', ipAddressV4: [ipOf(device)], mac: macOf(device) },
-      },
-      hardwareInformation: { memory: { totalBytes: seq * markerUnit } },
-      managedFeatures: { os: true, osUpgrade: true },
-    },
-    conditions: [
-      {
-        type: 'OSReady',
-        status: 'True',
-        reason: 'Running',
-        message: 'running 1.4.2 from slot A',
-        lastTransitionTime: '2025-01-01T00:00:00Z',
-      },
-    ],
-    addresses: [{ address: ipOf(device), type: 'InternalIP' }],
-  };
-}
-
-const ipOf = (device: number): string => `10.${(device >> 16) & 255}.${(device >> 8) & 255}.${device & 255}`;
-const macOf = (device: number): string =>
-  `02:00:00:${[(device >> 16) & 255, (device >> 8) & 255, device & 255].map((b) => b.toString(16).padStart(2, '0')).join(':')}`;
