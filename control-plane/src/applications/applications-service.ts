@@ -9,24 +9,24 @@ import {
   permissionOf,
   unavailable,
 } from '@outpost/shared';
-import type { DesiredPod, PodAction, PodStatus, PodStatusMessage } from '@outpost/shared';
+import type { DesiredPod, Device, Pod, PodAction, PodStatus, PodStatusMessage } from '@outpost/shared';
 import type { SpecDependency } from '../gateway/agent-gateway.js';
 import type { Authorize } from '../healthchecks/exec-permissions.js';
+import { isDocument } from '../resources/doc-utils.js';
 import { where } from '../resources/resource-query.js';
 import type { CustomMethod } from '../resources/http/custom-method.js';
 import type { ResourceEngine } from '../resources/resource-engine.js';
 import type { ResourceHandle } from '../resources/resource-handle.js';
-import type { Doc } from '../resources/resource-table.js';
 import { nodeOf, podRules } from './pod-rules.js';
 
 /** How the service reaches a device (the gateway's `sendCommand`, bound late: the gateway is built after it). */
 export type SendCommand = (deviceName: string, command: string, args: unknown, timeoutMs: number) => Promise<unknown>;
 
 export interface ApplicationsService {
-  pods: ResourceHandle;
+  pods: ResourceHandle<Pod>;
   customMethods: CustomMethod[];
   /** the pods a device runs, sent along with its spec */
-  resolvePods(device: Doc): DesiredPod[];
+  resolvePods(device: Device): DesiredPod[];
   /** re-pushes the specs of the devices a pod change concerns */
   specDependency: SpecDependency;
   /** writes what a device reported of its pods (only pods whose spec.node is that device) */
@@ -47,23 +47,24 @@ const VERBS: Record<string, PodAction> = { start: 'START', stop: 'STOP', restart
  */
 export function createApplicationsService(
   engine: ResourceEngine,
-  devices: ResourceHandle,
+  devices: ResourceHandle<Device>,
   authorize: Authorize,
   sendCommand: SendCommand,
   onBackgroundError: (err: unknown, what: string) => void,
 ): ApplicationsService {
   const pods = engine.register(podDefinition, podRules(devices, authorize));
 
-  const podsOn = (deviceName: string): Doc[] => {
+  const podsOn = (deviceName: string): Pod[] => {
     const region = deviceName.split('/').slice(0, 4).join('/');
     return pods.list({ where: [where.parent(region), where.equals('spec.node', deviceName)] });
   };
 
-  const resolvePods = (device: Doc): DesiredPod[] =>
-    podsOn(device['name'] as string).map((pod) => ({
-      name: pod['name'] as string,
-      generation: ((pod['metadata'] ?? {}) as Doc)['generation'] as number,
-      spec: pod['spec'] as DesiredPod['spec'],
+  const resolvePods = (device: Device): DesiredPod[] =>
+    podsOn(device.name).map((pod) => ({
+      name: pod.name,
+      // every stored pod has one: the engine stamps it on create
+      generation: pod.metadata?.generation ?? 0,
+      spec: pod.spec,
     }));
 
   const specDependency: SpecDependency = {
@@ -71,14 +72,14 @@ export function createApplicationsService(
       pods.subscribe((change) => {
         const before = change.before && nodeOf(change.before);
         const after = change.after && nodeOf(change.after);
-        if (before === after && JSON.stringify(change.before?.['spec']) === JSON.stringify(change.after?.['spec'])) {
+        if (before === after && JSON.stringify(change.before?.spec) === JSON.stringify(change.after?.spec)) {
           return; // a status write: nothing the device needs
         }
-        listener((device) => device['name'] === before || device['name'] === after);
+        listener((device) => device.name === before || device.name === after);
       }),
   };
 
-  const writeStatus = (name: string, status: PodStatus): Doc | undefined =>
+  const writeStatus = (name: string, status: PodStatus): Pod | undefined =>
     pods.patch(name, (doc) => ({ ...doc, status }));
 
   const recordPodStatus = (deviceName: string, reports: PodStatusMessage['pods']): void => {
@@ -104,14 +105,11 @@ export function createApplicationsService(
       try {
         const known = pods
           .list({ where: [where.in('spec.node', batch)] })
-          .filter((pod) => ((pod['status'] ?? {}) as Doc)['phase'] !== 'UNKNOWN');
+          .filter((pod) => pod.status?.phase !== 'UNKNOWN');
         if (known.length === 0) continue;
         engine.transaction(() => {
           for (const pod of known) {
-            pods.patch(pod['name'] as string, (doc) => ({
-              ...doc,
-              status: { ...((doc['status'] ?? {}) as Doc), phase: 'UNKNOWN' },
-            }));
+            pods.patch(pod.name, (doc) => ({ ...doc, status: { ...doc.status, phase: 'UNKNOWN' } }));
           }
         });
       } catch (err) {
@@ -123,7 +121,7 @@ export function createApplicationsService(
   // Any write that leaves the device DISCONNECTED counts, not only a CONNECTED → DISCONNECTED change: status
   // writes are batched, so a short connection's CONNECTED and DISCONNECTED can reach the store as one change.
   const unsubscribeDevices = devices.subscribe((change) => {
-    const is = ((change.after?.['status'] ?? {}) as Doc)['connectionStatus'];
+    const is = change.after?.status?.connectionStatus;
     if (is !== 'DISCONNECTED') return;
     // after the commit that published this change, not inside it
     if (wentOffline.size === 0) setImmediate(markPodsUnknown);
@@ -140,7 +138,7 @@ export function createApplicationsService(
       const pod = pods.find(target);
       if (pod === undefined) throw notFound(`pod "${target}" not found`);
       const service = serviceOf(body);
-      const services = ((pod['spec'] as Doc)['services'] as Doc[]).map((s) => s['name'] as string);
+      const services = pod.spec.services.map((s) => s.name);
       if (service !== undefined && !services.includes(service)) {
         throw notFound(`pod "${target}" has no service "${service}" (it has ${services.join(', ')})`);
       }
@@ -180,9 +178,8 @@ export function createApplicationsService(
 
 function serviceOf(body: unknown): string | undefined {
   if (body === undefined || body === null) return undefined;
-  if (typeof body !== 'object' || Array.isArray(body))
-    throw invalidArgument('the body must be an object: {"service"?}');
-  const { service, ...rest } = body as Record<string, unknown>;
+  if (!isDocument(body)) throw invalidArgument('the body must be an object: {"service"?}');
+  const { service, ...rest } = body;
   const unknown = Object.keys(rest);
   if (unknown.length > 0) throw invalidArgument(`unknown field "${unknown[0]}": the body is {"service"?}`);
   if (service === undefined || service === '') return undefined;

@@ -1,15 +1,14 @@
 import { isDeepStrictEqual } from 'node:util';
 import { DEVICE_PATTERN, POD_PATTERN, failedPrecondition, invalidArgument } from '@outpost/shared';
-import type { Pod } from '@outpost/shared';
+import type { Device, Pod } from '@outpost/shared';
 import { regionOf } from '../healthchecks/applies-to.js';
 import { requireExec, type Authorize } from '../healthchecks/exec-permissions.js';
 import type { ResourceHandle } from '../resources/resource-handle.js';
 import type { OperationContext, ResourceRules } from '../resources/resource-rules.js';
-import type { Doc } from '../resources/resource-table.js';
 
-export const nodeOf = (pod: Doc): string | undefined => {
-  const node = ((pod['spec'] ?? {}) as Doc)['node'];
-  return typeof node === 'string' && node !== '' ? node : undefined;
+export const nodeOf = (pod: Pod): string | undefined => {
+  const node = pod.spec.node;
+  return node !== undefined && node !== '' ? node : undefined;
 };
 
 /**
@@ -18,7 +17,7 @@ export const nodeOf = (pod: Doc): string | undefined => {
  * device: creating one or changing its spec needs `devices.exec` on the region, and `devices.execAsRoot` too when
  * `spec.runAsRoot` asks for root.
  */
-export function podRules(devices: ResourceHandle, authorize: Authorize): ResourceRules<Pod> {
+export function podRules(devices: ResourceHandle<Device>, authorize: Authorize): ResourceRules<Pod> {
   const checkExec = (before: Pod | undefined, after: Pod, op: OperationContext): void => {
     if (before !== undefined && isDeepStrictEqual(before.spec, after.spec)) return;
     requireExec(authorize, op, regionOf(after.name), after.spec.runAsRoot === true);

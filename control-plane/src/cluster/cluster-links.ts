@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { hostname } from 'node:os';
 import type { Duplex } from 'node:stream';
+import type { Device } from '@outpost/shared';
 import type { AgentGateway } from '../gateway/agent-gateway.js';
 import type { LinkPresence, LinksElsewhere } from '../gateway/links-elsewhere.js';
 import type { ResourceHandle } from '../resources/resource-handle.js';
@@ -35,7 +36,7 @@ export interface ClusterLinks {
    * Starts once the server listens at `url`; the other replicas reach this one there (an unspecified address,
    * 0.0.0.0 or ::, by this host's name instead).
    */
-  start(url: string, gateway: AgentGateway, devices: ResourceHandle): Promise<void>;
+  start(url: string, gateway: AgentGateway, devices: ResourceHandle<Device>): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -50,7 +51,7 @@ export async function openClusterLinks(options: ClusterLinksOptions): Promise<Cl
   const store = await PgPresence.open(options.url, (err) => onError(err, 'a presence connection'));
   let secret: string | undefined;
   let gateway: AgentGateway | undefined;
-  let devices: ResourceHandle | undefined;
+  let devices: ResourceHandle<Device> | undefined;
   const replica = randomUUID();
   const heartbeatMs = options.heartbeatSeconds * 1000;
   const leaseMs = 1.5 * heartbeatMs;

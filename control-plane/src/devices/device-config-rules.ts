@@ -6,18 +6,17 @@ import {
   invalidArgument,
   problemText,
 } from '@outpost/shared';
-import type { DeviceSpec } from '@outpost/shared';
+import type { Device, DeviceSpec } from '@outpost/shared';
 import type { ResourceRules } from '../resources/resource-rules.js';
-import type { Doc } from '../resources/resource-table.js';
 
 /**
  * Device writes carry configuration the agent will apply (netplan YAML, SSH, proxy, logging): a write whose
  * configuration is wrong is refused with INVALID_ARGUMENT naming each path and problem, and stores nothing.
  * Only the members a write changes are checked, so a value stored before these checks never blocks other writes.
  */
-export const deviceConfigRules: ResourceRules = {
-  beforeCreate: (doc) => refuseBadConfig(undefined, specOf(doc)),
-  beforeUpdate: (before, after) => refuseBadConfig(specOf(before), specOf(after)),
+export const deviceConfigRules: ResourceRules<Device> = {
+  beforeCreate: (doc) => refuseBadConfig(undefined, doc.spec),
+  beforeUpdate: (before, after) => refuseBadConfig(before.spec, after.spec),
 };
 
 function refuseBadConfig(before: DeviceSpec | undefined, after: DeviceSpec | undefined): void {
@@ -27,9 +26,6 @@ function refuseBadConfig(before: DeviceSpec | undefined, after: DeviceSpec | und
   ];
   if (problems.length > 0) throw invalidArgument(`invalid device: ${problems.map(problemText).join('; ')}`);
 }
-
-/** The engine has checked the document against the Device schema before its rules run. */
-const specOf = (doc: Doc): DeviceSpec | undefined => doc['spec'] as DeviceSpec | undefined;
 
 /** spec.updatePolicy's problems (cron schedules, durations, time zones) when a write changes it. */
 function updatePolicyProblems(before: DeviceSpec | undefined, after: DeviceSpec | undefined) {

@@ -8,7 +8,9 @@ import {
   registerDeviceRequestSchema,
   unauthenticated,
 } from '@outpost/shared';
+import type { Device } from '@outpost/shared';
 import type { Metering } from '../limits/metering.js';
+import { isDocument } from '../resources/doc-utils.js';
 import type { ResourceEngine } from '../resources/resource-engine.js';
 import type { ResourceHandle } from '../resources/resource-handle.js';
 import type { ResourceRules } from '../resources/resource-rules.js';
@@ -26,7 +28,7 @@ import { ProvisioningTokens } from './provisioning-tokens.js';
 export const PROVISION_PERMISSION = permissionOf(deviceDefinition, 'provision');
 
 export interface DeviceService {
-  devices: ResourceHandle;
+  devices: ResourceHandle<Device>;
   credentials: DeviceCredentials;
   tokens: ProvisioningTokens;
   customMethods: CustomMethod[];
@@ -34,7 +36,7 @@ export interface DeviceService {
 
 export interface DeviceServiceOptions {
   /** more rules from other services (e.g. the OS catalog), run after the devices service's own */
-  extraRules?: ResourceRules[];
+  extraRules?: ResourceRules<Device>[];
   /** the limits service: devices register as metered (a device takes one from its project's devices Limit) */
   meteredBy?: Metering;
 }
@@ -45,26 +47,22 @@ export function createDeviceService(engine: ResourceEngine, options: DeviceServi
     engine.afterCommit(fn),
   );
   const tokens = new ProvisioningTokens(engine.stores.provisioningTokens, engine.now);
-  const own: ResourceRules = {
-    beforeCreate: (doc) => {
-      const status = (doc['status'] ?? {}) as Doc;
-      const meta = doc['metadata'] as Doc;
-      return {
-        ...doc,
-        status: { ...status, connectionStatus: 'DISCONNECTED', connectionStatusChangeTime: meta['createTime'] },
-      };
-    },
+  const own: ResourceRules<Device> = {
+    beforeCreate: (doc) => ({
+      ...doc,
+      status: { ...doc.status, connectionStatus: 'DISCONNECTED', connectionStatusChangeTime: doc.metadata?.createTime },
+    }),
     afterDelete: (doc) => {
-      credentials.revoke(doc['name'] as string);
+      credentials.revoke(doc.name);
     },
   };
   const metered = options.meteredBy?.meter(deviceMeter(() => devices));
-  const devices: ResourceHandle = engine.register(
+  const devices: ResourceHandle<Device> = engine.register(
     deviceDefinition,
     combineRules([own, deviceConfigRules, ...(options.extraRules ?? []), ...(metered ? [metered] : [])]),
   );
 
-  const existing = (name: string): Doc => {
+  const existing = (name: string): Device => {
     const doc = devices.find(name);
     if (!doc) throw notFound(`device "${name}" not found`);
     return doc;
@@ -200,10 +198,8 @@ export function createDeviceService(engine: ResourceEngine, options: DeviceServi
 
 /** A body's `publicKey` (checked: an ed25519 SPKI PEM) and the rest of it. */
 function withPublicKey(body: unknown): { publicKey?: string; rest: unknown } {
-  if (typeof body !== 'object' || body === null || Array.isArray(body) || !('publicKey' in body)) {
-    return { rest: body ?? {} };
-  }
-  const { publicKey, ...rest } = body as Record<string, unknown>;
+  if (!isDocument(body) || !('publicKey' in body)) return { rest: body ?? {} };
+  const { publicKey, ...rest } = body;
   return { publicKey: parseDevicePublicKey(publicKey), rest };
 }
 
@@ -211,7 +207,7 @@ const describeIssues = (issues: readonly { path: PropertyKey[]; message: string 
   issues.map((i) => `${i.path.map(String).join('.') || '(body)'}: ${i.message}`).join('; ');
 
 /** Runs several services' rules for one resource in order; a replacement document flows on to the next. */
-export function combineRules(list: readonly ResourceRules[]): ResourceRules {
+export function combineRules<T extends Doc>(list: readonly ResourceRules<T>[]): ResourceRules<T> {
   return {
     beforeCreate: (doc, ctx) => list.reduce((d, r) => r.beforeCreate?.(d, ctx) ?? d, doc),
     beforeUpdate: (before, after, ctx) => list.reduce((d, r) => r.beforeUpdate?.(before, d, ctx) ?? d, after),

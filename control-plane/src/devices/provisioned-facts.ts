@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ID_RULES, semverString } from '@outpost/shared';
-import type { Doc } from '../resources/resource-table.js';
+import type { Device } from '@outpost/shared';
 
 /** What a device is known to be before its agent reports: its type and the OS version it runs. */
 export interface ProvisionedFacts {
@@ -25,12 +25,12 @@ export const provisionRequestSchema = z.strictObject({
  * The device with the provisioned facts as status.deviceInfo.deviceType and .osVersion, each only where the
  * device has reported none: its agent's own report is the truth, and replaces them when it comes.
  */
-export function withProvisionedFacts(device: Doc, facts: ProvisionedFacts): Doc {
-  const status = (device['status'] ?? {}) as Doc;
-  const info = (status['deviceInfo'] ?? {}) as Doc;
-  const added: Doc = {};
-  if (facts.deviceType !== undefined && info['deviceType'] === undefined) added['deviceType'] = facts.deviceType;
-  if (facts.osVersion !== undefined && info['osVersion'] === undefined) added['osVersion'] = facts.osVersion;
+export function withProvisionedFacts(device: Device, facts: ProvisionedFacts): Device {
+  const status = device.status ?? {};
+  const info = status.deviceInfo ?? {};
+  const added: { deviceType?: string; osVersion?: string } = {};
+  if (facts.deviceType !== undefined && info.deviceType === undefined) added.deviceType = facts.deviceType;
+  if (facts.osVersion !== undefined && info.osVersion === undefined) added.osVersion = facts.osVersion;
   if (Object.keys(added).length === 0) return device;
   return { ...device, status: { ...status, deviceInfo: { ...info, ...added } } };
 }

@@ -1,4 +1,5 @@
 import { deviceDefinition, invalidArgument, notFound, permissionOf } from '@outpost/shared';
+import { isDocument } from '../resources/doc-utils.js';
 import type { ResourceHandle } from '../resources/resource-handle.js';
 import type { CustomMethod } from '../resources/http/custom-method.js';
 import type { ProvisioningTokens } from './provisioning-tokens.js';
@@ -67,8 +68,8 @@ export function provisioningTokenMethods(devices: ResourceHandle, tokens: Provis
 
 function objectBody(body: unknown): Record<string, unknown> {
   if (body === undefined || body === null) return {};
-  if (typeof body !== 'object' || Array.isArray(body)) throw invalidArgument('the request body must be a JSON object');
-  return body as Record<string, unknown>;
+  if (!isDocument(body)) throw invalidArgument('the request body must be a JSON object');
+  return body;
 }
 
 const isIntegerIn = (value: unknown, min: number, max: number): value is number =>

@@ -20,8 +20,10 @@ import type {
   AgentMessage,
   AppliedHealthCheck,
   DesiredPod,
+  Device,
   LinkChallengeMessage,
   OsImage,
+  OsVersion,
   PodStatusMessage,
   ServerMessage,
 } from '@outpost/shared';
@@ -30,7 +32,6 @@ import type { DeviceCredentials, UsedCredential } from '../devices/device-creden
 import { newChallenge } from '../devices/device-identity.js';
 import type { ResourceEngine } from '../resources/resource-engine.js';
 import type { ResourceHandle } from '../resources/resource-handle.js';
-import type { Doc } from '../resources/resource-table.js';
 import { where } from '../resources/resource-query.js';
 import { AgentSession } from './agent-session.js';
 import { CommandDispatcher } from './command-dispatcher.js';
@@ -42,7 +43,7 @@ import { shedUpgrade } from './upgrade-shedding.js';
 
 export interface AgentGatewayOptions {
   engine: ResourceEngine;
-  devices: ResourceHandle;
+  devices: ResourceHandle<Device>;
   credentials: DeviceCredentials;
   logger: Logger;
   heartbeatSeconds: number;
@@ -52,15 +53,15 @@ export interface AgentGatewayOptions {
    */
   markOfflineAtStart?: boolean;
   /** the OS image a device's spec asks for, sent along with its spec */
-  resolveOsImage?: (device: Doc) => OsImage | undefined;
+  resolveOsImage?: (device: Device) => OsImage | undefined;
   /** followed so that publishing a version a device waits for reaches it at once */
-  osVersions?: ResourceHandle;
+  osVersions?: ResourceHandle<OsVersion>;
   /** the health checks that apply to a device, sent along with its spec */
-  resolveHealthChecks?: (device: Doc) => AppliedHealthCheck[];
+  resolveHealthChecks?: (device: Device) => AppliedHealthCheck[];
   /** other records a spec message is made of (health checks): a change re-pushes the specs of the devices it concerns */
   specDependencies?: readonly SpecDependency[];
   /** the pods a device runs (spec.node), sent along with its spec */
-  resolvePods?: (device: Doc) => DesiredPod[];
+  resolvePods?: (device: Device) => DesiredPod[];
   /** what an agent reports of its pods */
   onPodStatus?: (deviceName: string, pods: PodStatusMessage['pods']) => void;
   /** other WebSocket endpoints of the server (the remote terminal): true when one took the upgrade */
@@ -81,7 +82,7 @@ export interface AgentGatewayOptions {
 /** Something besides the device record its spec message is made of. */
 export interface SpecDependency {
   /** calls `listener` after each committed change, with a test of the devices the change concerns */
-  subscribe(listener: (concerns: (device: Doc) => boolean) => void): () => void;
+  subscribe(listener: (concerns: (device: Device) => boolean) => void): () => void;
 }
 
 /**
@@ -139,7 +140,7 @@ export class AgentGateway {
         if (!published) return;
         for (const session of this.sessions.values()) {
           const device = options.devices.find(session.deviceName);
-          if (device && options.resolveOsImage?.(device)?.version === published['version']) {
+          if (device && options.resolveOsImage?.(device)?.version === published.version) {
             session.send(this.specMessage(device));
           }
         }
@@ -491,19 +492,19 @@ export class AgentGateway {
     if (doc) session.send(this.specMessage(doc));
   }
 
-  private specMessage(doc: Doc): ServerMessage {
-    const meta = (doc['metadata'] ?? {}) as Doc;
+  private specMessage(doc: Device): ServerMessage {
+    const meta = doc.metadata ?? {};
     const osImage = this.options.resolveOsImage?.(doc);
     const healthChecks = this.options.resolveHealthChecks?.(doc) ?? [];
     const pods = this.options.resolvePods?.(doc) ?? [];
     return {
       type: 'spec',
       device: {
-        name: doc['name'] as string,
-        spec: (doc['spec'] ?? {}) as Record<string, unknown>,
+        name: doc.name,
+        spec: doc.spec ?? {},
         metadata: {
-          generation: typeof meta['generation'] === 'number' ? meta['generation'] : 0,
-          ...(meta['labels'] ? { labels: meta['labels'] as Record<string, string> } : {}),
+          generation: meta.generation ?? 0,
+          ...(meta.labels ? { labels: meta.labels } : {}),
         },
         ...(osImage ? { osImage } : {}),
         ...(healthChecks.length > 0 ? { healthChecks } : {}),
@@ -560,18 +561,17 @@ const DESIRED_PATHS = ['spec', 'metadata.labels', 'status.deviceInfo.deviceType'
  * writes must not echo back). The changed paths decide when they are known: a change another replica made is
  * rebuilt from the current document, so its `before` has the same spec as its `after` (foreign-changes.ts).
  */
-function desiredChanged(before: Doc | null, after: Doc, changed: readonly string[] | undefined): boolean {
+function desiredChanged(before: Device | null, after: Device, changed: readonly string[] | undefined): boolean {
   if (!before) return true;
   if (changed !== undefined) {
     return changed.some((path) =>
       DESIRED_PATHS.some((p) => path === p || path.startsWith(`${p}.`) || p.startsWith(`${path}.`)),
     );
   }
-  const meta = (d: Doc): Doc => (d['metadata'] ?? {}) as Doc;
-  const type = (d: Doc): unknown => (((d['status'] ?? {}) as Doc)['deviceInfo'] as Doc | undefined)?.['deviceType'];
+  const type = (d: Device): string | undefined => d.status?.deviceInfo?.deviceType;
   return (
-    JSON.stringify(before['spec'] ?? {}) !== JSON.stringify(after['spec'] ?? {}) ||
-    JSON.stringify(meta(before)['labels'] ?? {}) !== JSON.stringify(meta(after)['labels'] ?? {}) ||
+    JSON.stringify(before.spec ?? {}) !== JSON.stringify(after.spec ?? {}) ||
+    JSON.stringify(before.metadata?.labels ?? {}) !== JSON.stringify(after.metadata?.labels ?? {}) ||
     type(before) !== type(after)
   );
 }

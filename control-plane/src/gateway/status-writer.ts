@@ -1,9 +1,8 @@
 import { mergeReportedStatus, usageFromMetrics } from '@outpost/shared';
-import type { MetricsSample, ReportedStatus } from '@outpost/shared';
+import type { Device, DeviceStatus, MetricsSample, ReportedStatus } from '@outpost/shared';
 import type { ResourceHandle } from '../resources/resource-handle.js';
-import type { Doc } from '../resources/resource-table.js';
 
-type StatusEdit = (status: Doc) => Doc;
+type StatusEdit = (status: DeviceStatus) => DeviceStatus;
 
 export interface StatusWriterOptions {
   /** how long edits wait to be written together (default 25 ms) */
@@ -48,7 +47,7 @@ export class StatusWriter {
   private readonly devicesPerFlush: number;
 
   constructor(
-    private readonly devices: ResourceHandle,
+    private readonly devices: ResourceHandle<Device>,
     private readonly options: StatusWriterOptions,
   ) {
     this.flushDelayMs = options.flushDelayMs ?? 25;
@@ -56,14 +55,14 @@ export class StatusWriter {
   }
 
   report(name: string, reported: ReportedStatus): void {
-    this.edit(name, false, (status) => mergeReportedStatus(status, reported) as Doc);
+    this.edit(name, false, (status) => mergeReportedStatus(status, reported));
   }
 
   metrics(name: string, sample: MetricsSample): void {
     this.edit(name, false, (status) => ({
       ...status,
       metrics: sample,
-      deviceInfo: { ...((status['deviceInfo'] ?? {}) as Doc), usage: usageFromMetrics(sample) },
+      deviceInfo: { ...status.deviceInfo, usage: usageFromMetrics(sample) },
     }));
   }
 
@@ -72,13 +71,13 @@ export class StatusWriter {
    * its link's CONNECTED), joins that write: one write and one change for both, as watchers would see no
    * difference between the two.
    */
-  connection(name: string, state: 'CONNECTED' | 'DISCONNECTED', time: string, agent?: Doc): void {
+  connection(name: string, state: 'CONNECTED' | 'DISCONNECTED', time: string, agent?: DeviceStatus['agent']): void {
     const edit: StatusEdit = (status) => {
-      const changed = status['connectionStatus'] !== state;
+      const changed = status.connectionStatus !== state;
       return {
         ...status,
         connectionStatus: state,
-        connectionStatusChangeTime: changed ? time : (status['connectionStatusChangeTime'] ?? time),
+        connectionStatusChangeTime: changed ? time : (status.connectionStatusChangeTime ?? time),
         ...(agent ? { agent } : {}),
       };
     };
@@ -181,9 +180,9 @@ export class StatusWriter {
             (edits) =>
               [
                 name,
-                (doc: Doc): Doc => ({
+                (doc: Device): Device => ({
                   ...doc,
-                  status: edits.reduce((s, edit) => edit(s), (doc['status'] ?? {}) as Doc),
+                  status: edits.reduce((s, edit) => edit(s), doc.status ?? {}),
                 }),
               ] as const,
           ),

@@ -1,4 +1,4 @@
-import type { Doc } from '../resources/resource-table.js';
+import type { Device, HealthCheck } from '@outpost/shared';
 
 /** `projects/p/regions/r` of `projects/p/regions/r/<plural>/<id>`. */
 export const regionOf = (name: string): string => name.split('/').slice(0, 4).join('/');
@@ -10,15 +10,13 @@ const idOf = (name: string): string => name.slice(name.lastIndexOf('/') + 1);
  * the check in `spec.healthChecks` (full name or id) or has every label of the check's
  * `spec.selector.matchLabels` (an empty selector matches every device of the region; no selector, none).
  */
-export function appliesTo(check: Doc, device: Doc): boolean {
-  const checkName = check['name'] as string;
-  const deviceName = device['name'] as string;
-  if (regionOf(checkName) !== regionOf(deviceName)) return false;
-  const named = ((device['spec'] ?? {}) as Doc)['healthChecks'];
-  if (Array.isArray(named) && named.some((n) => n === checkName || n === idOf(checkName))) return true;
-  const selector = ((check['spec'] ?? {}) as Doc)['selector'] as Doc | undefined;
+export function appliesTo(check: HealthCheck, device: Device): boolean {
+  const checkName = check.name;
+  if (regionOf(checkName) !== regionOf(device.name)) return false;
+  const named = device.spec?.healthChecks;
+  if (named?.some((n) => n === checkName || n === idOf(checkName))) return true;
+  const selector = check.spec.selector;
   if (selector === undefined) return false;
-  const wanted = (selector['matchLabels'] ?? {}) as Record<string, string>;
-  const labels = (((device['metadata'] ?? {}) as Doc)['labels'] ?? {}) as Record<string, string>;
-  return Object.entries(wanted).every(([key, value]) => labels[key] === value);
+  const labels = device.metadata?.labels ?? {};
+  return Object.entries(selector.matchLabels ?? {}).every(([key, value]) => labels[key] === value);
 }

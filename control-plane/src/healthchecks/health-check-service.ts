@@ -1,18 +1,17 @@
 import { healthCheckDefinition } from '@outpost/shared';
-import type { AppliedHealthCheck, ProbeSpec } from '@outpost/shared';
+import type { AppliedHealthCheck, Device, HealthCheck } from '@outpost/shared';
 import type { SpecDependency } from '../gateway/agent-gateway.js';
 import type { ResourceEngine } from '../resources/resource-engine.js';
 import type { ResourceHandle } from '../resources/resource-handle.js';
 import { where } from '../resources/resource-query.js';
-import type { Doc } from '../resources/resource-table.js';
 import { appliesTo, regionOf } from './applies-to.js';
 import type { Authorize } from './exec-permissions.js';
 import { healthCheckRules } from './health-check-rules.js';
 
 export interface HealthCheckService {
-  healthChecks: ResourceHandle;
+  healthChecks: ResourceHandle<HealthCheck>;
   /** the checks a device runs, sent along with its spec (sorted by name) */
-  resolveHealthChecks(device: Doc): AppliedHealthCheck[];
+  resolveHealthChecks(device: Device): AppliedHealthCheck[];
   /** tells the gateway which devices a committed health-check change concerns, so it pushes their spec again */
   specDependency: SpecDependency;
 }
@@ -27,15 +26,15 @@ export interface HealthCheckService {
 export function createHealthCheckService(engine: ResourceEngine, authorize: Authorize): HealthCheckService {
   const healthChecks = engine.register(healthCheckDefinition, healthCheckRules(authorize));
 
-  const resolveHealthChecks = (device: Doc): AppliedHealthCheck[] => {
-    const checks = healthChecks.list({ where: [where.parent(regionOf(device['name'] as string))] });
+  const resolveHealthChecks = (device: Device): AppliedHealthCheck[] => {
+    const checks = healthChecks.list({ where: [where.parent(regionOf(device.name))] });
     return checks.filter((check) => appliesTo(check, device)).map(appliedCheck);
   };
 
   const specDependency: SpecDependency = {
     subscribe: (listener) =>
       healthChecks.subscribe((change) => {
-        const versions = [change.before, change.after].filter((d): d is Doc => d !== null);
+        const versions = [change.before, change.after].filter((d) => d !== null);
         listener((device) => versions.some((check) => appliesTo(check, device)));
       }),
   };
@@ -44,8 +43,8 @@ export function createHealthCheckService(engine: ResourceEngine, authorize: Auth
 }
 
 /** What the agent needs of a check: its name, its id (the condition is `Healthy/<id>`) and the probe. */
-function appliedCheck(doc: Doc): AppliedHealthCheck {
-  const name = doc['name'] as string;
-  const { selector: _selector, ...probe } = doc['spec'] as ProbeSpec & { selector?: unknown };
+function appliedCheck(check: HealthCheck): AppliedHealthCheck {
+  const name = check.name;
+  const { selector: _selector, ...probe } = check.spec;
   return { name, id: name.slice(name.lastIndexOf('/') + 1), spec: probe };
 }

@@ -1,3 +1,4 @@
+import { parseDocument } from '../resources/doc-utils.js';
 import type { ResourceHandle } from '../resources/resource-handle.js';
 import type { Doc, StoredRow } from '../resources/resource-table.js';
 import type { RowProjection } from '../resources/row-projection.js';
@@ -52,7 +53,7 @@ export class HeldRows {
       for (const name of chunk) {
         const heldRow = fresh ? this.rows.get(name) : undefined;
         const row = heldRow
-          ? { id: heldRow.id, doc: 'doc' in heldRow ? heldRow.doc : (JSON.parse(heldRow.text) as Doc) }
+          ? { id: heldRow.id, doc: 'doc' in heldRow ? heldRow.doc : parseDocument(heldRow.text) }
           : this.memory?.held(name);
         if (row) known.set(name, row);
       }

@@ -1,5 +1,5 @@
 import { failedPrecondition, resourceExhausted } from '@outpost/shared';
-import type { ResourceRules } from '../resources/resource-rules.js';
+import type { CheckingRules } from '../resources/resource-rules.js';
 import type { LimitsContext } from './context.js';
 import { limitName, needsSettling, release, tryConsume } from './core/index.js';
 import { limitOf, regionsOf } from './records.js';
@@ -36,7 +36,7 @@ export interface MeteredResource {
 
 /** What a metered service is wired to: the rules that make its writes take from and give back to its limits. */
 export interface Metering {
-  meter(resource: MeteredResource): ResourceRules;
+  meter(resource: MeteredResource): CheckingRules;
 }
 
 /**
@@ -46,7 +46,7 @@ export interface Metering {
  * it. An instance of a project that does not exist as a resource is not metered; one in a region its project
  * does not list is refused.
  */
-export function meteredRules(ctx: LimitsContext, meter: MeteredResource): ResourceRules {
+export function meteredRules(ctx: LimitsContext, meter: MeteredResource): CheckingRules {
   return {
     beforeCreate: (doc) => {
       const place = meter.placeOf(String(doc['name']));

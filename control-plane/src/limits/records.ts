@@ -1,3 +1,4 @@
+import { isDocument } from '../resources/doc-utils.js';
 import type { Doc } from '../resources/resource-table.js';
 import type {
   Allowance,
@@ -18,7 +19,7 @@ import type {
 const text = (value: unknown): string => (typeof value === 'string' ? value : '');
 const integer = (value: unknown): number => (typeof value === 'number' ? value : 0);
 const list = (value: unknown): unknown[] => (Array.isArray(value) ? (value as unknown[]) : []);
-const record = (value: unknown): Doc => (value !== null && typeof value === 'object' ? (value as Doc) : {});
+const record = (value: unknown): Doc => (isDocument(value) ? value : {});
 
 export const allowanceOf = (value: unknown): Allowance => {
   const a = record(value);

@@ -1,4 +1,4 @@
-import type { Doc } from '../resources/resource-table.js';
+import type { Device } from '@outpost/shared';
 
 /** Counts of the fleet for the Prometheus gauges, kept up to date change by change. */
 export interface FleetCounts {
@@ -23,21 +23,19 @@ export class FleetTally {
   }
 
   /** Folds in one committed change: the device as it was (removed from the counts) and as it is. */
-  change(before: Doc | null, after: Doc | null): void {
+  change(before: Device | null, after: Device | null): void {
     if (before !== null) this.count(before, -1);
     if (after !== null) this.count(after, +1);
   }
 
-  private count(device: Doc, sign: 1 | -1): void {
-    const status = (device['status'] ?? {}) as Doc;
+  private count(device: Device, sign: 1 | -1): void {
+    const status = device.status ?? {};
     this.counts.total += sign;
-    if (status['connectionStatus'] === 'CONNECTED') this.counts.connected += sign;
-    const info = (status['deviceInfo'] ?? {}) as Doc;
-    const version = typeof info['osVersion'] === 'string' && info['osVersion'] !== '' ? info['osVersion'] : 'unknown';
-    bump(this.counts.byOsVersion, version, sign);
-    const conditions = Array.isArray(status['conditions']) ? (status['conditions'] as Doc[]) : [];
-    const osReady = conditions.find((c) => c['type'] === 'OSReady');
-    bump(this.counts.byOsReadyReason, typeof osReady?.['reason'] === 'string' ? osReady['reason'] : 'none', sign);
+    if (status.connectionStatus === 'CONNECTED') this.counts.connected += sign;
+    const version = status.deviceInfo?.osVersion;
+    bump(this.counts.byOsVersion, version !== undefined && version !== '' ? version : 'unknown', sign);
+    const osReady = status.conditions?.find((c) => c.type === 'OSReady');
+    bump(this.counts.byOsReadyReason, osReady?.reason ?? 'none', sign);
   }
 }
 

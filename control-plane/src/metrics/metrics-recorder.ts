@@ -1,7 +1,6 @@
 import { metricsSampleSchema } from '@outpost/shared';
-import type { MetricsSample } from '@outpost/shared';
+import type { Device, MetricsSample } from '@outpost/shared';
 import type { ResourceHandle } from '../resources/resource-handle.js';
-import type { Doc } from '../resources/resource-table.js';
 import type { MetricsHistory } from './metrics-history.js';
 
 export interface MetricsRecorder {
@@ -17,7 +16,7 @@ export interface MetricsRecorder {
  * wrong before it synchronised. Old buckets are pruned by a background job (cluster/jobs/metrics-prune-job.ts).
  */
 export function recordDeviceMetrics(
-  devices: ResourceHandle,
+  devices: ResourceHandle<Device>,
   history: MetricsHistory,
   onError: (err: unknown, what: string) => void,
 ): MetricsRecorder {
@@ -61,8 +60,8 @@ export function recordDeviceMetrics(
   };
 }
 
-function metricsOf(device: Doc | null): MetricsSample | undefined {
-  const metrics = ((device?.['status'] ?? {}) as Doc)['metrics'];
+function metricsOf(device: Device | null): MetricsSample | undefined {
+  const metrics = device?.status?.metrics;
   if (metrics === undefined) return undefined;
   const parsed = metricsSampleSchema.safeParse(metrics);
   return parsed.success ? parsed.data : undefined;

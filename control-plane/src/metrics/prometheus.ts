@@ -1,4 +1,5 @@
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Device } from '@outpost/shared';
 import type { ResourceHandle } from '../resources/resource-handle.js';
 import { FleetTally } from './fleet-tally.js';
 
@@ -22,7 +23,7 @@ export interface PrometheusMetrics {
  * gauges kept from the devices' change feed (devices, connected, by OS version, by OSReady reason), the
  * server's own figures read at scrape time, and the process's default metrics.
  */
-export function createPrometheusMetrics(devices: ResourceHandle, server: ServerFigures): PrometheusMetrics {
+export function createPrometheusMetrics(devices: ResourceHandle<Device>, server: ServerFigures): PrometheusMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
 

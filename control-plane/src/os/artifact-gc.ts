@@ -1,4 +1,5 @@
 import { invalidArgument } from '@outpost/shared';
+import { isDocument } from '../resources/doc-utils.js';
 import type { CustomMethod } from '../resources/http/custom-method.js';
 import type { ArtifactStore, StoredArtifact } from './artifact-store.js';
 
@@ -54,10 +55,8 @@ export function artifactGcMethod(
     httpMethod: 'POST',
     permission: ARTIFACT_GC_PERMISSION,
     handle: ({ body }) => {
-      const request = (body ?? {}) as Record<string, unknown>;
-      if (typeof request !== 'object' || Array.isArray(request)) {
-        throw invalidArgument('the request body must be a JSON object');
-      }
+      const request = body ?? {};
+      if (!isDocument(request)) throw invalidArgument('the request body must be a JSON object');
       const minAge = request['minAgeSeconds'] ?? DEFAULT_GC_MIN_AGE_SECONDS;
       if (typeof minAge !== 'number' || !Number.isInteger(minAge) || minAge < 0 || minAge > MAX_GC_MIN_AGE_SECONDS) {
         throw invalidArgument(`minAgeSeconds must be an integer from 0 to ${MAX_GC_MIN_AGE_SECONDS}`);

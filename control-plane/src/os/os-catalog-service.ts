@@ -6,24 +6,23 @@ import {
   osVersionDefinition,
   osVersionId,
 } from '@outpost/shared';
-import type { Device, OsImage, OsVersion } from '@outpost/shared';
+import type { Device, DeviceStatus, DeviceType, OsImage, OsVersion } from '@outpost/shared';
 import type { ResourceEngine } from '../resources/resource-engine.js';
 import type { ResourceHandle } from '../resources/resource-handle.js';
 import type { ResourceRules } from '../resources/resource-rules.js';
-import type { Doc } from '../resources/resource-table.js';
 import { where } from '../resources/resource-query.js';
 import type { ArtifactStore } from './artifact-store.js';
 import { osReadyAfterWrite } from './os-ready.js';
 
 export interface OsCatalog {
-  deviceTypes: ResourceHandle;
-  osVersions: ResourceHandle;
+  deviceTypes: ResourceHandle<DeviceType>;
+  osVersions: ResourceHandle<OsVersion>;
   /** rules the devices service runs on every device write */
   deviceRules: ResourceRules<Device>;
   /** the image a device should run: its spec.osVersion for its reported type, when published */
-  resolveOsImage(device: Doc): OsImage | undefined;
+  resolveOsImage(device: Device): OsImage | undefined;
   /** whether a version published for the device's type has this artifact (what a device may download) */
-  isPublishedFor(device: Doc, sha256: string): boolean;
+  isPublishedFor(device: Device, sha256: string): boolean;
   /** the artifacts some version refers to (the others are garbage) */
   referencedArtifacts(): Set<string>;
 }
@@ -54,7 +53,7 @@ export function createOsCatalog(engine: ResourceEngine, artifacts: ArtifactStore
 
   const isReferenced = (sha256: string): boolean =>
     osVersions.count({ where: [where.equals('artifact.sha256', sha256)] }) > 0;
-  const isPublishedFor = (device: Doc, sha256: string): boolean => {
+  const isPublishedFor = (device: Device, sha256: string): boolean => {
     const type = deviceTypeOf(device);
     if (!type || !/^[0-9a-f]{64}$/.test(sha256)) return false;
     const published = [where.equals('deviceType', `deviceTypes/${type}`), where.equals('artifact.sha256', sha256)];
@@ -67,7 +66,7 @@ export function createOsCatalog(engine: ResourceEngine, artifacts: ArtifactStore
   // for `outpost os gc`.
   osVersions.subscribe((change) => {
     if (change.after || !change.before) return;
-    const sha256 = (change.before['artifact'] as { sha256: string }).sha256;
+    const sha256 = change.before.artifact.sha256;
     setImmediate(() => {
       void artifacts.claim(sha256).then((release) => {
         if (release === undefined) return;
@@ -82,10 +81,10 @@ export function createOsCatalog(engine: ResourceEngine, artifacts: ArtifactStore
     });
   });
 
-  const resolveOsImage = (device: Doc): OsImage | undefined => {
-    const version = ((device['spec'] ?? {}) as Doc)['osVersion'];
+  const resolveOsImage = (device: Device): OsImage | undefined => {
+    const version = device.spec?.osVersion;
     const type = deviceTypeOf(device);
-    if (typeof version !== 'string' || !type) return undefined;
+    if (version === undefined || !type) return undefined;
     const published = findVersion(type, version);
     if (!published) return undefined;
     const { artifact, signature, minimumPreviousVersion: minimum } = published;
@@ -152,17 +151,15 @@ function checkArtifact(artifacts: ArtifactStore, { artifact }: OsVersion): void 
 }
 
 /** Versions the device reports in its A/B slots (status.osUpdate.slots). */
-function retainedVersions(status: Doc): string[] {
-  const slots = (((status['osUpdate'] ?? {}) as Doc)['slots'] ?? {}) as Record<string, { version?: unknown }>;
-  return Object.values(slots)
+function retainedVersions(status: DeviceStatus): string[] {
+  return Object.values(status.osUpdate?.slots ?? {})
     .map((slot) => slot.version)
     .filter((v): v is string => typeof v === 'string');
 }
 
 /** 'deviceTypes/x' from status.deviceInfo.deviceType ('x' or 'deviceTypes/x'). */
-function deviceTypeOf(device: Doc): string | undefined {
-  const info = (((device['status'] ?? {}) as Doc)['deviceInfo'] ?? {}) as Doc;
-  const type = info['deviceType'];
-  if (typeof type !== 'string' || type === '') return undefined;
+function deviceTypeOf(device: Device): string | undefined {
+  const type = device.status?.deviceInfo?.deviceType;
+  if (type === undefined || type === '') return undefined;
   return type.startsWith('deviceTypes/') ? type.slice('deviceTypes/'.length) : type;
 }

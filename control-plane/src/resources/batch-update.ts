@@ -1,4 +1,5 @@
 import { ApiError, invalidArgument } from '@outpost/shared';
+import { isDocument } from './doc-utils.js';
 import type { ResourceEngine } from './resource-engine.js';
 import type { ResourceHandle } from './resource-handle.js';
 import type { OperationContext } from './resource-rules.js';
@@ -135,7 +136,6 @@ function maskOf(mask: unknown): MaskInput | undefined {
 }
 
 function record(value: unknown, what: string): Doc {
-  if (value === null || typeof value !== 'object' || Array.isArray(value))
-    throw invalidArgument(`${what} must be an object`);
-  return value as Doc;
+  if (!isDocument(value)) throw invalidArgument(`${what} must be an object`);
+  return value;
 }

@@ -1,18 +1,20 @@
 import type { FilterSchema } from '@outpost/shared';
+import { parseDocument } from './doc-utils.js';
+import type { Doc } from './resource-table.js';
 import { changedMemberPaths, encodePaths, priorFilterValues } from './change-facts.js';
 
 export type ChangeOp = 'put' | 'delete';
 
 /** One committed change of one resource, as delivered to watchers. */
-export interface Change {
+export interface Change<D extends Doc = Doc> {
   seq: number;
   plural: string;
   name: string;
   op: ChangeOp;
   /** the stored document before the change; null for creates */
-  before: Record<string, unknown> | null;
+  before: D | null;
   /** the stored document after the change; null for deletes */
-  after: Record<string, unknown> | null;
+  after: D | null;
   /** the changed leaf paths of an update (as changedPaths lists them); undefined for creates and deletes */
   changed: readonly string[] | undefined;
   /** about how many bytes the document (after, or before for a delete) takes as JSON */
@@ -97,7 +99,7 @@ export function logRowOf(
 /** A stored log row as read back: the deleted document parsed. */
 export function loggedChangeOf(row: LogRow): LoggedChange {
   const [seq, , name, op, doc, paths, prior, time] = row;
-  const deleted = op === 'delete' && doc !== null ? (JSON.parse(doc) as Record<string, unknown>) : null;
+  const deleted = op === 'delete' && doc !== null ? parseDocument(doc) : null;
   return { seq, name, op, deleted, paths, prior, time };
 }
 

@@ -1,12 +1,27 @@
 import { deepEqual, invalidArgument } from '@outpost/shared';
 import type { Doc } from './resource-table.js';
 
+/** Whether a JSON value is an object (a document or a member holding one), not an array or a scalar. */
+export const isDocument = (value: unknown): value is Doc =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
 export function asDocument(body: unknown, what: string): Doc {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    throw invalidArgument(`${what} must be a JSON object`);
-  }
-  return body as Doc;
+  if (!isDocument(body)) throw invalidArgument(`${what} must be a JSON object`);
+  return body;
 }
+
+/** A stored document's JSON text as a document: the storage's decode point. */
+export function parseDocument(text: string): Doc {
+  const value: unknown = JSON.parse(text);
+  if (!isDocument(value)) throw new Error('a stored document is not a JSON object');
+  return value;
+}
+
+/** The object `doc` holds at `key`, or an empty one where it holds none (or not an object). */
+export const memberDocument = (doc: Doc | null | undefined, key: string): Doc => {
+  const member = doc?.[key];
+  return isDocument(member) ? member : {};
+};
 
 export const clone = <T>(value: T): T => structuredClone(value);
 
@@ -32,9 +47,10 @@ export function looselyEqual(stored: unknown, expected: unknown): boolean {
     return stored.length === expected.length && stored.every((v, i) => looselyEqual(v, expected[i]));
   }
   if (typeof stored === 'object' && typeof expected === 'object') {
-    const keys = new Set([...Object.keys(stored), ...Object.keys(expected)]);
-    for (const key of keys) {
-      if (!looselyEqual((stored as Doc)[key], (expected as Doc)[key])) return false;
+    const storedMembers = new Map(Object.entries(stored));
+    const expectedMembers = new Map(Object.entries(expected));
+    for (const key of new Set([...storedMembers.keys(), ...expectedMembers.keys()])) {
+      if (!looselyEqual(storedMembers.get(key), expectedMembers.get(key))) return false;
     }
     return true;
   }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { changedOutside, pathTree, type PathTree } from '@outpost/shared';
+import { isDocument, memberDocument } from './doc-utils.js';
 import type { Doc } from './resource-table.js';
 
 export type { PathTree };
@@ -51,8 +52,8 @@ export function stampedMetadata(
   version: number,
   specChange: boolean,
 ): Doc {
-  const previous = (before?.['metadata'] ?? {}) as Doc;
-  const meta = { ...((metadata ?? {}) as Doc) };
+  const previous = memberDocument(before, 'metadata');
+  const meta = { ...(isDocument(metadata) ? metadata : {}) };
   meta['createTime'] = previous['createTime'] ?? now;
   meta['updateTime'] = now;
   meta['uuid'] = previous['uuid'] ?? randomUUID();

@@ -12,7 +12,7 @@ import type { EngineStores } from './storage/stores/engine-stores.js';
 import { openStores } from './storage/stores/open-stores.js';
 
 /** The document type of a definition: its schema's, or Doc for a definition that only knows documents have names. */
-export type DocumentOf<T extends { name: string }> = [keyof T] extends ['name'] ? Doc : T;
+export type DocumentOf<T extends Doc & { name: string }> = [keyof T] extends ['name'] ? Doc : T;
 
 interface QueuedCall {
   fn: () => unknown;
@@ -75,7 +75,7 @@ export class ResourceEngine {
    * Registers a resource kind: its handle (and typed rules) see documents as the definition's schema gives them
    * (Doc for a definition without a type of its own).
    */
-  register<T extends { name: string }>(
+  register<T extends Doc & { name: string }>(
     def: ResourceDefinition<T>,
     rules: ResourceRules<DocumentOf<NoInfer<T>>> | ResourceRules = {},
   ): ResourceHandle<DocumentOf<T>> {

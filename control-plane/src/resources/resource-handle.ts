@@ -19,8 +19,8 @@ import {
 } from '@outpost/shared';
 import type { FieldTree, NamePattern, NameProblem, ResourceDefinition } from '@outpost/shared';
 import type { ChangeBus, ChangeListener } from './change-bus.js';
-import type { ChangeLog } from './change-log.js';
-import { asDocument, clone, isAtOrUnder, looselyEqual, sameDocument } from './doc-utils.js';
+import type { Change, ChangeLog } from './change-log.js';
+import { asDocument, clone, isAtOrUnder, looselyEqual, memberDocument, sameDocument } from './doc-utils.js';
 import {
   specChanged,
   specChangedIn,
@@ -59,8 +59,15 @@ export interface EngineServices {
 
 const SYSTEM: OperationContext = { system: true };
 
+/**
+ * An edit of one document by the system. A method's type, so that its parameter is compared both ways like
+ * every method's: a handle of one kind (ResourceHandle<Device>) is passed where any handle is taken
+ * (ResourceHandle<Doc>, the generic routes and watches), which read documents but bring no edits of their own.
+ */
+export type DocumentEdit<T, R = T> = { edit(doc: T): R }['edit'];
+
 /** All standard operations of one resource kind, driven by its definition. */
-export class ResourceHandle<T = Doc> {
+export class ResourceHandle<T extends Doc = Doc> {
   readonly fieldTree: FieldTree;
   /** paths only the system writes: the definition's plus metadata's own */
   readonly outputOnly: readonly string[];
@@ -82,8 +89,9 @@ export class ResourceHandle<T = Doc> {
   }
 
   /** Follows committed changes of this kind; returns the unsubscribe function. */
-  subscribe(listener: ChangeListener): () => void {
-    return this.engine.bus.subscribe(this.def.plural, listener);
+  subscribe(listener: (change: Change<T>) => void): () => void {
+    // the bus carries this kind's stored documents: what `typed` trusts, without a copy of each change
+    return this.engine.bus.subscribe(this.def.plural, listener as ChangeListener);
   }
 
   // ---- names -------------------------------------------------------------------------------------------
@@ -125,7 +133,8 @@ export class ResourceHandle<T = Doc> {
 
   /** The stored document, or undefined. */
   find(name: string): T | undefined {
-    return this.table.find(name)?.doc as T | undefined;
+    const row = this.table.find(name);
+    return row && this.typed(row.doc);
   }
 
   /** The stored row (its id and document), or undefined: to hold for a later mergeRows or patchRow. */
@@ -145,7 +154,7 @@ export class ResourceHandle<T = Doc> {
 
   /** The documents an engine query selects, in its order. */
   list(query: ResourceQuery = {}): T[] {
-    return this.query(query).map((row) => row.doc as T);
+    return this.query(query).map((row) => this.typed(row.doc));
   }
 
   /** The names an engine query selects, in name order, without reading the documents. */
@@ -274,25 +283,26 @@ export class ResourceHandle<T = Doc> {
   // ---- system writes (the control plane's own bookkeeping; no user restrictions) ----------------------
 
   /** Creates or replaces a document as the system; returns what is stored. */
-  put(doc: Doc): Doc {
+  put(doc: T): T {
     const name = doc['name'];
     if (typeof name !== 'string') throw invalidArgument(`${this.def.singular} name is required`);
     const pattern = this.patternOfName(name);
-    return this.engine.transaction(() => {
+    const stored = this.engine.transaction(() => {
       const row = this.table.find(name);
       if (!row) return this.insertValidated(name, pattern, doc, SYSTEM);
       return this.write(row.doc, this.keepSystemMeta(row.doc, doc), row);
     });
+    return this.typed(stored);
   }
 
   /** Applies `mutate` to a stored document as the system; returns the stored result, or undefined when absent. */
-  patch(name: string, mutate: (doc: Doc) => Doc | void): Doc | undefined {
+  patch(name: string, mutate: DocumentEdit<T, T | void>): T | undefined {
     return this.engine.transaction(() => {
       const row = this.table.find(name);
       if (!row) return undefined;
-      const draft = clone(row.doc);
+      const draft = this.typed(clone(row.doc));
       const next = mutate(draft) ?? draft;
-      return this.write(row.doc, this.keepSystemMeta(row.doc, next), row);
+      return this.typed(this.write(row.doc, this.keepSystemMeta(row.doc, next), row));
     });
   }
 
@@ -300,7 +310,7 @@ export class ResourceHandle<T = Doc> {
    * Applies many pure edits as the system in one transaction (no savepoint per document): the status path of
    * thousands of agents. Each edit returns the new document (it must not change its argument).
    */
-  patchAll(edits: Iterable<readonly [string, (doc: Doc) => Doc]>): void {
+  patchAll(edits: Iterable<readonly [string, DocumentEdit<T>]>): void {
     const all = [...edits];
     this.engine.transaction(() => {
       // read together (one round trip on PostgreSQL), then each edit over what the one before it stored
@@ -308,7 +318,7 @@ export class ResourceHandle<T = Doc> {
       for (const [name, edit] of all) {
         const row = rows.get(name);
         if (!row) continue;
-        const stored = this.write(row.doc, this.keepSystemMeta(row.doc, edit(row.doc)), row);
+        const stored = this.write(row.doc, this.keepSystemMeta(row.doc, edit(this.typed(row.doc))), row);
         rows.set(name, { id: row.id, doc: stored });
       }
     });
@@ -333,8 +343,11 @@ export class ResourceHandle<T = Doc> {
   }
 
   /** Applies a pure edit as the system to a row read earlier in the transaction (see mergeRows); returns it. */
-  patchRow(row: StoredRow, edit: (doc: Doc) => Doc): Doc {
-    return this.engine.transaction(() => this.write(row.doc, this.keepSystemMeta(row.doc, edit(row.doc)), row));
+  patchRow(row: StoredRow, edit: DocumentEdit<T>): T {
+    const stored = this.engine.transaction(() =>
+      this.write(row.doc, this.keepSystemMeta(row.doc, edit(this.typed(row.doc))), row),
+    );
+    return this.typed(stored);
   }
 
   /** Whether a resource of this name is stored (without reading it). */
@@ -354,6 +367,15 @@ export class ResourceHandle<T = Doc> {
   }
 
   // ---- internals ---------------------------------------------------------------------------------------
+
+  /**
+   * A stored document as this kind's type: the one place the handle trusts its storage instead of parsing.
+   * Every document of this kind was written through a handle of it: user writes pass `def.schema`, system
+   * writes are typed as T. Parsing each read with the schema would cost every list and status write.
+   */
+  private typed(doc: Doc): T {
+    return doc as T;
+  }
 
   private nameForCreate(pattern: NamePattern, parent: string, requested: unknown): string {
     if (requested === undefined || requested === '') return pattern.nameInParent(parent, generateId(this.def.idRule));
@@ -507,8 +529,8 @@ export class ResourceHandle<T = Doc> {
   private keepSystemMeta(stored: Doc, next: Doc): Doc {
     // the usual system edit copies the document and leaves its metadata (the same object) alone
     if (next['metadata'] === stored['metadata'] && next['name'] === stored['name']) return next;
-    const meta = { ...((next['metadata'] ?? {}) as Doc) };
-    const previous = (stored['metadata'] ?? {}) as Doc;
+    const meta = { ...memberDocument(next, 'metadata') };
+    const previous = memberDocument(stored, 'metadata');
     for (const key of ['createTime', 'updateTime', 'uuid', 'generation', 'resourceVersion']) {
       if (previous[key] === undefined) delete meta[key];
       else meta[key] = previous[key];
@@ -537,8 +559,8 @@ export class ResourceHandle<T = Doc> {
   private respond(doc: Doc, mask: ResponseMask | undefined, changed: string[] | undefined): Doc {
     if (!mask) return doc;
     if (mask.skipEntireResponseBody) return {};
-    if (mask.updatedFieldsOnly && changed) return projectFields(doc, ['name', ...changed]) as Doc;
+    if (mask.updatedFieldsOnly && changed) return projectFields(doc, ['name', ...changed]);
     const bodyMask = this.parseMask(mask.bodyMask);
-    return bodyMask.length > 0 ? (projectFields(doc, bodyMask) as Doc) : doc;
+    return bodyMask.length > 0 ? projectFields(doc, bodyMask) : doc;
   }
 }

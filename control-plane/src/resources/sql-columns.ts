@@ -1,4 +1,5 @@
 import type { FilterField } from '@outpost/shared';
+import { isDocument } from './doc-utils.js';
 
 /** A JSON path in SQLite's syntax with every key quoted: metadata.labels.env → $."metadata"."labels"."env" */
 export function jsonPath(path: string, mapKey?: string): string {
@@ -45,9 +46,9 @@ export function multiValuesOf(field: FilterField, value: unknown): string[] {
   if (field.type === 'stringList') {
     return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return [];
+  if (!isDocument(value)) return [];
   const out: string[] = [];
-  for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
+  for (const [key, v] of Object.entries(value)) {
     out.push(key);
     if (typeof v === 'string') out.push(`${key}:${v}`);
   }

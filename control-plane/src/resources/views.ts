@@ -28,5 +28,5 @@ export function selectedPaths(
 }
 
 export function present(doc: Doc, paths: readonly string[] | undefined): Doc {
-  return paths === undefined ? doc : (projectFields(doc, paths) as Doc);
+  return paths === undefined ? doc : projectFields(doc, paths);
 }

@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { deviceDefinition } from '@outpost/shared';
-import type { ResourceDefinition } from '@outpost/shared';
+import type { Condition, DeviceStatus, ResourceDefinition } from '@outpost/shared';
 import { listResources } from '../../src/resources/list-operation.js';
 import { ResourceEngine } from '../../src/resources/resource-engine.js';
 import type { ResourceHandle } from '../../src/resources/resource-handle.js';
-import type { Doc } from '../../src/resources/resource-table.js';
 import { tempDatabases } from '../helpers/temp-databases.js';
 
 /**
@@ -17,7 +16,7 @@ const freshDatabase = tempDatabases('outpost-failing-checks-');
 const PARENT = 'projects/fleet/regions/eu';
 const FAILING = 'status.failingHealthCheckCount > 0';
 
-const condition = (type: string, status: 'True' | 'False' | 'Unknown'): Doc => ({
+const condition = (type: string, status: 'True' | 'False' | 'Unknown'): Condition => ({
   type,
   status,
   reason: status === 'False' ? 'Failing' : 'Passing',
@@ -25,7 +24,7 @@ const condition = (type: string, status: 'True' | 'False' | 'Unknown'): Doc => (
   lastTransitionTime: '2024-01-01T00:00:00.000Z',
 });
 
-const withChecks = (...statuses: ('True' | 'False' | 'Unknown')[]): Doc => ({
+const withChecks = (...statuses: ('True' | 'False' | 'Unknown')[]): DeviceStatus => ({
   conditions: [condition('OSReady', 'True'), ...statuses.map((status, i) => condition(`Healthy/check-${i}`, status))],
 });
 

@@ -3,7 +3,7 @@ import { appliesTo } from '../../src/healthchecks/applies-to.js';
 
 const check = (name: string, selector?: Record<string, string>) => ({
   name,
-  spec: { type: 'TCP', ...(selector === undefined ? {} : { selector: { matchLabels: selector } }) },
+  spec: { type: 'TCP' as const, ...(selector === undefined ? {} : { selector: { matchLabels: selector } }) },
 });
 const device = (name: string, labels: Record<string, string> = {}, healthChecks?: string[]) => ({
   name,

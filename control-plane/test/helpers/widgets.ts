@@ -16,7 +16,14 @@ export const WidgetSchema = z.object({
       network: z.object({ dhcp: z.boolean().optional(), address: z.string().optional() }).optional(),
     })
     .optional(),
-  status: z.object({ state: z.enum(['IDLE', 'BUSY']).optional(), counter: z.number().int().optional() }).optional(),
+  status: z
+    .object({
+      state: z.enum(['IDLE', 'BUSY']).optional(),
+      counter: z.number().int().optional(),
+      /** a member no filter names (no column): what a status report moves */
+      uptimeSeconds: z.number().int().optional(),
+    })
+    .optional(),
 });
 export type Widget = z.infer<typeof WidgetSchema>;
 

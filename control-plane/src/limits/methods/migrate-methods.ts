@@ -7,6 +7,7 @@ import {
   planAssignmentDefinition,
 } from '@outpost/shared';
 import type { CustomMethod } from '../../resources/http/custom-method.js';
+import { isDocument } from '../../resources/doc-utils.js';
 import type { ResourceHandle } from '../../resources/resource-handle.js';
 import type { Doc } from '../../resources/resource-table.js';
 import { saveAssignment } from '../assignment-store.js';
@@ -58,7 +59,7 @@ export function migrateMethods(ctx: LimitsContext): CustomMethod[] {
       httpMethod: 'PUT',
       permission: permissionOf(planAssignmentDefinition, 'migrate'),
       handle: ({ target, body }) => {
-        const given = body !== null && typeof body === 'object' ? (body as Doc)['name'] : undefined;
+        const given = isDocument(body) ? body['name'] : undefined;
         if (given !== undefined && given !== '' && given !== target) {
           throw invalidArgument(`body name "${String(given)}" does not match "${target}"`);
         }

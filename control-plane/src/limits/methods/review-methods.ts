@@ -6,6 +6,7 @@ import {
   planAssignmentRequestDefinition,
 } from '@outpost/shared';
 import type { CustomCall, CustomMethod } from '../../resources/http/custom-method.js';
+import { isDocument } from '../../resources/doc-utils.js';
 import type { Doc } from '../../resources/resource-table.js';
 import type { LimitsContext } from '../context.js';
 import { acceptStatus, capacityError, declineStatus, requestEffect, type RequestStatus } from '../core/index.js';
@@ -91,6 +92,6 @@ export function reviewMethods(ctx: LimitsContext): CustomMethod[] {
 
 function bodyOf(body: unknown): Doc {
   if (body === undefined || body === null || (typeof body === 'object' && Object.keys(body).length === 0)) return {};
-  if (typeof body !== 'object' || Array.isArray(body)) throw invalidArgument('the request body must be a JSON object');
-  return body as Doc;
+  if (!isDocument(body)) throw invalidArgument('the request body must be a JSON object');
+  return body;
 }

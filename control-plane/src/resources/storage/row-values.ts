@@ -1,12 +1,13 @@
 import type { SqlFragment } from '@outpost/shared';
+import { isDocument } from '../doc-utils.js';
 import type { Doc, SortKey } from '../resource-table.js';
 
 /** getPath over a path split once: own keys of plain objects, anything else ends the walk. */
 export function valueAt(doc: Doc, keys: readonly string[]): unknown {
   let node: unknown = doc;
   for (const key of keys) {
-    if (typeof node !== 'object' || node === null || Array.isArray(node)) return undefined;
-    node = Object.hasOwn(node, key) ? (node as Doc)[key] : undefined;
+    if (!isDocument(node)) return undefined;
+    node = Object.hasOwn(node, key) ? node[key] : undefined;
   }
   return node;
 }

@@ -1,4 +1,5 @@
 import type { SqlFragment } from '@outpost/shared';
+import { parseDocument } from '../doc-utils.js';
 import { MatchTotals } from '../match-totals.js';
 import type { Doc, QueriedRow, RowObserver, SortKey, TableQuery } from '../resource-table.js';
 
@@ -50,7 +51,7 @@ export abstract class TableBase {
    */
   each(q: TableQuery, visit: (row: QueriedRow) => void): void {
     this.eachStored(q, (row) =>
-      visit({ id: row.id, doc: JSON.parse(row.text) as Doc, text: row.text, keyValues: row.keyValues }),
+      visit({ id: row.id, doc: parseDocument(row.text), text: row.text, keyValues: row.keyValues }),
     );
   }
 

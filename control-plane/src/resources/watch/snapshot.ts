@@ -1,5 +1,6 @@
 import { compareUtf8 } from '@outpost/shared';
 import type { Change } from '../change-log.js';
+import { parseDocument } from '../doc-utils.js';
 import type { ResourceHandle } from '../resource-handle.js';
 import type { Doc } from '../resource-table.js';
 import type { ChangeQueue } from './change-queue.js';
@@ -104,7 +105,7 @@ function readPage(handle: ResourceHandle, shape: StatelessShape, after: string, 
       last = row.keyValues[0] as string;
     },
   );
-  return { docs: texts.map((text) => JSON.parse(text) as Doc), last, more: rows === limit || texts.length < rows };
+  return { docs: texts.map(parseDocument), last, more: rows === limit || texts.length < rows };
 }
 
 /**

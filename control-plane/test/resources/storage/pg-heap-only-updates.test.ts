@@ -40,7 +40,7 @@ describe.skipIf(postgresSuiteSkipped(TITLE))(TITLE, () => {
       for (let i = 0; i < ROWS; i++) {
         widgets.patch(name(i), (doc) => ({
           ...doc,
-          status: { ...(doc['status'] as object), uptimeSeconds: round * 1000 + i },
+          status: { ...doc.status, uptimeSeconds: round * 1000 + i },
         }));
       }
     }

@@ -1,6 +1,7 @@
 import type { FilterSchema, SqlFragment, SqlTarget } from '@outpost/shared';
 import { deepEqual, invalidArgument } from '@outpost/shared';
 import type { Doc, QueriedRow, ResourceTable, SortKey, StoredRow, TableQuery } from '../../resource-table.js';
+import { parseDocument } from '../../doc-utils.js';
 import { columnOf, isMultiValued, multiValuesOf } from '../../sql-columns.js';
 import { seekCondition, valueAt } from '../row-values.js';
 import { TableBase } from '../table-base.js';
@@ -175,7 +176,7 @@ export class PgTable extends TableBase implements ResourceTable {
       );
       if (rows.length === 0) return;
       const ids = rows.map((row) => row[0] as number);
-      const docs = rows.map((row) => JSON.parse(row[1] as string) as Doc);
+      const docs = rows.map((row) => parseDocument(row[1] as string));
       const sets = columns.map((c, i) => `${c.column} = u.c${i}::${c.type}`).join(', ');
       const unnest = columns.map(() => ', ?::text[]').join('');
       const names = columns.map((_, i) => `, c${i}`).join('');
@@ -192,7 +193,7 @@ export class PgTable extends TableBase implements ResourceTable {
   find(name: string): StoredRow | undefined {
     const row = this.storage.query(`SELECT id, doc FROM ${this.table} WHERE name = ?`, [name]).rows[0];
     if (!row) this.missed = { name, transaction: this.storage.transactionNumber, version: this.version };
-    return row && { id: row[0] as number, doc: JSON.parse(row[1] as string) as Doc };
+    return row && { id: row[0] as number, doc: parseDocument(row[1] as string) };
   }
 
   findMany(names: Iterable<string>): Map<string, StoredRow> {
@@ -204,7 +205,7 @@ export class PgTable extends TableBase implements ResourceTable {
         batch,
       ]);
       for (const row of rows) {
-        found.set(row[1] as string, { id: row[0] as number, doc: JSON.parse(row[2] as string) as Doc });
+        found.set(row[1] as string, { id: row[0] as number, doc: parseDocument(row[2] as string) });
       }
     }
     return found;

@@ -3,6 +3,7 @@ import { deepEqual } from '@outpost/shared';
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../../../db/open-database.js';
 import type { Doc, QueriedRow, ResourceTable, SortKey, StoredRow, TableQuery } from '../../resource-table.js';
+import { parseDocument } from '../../doc-utils.js';
 import { columnOf, isMultiValued, jsonPath, multiValuesOf, sqlLiteral, sqlValueOf } from '../../sql-columns.js';
 import { mayDiffer, seekCondition, valueAt } from '../row-values.js';
 import { TableBase } from '../table-base.js';
@@ -146,7 +147,7 @@ export class SqliteTable extends TableBase implements ResourceTable {
 
   find(name: string): StoredRow | undefined {
     const row = this.byName.get(name);
-    return row && { id: row.id, doc: JSON.parse(row.doc) as Doc };
+    return row && { id: row.id, doc: parseDocument(row.doc) };
   }
 
   /** The stored rows of many names (absent ones are left out), a few hundred names per statement. */
@@ -158,7 +159,7 @@ export class SqliteTable extends TableBase implements ResourceTable {
       const rows = this.statement(
         `SELECT id, name, doc FROM ${this.table} WHERE name IN (${batch.map(() => '?').join(', ')})`,
       ).all(...batch) as { id: number; name: string; doc: string }[];
-      for (const row of rows) found.set(row.name, { id: row.id, doc: JSON.parse(row.doc) as Doc });
+      for (const row of rows) found.set(row.name, { id: row.id, doc: parseDocument(row.doc) });
     }
     return found;
   }
