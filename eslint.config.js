@@ -24,6 +24,26 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { paths: DATABASE_DRIVERS }] },
   },
   {
+    // typed documents (issue 22): a document has its resource's schema type (ResourceHandle<T>) or is checked to be
+    // an object (isDocument, parseDocument in resources/doc-utils.ts); it is never asserted into shape
+    files: ['control-plane/src/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            "TSAsExpression > TSTypeReference.typeAnnotation[typeName.name='Doc'], TSAsExpression > .typeAnnotation TSTypeReference[typeName.name='Doc']",
+          message:
+            "no 'as Doc': type the document by its resource (ResourceHandle<T>) or check it (isDocument, parseDocument)",
+        },
+        {
+          selector: 'TSAsExpression > TSAsExpression.expression > TSUnknownKeyword.typeAnnotation',
+          message: "no 'as unknown as': parse the value (zod) or type it where it is made",
+        },
+      ],
+    },
+  },
+  {
     // the agent's OS core is driven by the link, never the other way round (design.md)
     files: ['agent/src/os/**/*.ts'],
     rules: {
