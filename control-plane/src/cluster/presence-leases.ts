@@ -1,5 +1,5 @@
 import type { LinkPresence } from '../gateway/links-elsewhere.js';
-import type { DeviceClaim, HeldLink, PresenceStore } from './presence-store.js';
+import type { DeviceClaim, HeldLink, LeaseKeeper, PresenceStore } from './presence-store.js';
 
 export interface PresenceLeasesOptions {
   store: PresenceStore;
@@ -8,6 +8,11 @@ export interface PresenceLeasesOptions {
   /** how long the replica's links stay live without a renewal */
   leaseMs: number;
   renewEveryMs: number;
+  /**
+   * With a store that renews from its own thread (PresenceStore.keepLease): the renewals stop once the main thread
+   * has been silent this long; default 2 leases
+   */
+  mainSilenceMs?: number;
   /** a newer connection of the device is on another replica: drop the link here without marking it Offline */
   onTakenOver(device: string): void;
   /** the lease expired before a renewal (the database was out of reach): every link here must be dropped */
@@ -42,6 +47,7 @@ export class PresenceLeases implements LinkPresence {
   private scheduled: NodeJS.Immediate | undefined;
   private flushing: Promise<void> | undefined;
   private renewal: NodeJS.Timeout | undefined;
+  private keeper: LeaseKeeper | undefined;
   private address: string | undefined;
   private closed = false;
   /** the last flush failed: the next one waits for the renewal timer instead of following at once */
@@ -55,8 +61,20 @@ export class PresenceLeases implements LinkPresence {
     const { store, replica, leaseMs } = this.options;
     await store.register(replica, address, leaseMs);
     await store.listenTakeovers((from, links) => this.takenOver(from, links));
-    this.renewal = setInterval(() => void this.renew(), this.options.renewEveryMs);
-    this.renewal.unref();
+    const { renewEveryMs } = this.options;
+    // renewed off the main thread when the store can, so that long synchronous work here does not lapse the lease
+    this.keeper = store.keepLease?.({
+      replica,
+      leaseMs,
+      everyMs: renewEveryMs,
+      mainSilenceMs: this.options.mainSilenceMs ?? 2 * leaseMs,
+      onRenewal: (renewed) => void this.renewed(renewed),
+      onError: (err) => this.options.onError(err, 'renewing the presence lease'),
+    });
+    if (this.keeper === undefined) {
+      this.renewal = setInterval(() => void this.renew(), renewEveryMs);
+      this.renewal.unref();
+    }
     this.schedule();
   }
 
@@ -85,6 +103,7 @@ export class PresenceLeases implements LinkPresence {
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.renewal);
+    await this.keeper?.stop();
     if (this.scheduled) clearImmediate(this.scheduled);
     await this.flushing;
     try {
@@ -198,14 +217,24 @@ export class PresenceLeases implements LinkPresence {
 
   private async renew(): Promise<void> {
     const { store, replica, leaseMs } = this.options;
+    let renewed: boolean;
     try {
-      if (await store.renew(replica, leaseMs)) {
-        this.schedule(); // what failed to be written is tried again
-        await store.listenTakeovers((from, links) => this.takenOver(from, links));
-        return;
-      }
+      renewed = await store.renew(replica, leaseMs);
     } catch (err) {
       this.options.onError(err, 'renewing the presence lease');
+      return;
+    }
+    await this.renewed(renewed);
+  }
+
+  /** After a renewal: what failed meanwhile is tried again, or, when the lease had expired, every link goes. */
+  private async renewed(renewed: boolean): Promise<void> {
+    const { store, replica, leaseMs } = this.options;
+    if (renewed) {
+      this.schedule(); // what failed to be written is tried again
+      await store
+        .listenTakeovers((from, links) => this.takenOver(from, links))
+        .catch((err: unknown) => this.options.onError(err, 'listening for takeovers'));
       return;
     }
     if (this.closed || this.address === undefined) return;

@@ -24,6 +24,23 @@ export interface ExpiredLink {
   expiredAt: string;
 }
 
+/** What a lease keeper renews, how often, and whom it tells. */
+export interface LeaseKeeping {
+  replica: string;
+  leaseMs: number;
+  everyMs: number;
+  /** the renewals stop while the main thread has been silent this long (wedged: let its lease run out) */
+  mainSilenceMs: number;
+  /** after each renewal: false when the lease had expired (the same as PresenceStore.renew) */
+  onRenewal(renewed: boolean): void;
+  onError(err: unknown): void;
+}
+
+/** Renews a lease on its own, off the main thread (adapter: storage/postgres/pg-lease-keeper.ts). */
+export interface LeaseKeeper {
+  stop(): Promise<void>;
+}
+
 /**
  * The shared record of which replica holds each device's link (adapter: storage/postgres/pg-presence.ts). A link
  * lives as long as its replica's lease: renewing the replica renews all of its devices in one statement.
@@ -34,6 +51,8 @@ export interface PresenceStore {
   register(replica: string, address: string, leaseMs: number): Promise<void>;
   /** false when the lease expired (a sweep may be marking its devices Offline) or was swept */
   renew(replica: string, leaseMs: number): Promise<boolean>;
+  /** Renews the lease every `everyMs` from its own thread and connection, until stopped (when the store can). */
+  keepLease?(keeping: LeaseKeeping): LeaseKeeper;
   /** Takes the devices' links for `replica` (distinct names), newest claim winning. */
   claim(replica: string, devices: readonly string[]): Promise<DeviceClaim[]>;
   /** Forgets the links still held with these generations; answers the devices whose link it forgot. */

@@ -1,7 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { z } from 'zod';
-import type { DeviceClaim, ExpiredLink, HeldLink, LinkHolder, PresenceStore } from '../../../cluster/presence-store.js';
+import type {
+  DeviceClaim,
+  ExpiredLink,
+  HeldLink,
+  LeaseKeeper,
+  LeaseKeeping,
+  LinkHolder,
+  PresenceStore,
+} from '../../../cluster/presence-store.js';
+import { RENEW_LEASE, keepLeaseFromWorker } from './pg-lease-keeper.js';
 import { SCHEMA_LOCK } from './pg-migrations.js';
 
 /**
@@ -112,12 +121,12 @@ export class PgPresence implements PresenceStore {
   }
 
   async renew(replica: string, leaseMs: number): Promise<boolean> {
-    const { rowCount } = await this.pool.query(
-      // an expired lease is not renewed: a sweep may be marking its devices Offline
-      `UPDATE outpost_replicas SET expires = ${lease(leaseMs)} WHERE replica = $1 AND expires > now()`,
-      [replica],
-    );
+    const { rowCount } = await this.pool.query(RENEW_LEASE, [replica, Math.round(leaseMs)]);
     return rowCount === 1;
+  }
+
+  keepLease(keeping: LeaseKeeping): LeaseKeeper {
+    return keepLeaseFromWorker(this.url, keeping);
   }
 
   async claim(replica: string, devices: readonly string[]): Promise<DeviceClaim[]> {
