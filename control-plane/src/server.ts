@@ -31,6 +31,7 @@ import type { ChannelHub } from './gateway/channels/channel-hub.js';
 import { ArtifactStore } from './os/artifact-store.js';
 import { artifactHolds } from './os/artifact-holds.js';
 import { artifactRoutes } from './os/artifact-routes.js';
+import { DeviceDownloads } from './os/device-downloads.js';
 import { artifactGcMethod } from './os/artifact-gc.js';
 import { createOsCatalog } from './os/os-catalog-service.js';
 import { createHealthCheckService } from './healthchecks/health-check-service.js';
@@ -48,6 +49,7 @@ import { powerMethods } from './devices/power-methods.js';
 import { transferRoutes } from './transfer/transfer-routes.js';
 import { RemoteSessionAudit } from './remote/remote-session-audit.js';
 import { remoteAccessEndpoint } from './remote/remote-access-endpoint.js';
+import { SessionsByKey } from './remote/sessions-by-key.js';
 import { dashboardAssetDirectory } from './web/asset-directory.js';
 import { dashboardRoutes } from './web/dashboard-routes.js';
 import { apiErrorHandler, unknownRouteHandler } from './server/http-errors.js';
@@ -240,11 +242,19 @@ export async function startServer(
   );
   app.use(openApiRoutes(openApiDocument({ definitions: engine.all().map((handle) => handle.def), customMethods })));
   app.use(iamRoutes(keys, authorizer, requireApiKey));
+  // what a replica re-checks once it listens again (a revocation elsewhere meanwhile was not told to it)
+  const deviceDownloads = new DeviceDownloads();
+  const remoteSessionsByKey = new SessionsByKey();
   app.use(
     artifactRoutes(
       artifacts,
       {
-        deviceOf: (secret) => devices.credentials.deviceOf(secret),
+        deviceOf: (secret) => {
+          const found = devices.credentials.authenticate(secret);
+          if (found === undefined) return undefined;
+          const stillAuthenticates = (): boolean => devices.credentials.stillAuthenticates(found.device, found.used);
+          return { device: found.device, stillAuthenticates };
+        },
         mayDeviceFetch: (device, sha256) => {
           const doc = devices.devices.find(device);
           return doc !== undefined && catalog.isPublishedFor(doc, sha256);
@@ -260,6 +270,7 @@ export async function startServer(
         artifactDownloads++;
         logger.info({ sha256, device }, 'artifact download');
       },
+      deviceDownloads,
     ),
   );
   app.use(
@@ -334,6 +345,7 @@ export async function startServer(
         return failedAuth.fail(rateLimitKeyOf(address));
       },
       onKeyRevoked: (listener) => keys.onRevoke(listener),
+      sessions: remoteSessionsByKey,
       logger: logger.child({ component: 'remote-access' }),
     }),
     logger: logger.child({ component: 'gateway' }),
@@ -354,8 +366,9 @@ export async function startServer(
           credentials: devices.credentials,
           cluster,
           catchUp: () => {
-            for (const owner of resources.streamOwners())
+            for (const owner of [...resources.streamOwners(), ...remoteSessionsByKey.keyIds()])
               if (owner.startsWith('apiKeys/') && !keys.has(owner)) keys.revokedElsewhere(owner);
+            for (const device of deviceDownloads.revoked()) devices.credentials.revokedElsewhere(device);
             gateway
               .recheckCredentials((device) => devices.credentials.revokedElsewhere(device))
               .catch((err: unknown) => logger.error({ err }, 'cluster: re-checking device credentials failed'));

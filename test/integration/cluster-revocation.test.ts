@@ -6,13 +6,12 @@
  * LISTEN was lost), A closes the link once it listens again. Skipped without PostgreSQL, except under CI=true.
  */
 import { AGENT_CONNECT_PATH } from '@outpost/shared';
-import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { LIVE_LOCK_KEY } from '../../control-plane/src/cluster/cluster-member.js';
 import { openPausedWatch } from '../../control-plane/test/helpers/paused-watch.js';
 import { clusterTestsSkipped } from './helpers/cluster-replicas.js';
 import type { Replica } from './helpers/cluster-replicas.js';
+import { revokeWhileDeaf } from './helpers/deaf-replica.js';
 import { twoReplicasOnePostgres } from './helpers/two-replicas.js';
 
 const skipped = clusterTestsSkipped('cluster revocation test');
@@ -109,33 +108,10 @@ describe.skipIf(skipped)('revocation across control-plane replicas on one Postgr
       body: {},
     });
     const link = await linkDevice(a, credential);
-    const observer = new pg.Client({ connectionString: replicas.database() });
-    await observer.connect();
-    try {
-      await observer.query('LISTEN outpost_revocations');
-      const announced = new Promise<void>((resolve) =>
-        observer.on('notification', (message) => {
-          if (message.payload?.includes(device) === true) resolve();
-        }),
-      );
-      const pid = a.process.child.pid!;
-      // A, stopped, cannot connect again: the notice goes out while it does not listen
-      process.kill(pid, 'SIGSTOP');
-      try {
-        // every replica's coordination connection holds the live lock: both are cut, B connects again
-        await observer.query(
-          "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND objid = $1::bigint::oid AND objsubid = 1",
-          [LIVE_LOCK_KEY],
-        );
-        await b.admin.request('POST', `/v1/${device}:revokeCredential`, { body: {} });
-        await announced;
-      } finally {
-        process.kill(pid, 'SIGCONT');
-      }
-      expect(await Promise.race([link.closed, after(WAIT_MS, 'still open')])).toBe(4003);
-      expect(await linkRefusal(a, credential)).toBe(401);
-    } finally {
-      await observer.end();
-    }
+    await revokeWhileDeaf(a, replicas.database(), device, () =>
+      b.admin.request('POST', `/v1/${device}:revokeCredential`, { body: {} }),
+    );
+    expect(await Promise.race([link.closed, after(WAIT_MS, 'still open')])).toBe(4003);
+    expect(await linkRefusal(a, credential)).toBe(401);
   }, 180_000);
 });

@@ -3,10 +3,12 @@ import type { NextFunction, Request, Response, Router } from 'express';
 import { invalidArgument, notFound, unauthenticated } from '@outpost/shared';
 import { hasUnreadBody } from '../server/request-body.js';
 import type { ArtifactStore } from './artifact-store.js';
+import { DeviceDownloads } from './device-downloads.js';
+import type { DownloadingDevice } from './device-downloads.js';
 
 export interface ArtifactAccess {
   /** the device a bearer is the credential of, if it is one */
-  deviceOf(secret: string): string | undefined;
+  deviceOf(secret: string): DownloadingDevice | undefined;
   /** whether the device may download the artifact: a version published for its device type has it */
   mayDeviceFetch(device: string, sha256: string): boolean;
   /** calls `listener` with each device whose credential stops working (revoked or rotated) */
@@ -29,22 +31,10 @@ export function artifactRoutes(
   store: ArtifactStore,
   access: ArtifactAccess,
   onDownload: (sha256: string, device: boolean) => void = () => {},
+  deviceDownloads = new DeviceDownloads(),
 ): Router {
   const router = express.Router();
-  const deviceDownloads = new Map<string, Set<Response>>();
-  access.onDeviceRevoked((device) => {
-    for (const res of deviceDownloads.get(device) ?? []) res.destroy();
-    deviceDownloads.delete(device);
-  });
-  const trackDownload = (device: string, res: Response): void => {
-    let open = deviceDownloads.get(device);
-    if (!open) deviceDownloads.set(device, (open = new Set()));
-    open.add(res);
-    res.on('close', () => {
-      open.delete(res);
-      if (open.size === 0 && deviceDownloads.get(device) === open) deviceDownloads.delete(device);
-    });
-  };
+  access.onDeviceRevoked((device) => deviceDownloads.cut(device));
   const bearer = (req: Request): string => {
     const secret = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '')?.[1];
     if (!secret)
@@ -77,7 +67,8 @@ export function artifactRoutes(
 
   const download = guard(async (req, res) => {
     const secret = bearer(req);
-    const device = access.deviceOf(secret);
+    const caller = access.deviceOf(secret);
+    const device = caller?.device;
     if (device === undefined) access.authorizeKey(secret, ARTIFACT_DOWNLOAD_PERMISSION);
     const sha256 = String(req.params['sha256']);
     store.pathOf(sha256); // a malformed digest is INVALID_ARGUMENT for everyone
@@ -118,7 +109,7 @@ export function artifactRoutes(
       res.end();
       return;
     }
-    if (device !== undefined) trackDownload(device, res);
+    if (caller !== undefined) deviceDownloads.track(caller, res);
     const stream = store.read(sha256, range);
     res.on('close', () => stream.destroy());
     stream.on('error', () => res.destroy());

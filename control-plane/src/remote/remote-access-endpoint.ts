@@ -63,6 +63,8 @@ export interface RemoteAccessOptions {
    * UNAUTHENTICATED, here and, told by another replica, there too.
    */
   onKeyRevoked?: (listener: (keyId: string) => void) => void;
+  /** where the open sessions are registered by key (given: the server re-checks their keys; see SessionsByKey) */
+  sessions?: SessionsByKey;
   logger: Logger;
 }
 
@@ -97,7 +99,7 @@ export function remoteAccessEndpoint(
     // a browser needs one of its subprotocols echoed: another than the one carrying its key, when it offers one
     handleProtocols: (protocols) => [...protocols].find((p) => !BEARER_PROTOCOL.test(p)) ?? [...protocols][0] ?? false,
   });
-  const open = new SessionsByKey();
+  const open = options.sessions ?? new SessionsByKey();
   options.onKeyRevoked?.((keyId) => open.endAll(keyId, unauthenticated(`${keyId} was revoked`)));
   return (req, socket, head) => {
     const url = new URL(req.url ?? '/', 'http://server');

@@ -15,6 +15,11 @@ export class SessionsByKey {
     };
   }
 
+  /** The keys with a session open (a replica that did not listen for a while re-checks them: revoked meanwhile?). */
+  keyIds(): string[] {
+    return [...this.byKey.keys()];
+  }
+
   /** Ends every open session of `keyId` with `error`; returns how many there were. */
   endAll(keyId: string, error: ApiError): number {
     const ends = this.byKey.get(keyId);
