@@ -286,6 +286,12 @@ describe('the challenge on the link (odk1)', () => {
     let closed: Promise<number> | undefined;
     const outcome = await keyLink(name, signedWith(root, name), (ws) => {
       closed = new Promise((resolve) => ws.on('close', (code) => resolve(code)));
+      // answer the 1 s heartbeats as an agent does: the CLI may take seconds to start on a loaded machine, and a
+      // silent link is cut after two heartbeats (1006), which would hide the revocation's 4003
+      ws.on('message', (data: Buffer) => {
+        const message = JSON.parse(data.toString('utf8')) as { type: string; nonce?: string };
+        if (message.type === 'ping') ws.send(JSON.stringify({ type: 'pong', nonce: message.nonce }));
+      });
     });
     expect(outcome).toEqual({ welcomed: name });
     const revoked = await runCli(['devices', 'revoke-credential', name], cliEnv());
