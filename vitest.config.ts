@@ -49,8 +49,10 @@ export default defineConfig({
     },
   },
   test: {
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // CI runs the suites two at a time on 2 cores with the servers and droplets they spawn (load 20 and more): a
+    // test that starts a droplet through tsx may wait half a minute before its own work. A hung test still fails.
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
     pool: 'forks',
     projects: [
       {
