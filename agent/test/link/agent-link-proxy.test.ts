@@ -99,7 +99,7 @@ describe('AgentLink through an HTTP CONNECT proxy', () => {
     refused.agentLink.start();
     await expect
       .poll(() => refused.log.lines.find((l) => l.msg === 'cannot connect to the control plane; retrying')?.error, {
-        timeout: 5_000,
+        timeout: 20_000,
       })
       .toContain('HTTP 407');
     await refused.agentLink.stop();

@@ -63,7 +63,7 @@ describe('AgentLink transport security', () => {
     const { agentLink, log } = link('http://0.0.0.0:9', { security: { insecure: true } });
     agentLink.start();
     const warnings = (): number => log.messages().filter((m) => m.startsWith('connecting without TLS')).length;
-    await expect.poll(warnings, { timeout: 5_000 }).toBeGreaterThanOrEqual(3);
+    await expect.poll(warnings, { timeout: 20_000 }).toBeGreaterThanOrEqual(3);
   });
 
   it('says nothing about TLS for a loopback server', async () => {
@@ -79,7 +79,7 @@ describe('AgentLink transport security', () => {
     const refused = link(server.url);
     refused.agentLink.start();
     await expect
-      .poll(() => refused.log.messages(), { timeout: 5_000 })
+      .poll(() => refused.log.messages(), { timeout: 20_000 })
       .toContain(
         "the control plane's TLS certificate is not trusted: give the CA that signed it with --ca-file; retrying",
       );
@@ -88,6 +88,6 @@ describe('AgentLink transport security', () => {
 
     const trusted = link(server.url, { security: { ca: server.caPem } });
     trusted.agentLink.start();
-    await expect.poll(server.hellos, { timeout: 5_000 }).toBe(1);
+    await expect.poll(server.hellos, { timeout: 20_000 }).toBe(1);
   });
 });

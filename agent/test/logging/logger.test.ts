@@ -14,7 +14,7 @@ describe('createLogger', () => {
     logger.level = 'debug';
     logger.debug('shown at debug');
     await expect
-      .poll(async () => readFile(file, 'utf8').catch(() => ''), { timeout: 5_000 })
+      .poll(async () => readFile(file, 'utf8').catch(() => ''), { timeout: 20_000 })
       .toContain('shown at debug');
     expect(await readFile(file, 'utf8')).not.toContain('hidden at info');
   });

@@ -36,7 +36,7 @@ describe('systemdNotifier (a real unix datagram socket)', () => {
       5_000,
     );
     notifier.stopping();
-    await eventually(() => expect(socket.received.at(-1)?.fields).toEqual({ STOPPING: '1' }), 5_000);
+    await eventually(() => expect(socket.received.at(-1)?.fields).toEqual({ STOPPING: '1' }), 20_000);
     const count = socket.received.length;
     await sleep(200);
     expect(socket.received.length).toBe(count);
@@ -70,6 +70,6 @@ describe('systemdNotifier (a real unix datagram socket)', () => {
       logger,
     });
     notifier.ready('starting');
-    await eventually(() => expect(messages()).toContain('cannot notify systemd'), 5_000);
+    await eventually(() => expect(messages()).toContain('cannot notify systemd'), 20_000);
   });
 });

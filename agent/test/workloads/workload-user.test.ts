@@ -35,7 +35,7 @@ const MISSING_USER = 'outpost-no-such-user';
 /** The uid a COMMAND check runs as: `id -u` printed by a command that fails, so the probe quotes its output. */
 async function checkUid(user: WorkloadUser, runAsRoot = false): Promise<string> {
   const spec: ProbeSpec = { type: 'COMMAND', command: { argv: ['sh', '-c', 'id -u; exit 3'], runAsRoot } };
-  const outcome = await probesFor(user)(spec, new AbortController().signal, 5_000);
+  const outcome = await probesFor(user)(spec, new AbortController().signal, 20_000);
   const uid = /exited 3: (\d+)$/.exec(outcome.message)?.[1];
   if (uid === undefined) throw new Error(`unexpected probe result: ${outcome.message}`);
   return uid;

@@ -84,7 +84,7 @@ describe('a full disk', () => {
       expect(await stateOf(names[0]!)).toBe('CONNECTED'); // the write waits for space; reads are served
       expect(s.logs.some((line) => line['msg'] === 'status write failed; retrying')).toBe(true);
       freeUp(db!);
-      expect(await eventually(async () => (await stateOf(names[299]!)) === 'DISCONNECTED', 5000)).toBe(true);
+      expect(await eventually(async () => (await stateOf(names[299]!)) === 'DISCONNECTED', 20_000)).toBe(true);
     } finally {
       await s.dispose();
     }

@@ -95,7 +95,7 @@ describe('TLS listener', () => {
       expect(await askOn(open)).toMatch(/^HTTP\/1\.1 200/);
 
       install(renewed);
-      await expect.poll(() => servedCommonName(port), { timeout: 5_000 }).toBe('renewed');
+      await expect.poll(() => servedCommonName(port), { timeout: 20_000 }).toBe('renewed');
       // the connection opened before the swap is still up and served
       expect(open.destroyed).toBe(false);
       expect(await askOn(open)).toMatch(/^HTTP\/1\.1 200/);

@@ -152,7 +152,7 @@ describe('relaying over the device channel', () => {
     const reader = endless.body!.getReader();
     await reader.read();
     controller.abort();
-    await expect.poll(() => closed.length, { timeout: 5_000 }).toBe(1);
+    await expect.poll(() => closed.length, { timeout: 20_000 }).toBe(1);
     expect(closed[0]).toMatchObject({ status: 'ABORTED', message: 'the client went away' });
   });
 
