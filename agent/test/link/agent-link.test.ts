@@ -159,14 +159,17 @@ describe('AgentLink', () => {
   });
 
   it('resets the backoff after a stable connection', async () => {
-    const { gateway, log } = await setup({}, { random: () => 0.999, stableAfterMs: 300 });
+    // long enough that a loaded machine does not make the short-lived links below look stable
+    const stableAfterMs = 3_000;
+    const { gateway, link, log } = await setup({}, { random: () => 0.999, stableAfterMs });
     const first = await gateway.connection(0);
     first.socket.terminate();
     const second = await gateway.connection(1);
     second.socket.terminate();
     const third = await gateway.connection(2);
     third.welcome();
-    await new Promise((resolve) => setTimeout(resolve, 400)); // outlive stableAfterMs
+    await eventually(() => expect(link.connected).toBe(true));
+    await new Promise((resolve) => setTimeout(resolve, stableAfterMs + 100));
     third.socket.terminate();
     await gateway.connection(3);
     expect(retryDelays(log)).toEqual([19, 39, 19]);
@@ -184,11 +187,12 @@ describe('AgentLink', () => {
   it('keeps answering heartbeats on a link that is not silent', async () => {
     const { gateway, link } = await setup();
     const connection = await gateway.connection(0);
-    connection.welcome(0.4); // dead after 1 s of silence; the pings below span more than that
+    // dead after 5 s of silence (a loaded machine may hold a ping back for a second); the pings span more than that
+    connection.welcome(2);
     for (let i = 0; i < 10; i++) {
       connection.send({ type: 'ping', nonce: `p${i}` });
       await connection.waitFor('pong', (m) => m.nonce === `p${i}`);
-      await new Promise((resolve) => setTimeout(resolve, 150));
+      await new Promise((resolve) => setTimeout(resolve, 600));
     }
     expect(link.connected).toBe(true);
     expect(gateway.connections).toHaveLength(1);
