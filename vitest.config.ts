@@ -53,6 +53,8 @@ export default defineConfig({
     // test that starts a droplet through tsx may wait half a minute before its own work. A hung test still fails.
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    // expect.poll gives up after 1 s by default: less than a loaded machine may take to answer one HTTP request
+    expect: { poll: { timeout: 20_000 } },
     pool: 'forks',
     projects: [
       {

@@ -135,7 +135,9 @@ describe.skipIf(nginxBinary === undefined && !runsUnderCi)(
       expect(agent.output()).not.toMatch(/lost the link|cannot connect/);
       // nginx logs the upgraded connection once it ends
       await agent.stop();
-      await vi.waitFor(() => expect(readLog('access.log')).toMatch(/"GET \/v1\/agent:connect HTTP\/1\.1" 101 /));
+      await vi.waitFor(() => expect(readLog('access.log')).toMatch(/"GET \/v1\/agent:connect HTTP\/1\.1" 101 /), {
+        timeout: 20_000,
+      });
     }, 60_000);
 
     it('serves the REST API, refusing a wrong key as the server does', async () => {

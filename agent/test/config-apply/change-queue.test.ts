@@ -17,7 +17,7 @@ describe('ChangeQueue', () => {
       order.push('second');
       await Promise.resolve();
     });
-    await vi.waitFor(() => expect(order).toEqual(['first starts']));
+    await vi.waitFor(() => expect(order).toEqual(['first starts']), { timeout: 20_000 });
     release();
     await expect(first).rejects.toThrow('first failed');
     await second;
