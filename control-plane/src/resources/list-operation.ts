@@ -5,7 +5,7 @@ import { decodePageToken, encodePageToken, queryFingerprint } from './page-token
 import type { PagePosition } from './page-token.js';
 import type { ResourceHandle } from './resource-handle.js';
 import { where, type Condition } from './resource-query.js';
-import type { QueriedRow } from './resource-table.js';
+import type { QueriedRow, TableQuery } from './resource-table.js';
 import type { ListRequest, ListResponse } from './requests.js';
 import { present, selectedPaths } from './views.js';
 
@@ -34,22 +34,39 @@ export function readPage(
   if (position && position.values.length !== query.keys.length) throw invalidArgument('invalid page token');
   const table = handle.table;
   const base = { where: query.where, keys: query.keys };
-  const exists = (values: unknown[], before: boolean): boolean =>
-    table.query({ ...base, seek: { values, before }, reverse: before, limit: 1 }).length > 0;
+  // Whether a match lies beyond the page on the side of the position it was read from: one at the position or
+  // past it (no match lies between the position and the page's first row), read with the page, not after it.
+  const beyond = (at: PagePosition): TableQuery => ({
+    ...base,
+    seek: { values: at.values, before: !at.before, inclusive: true },
+    reverse: !at.before,
+    limit: 1,
+  });
 
   let rows: QueriedRow[];
   let moreBefore: boolean;
   let moreAfter: boolean;
   if (position?.before) {
-    const found = table.query({ ...base, seek: position, reverse: true, limit: pageSize + 1 });
+    const [found = [], after = []] = table.queryAll([
+      { ...base, seek: position, reverse: true, limit: pageSize + 1 },
+      beyond(position),
+    ]);
     moreBefore = found.length > pageSize;
     rows = found.slice(0, pageSize).reverse();
-    moreAfter = rows.length > 0 ? exists(rows[rows.length - 1]!.keyValues, false) : false;
-  } else {
-    const found = table.query({ ...base, seek: position, limit: pageSize + 1 });
+    moreAfter = rows.length > 0 && after.length > 0;
+  } else if (position) {
+    const [found = [], before = []] = table.queryAll([
+      { ...base, seek: position, limit: pageSize + 1 },
+      beyond(position),
+    ]);
     moreAfter = found.length > pageSize;
     rows = found.slice(0, pageSize);
-    moreBefore = position !== undefined && rows.length > 0 ? exists(rows[0]!.keyValues, true) : false;
+    moreBefore = rows.length > 0 && before.length > 0;
+  } else {
+    const found = table.query({ ...base, limit: pageSize + 1 });
+    moreAfter = found.length > pageSize;
+    rows = found.slice(0, pageSize);
+    moreBefore = false;
   }
   const token = (row: QueriedRow | undefined, before: boolean): string =>
     row ? encodePageToken(query.fingerprint, { values: row.keyValues, before }) : '';

@@ -16,8 +16,8 @@ export interface SortKey {
 export interface TableQuery {
   where: SqlFragment[];
   keys: SortKey[];
-  /** rows strictly after (or before, for `reverse`) these key values, in key order */
-  seek?: { values: unknown[]; before: boolean };
+  /** rows strictly after (or before) these key values in key order; with `inclusive`, also the row at them */
+  seek?: { values: unknown[]; before: boolean; inclusive?: boolean };
   /** read the keys in reverse order (for a previous page) */
   reverse?: boolean;
   limit?: number;
@@ -75,6 +75,8 @@ export interface ResourceTable {
   /** Removes row `id`, stored under `name`. */
   remove(id: number, name: string): void;
   query(q: TableQuery): QueriedRow[];
+  /** The rows of each query, read together: on PostgreSQL in one round trip. */
+  queryAll(qs: readonly TableQuery[]): QueriedRow[][];
   /**
    * `query` one row at a time: each document is parsed just before `visit` sees it, so what `visit` does not
    * keep is soon garbage (for reading many rows into something smaller).

@@ -26,10 +26,17 @@ export function mayDiffer(before: Doc, after: Doc, keys: readonly string[]): boo
 
 /**
  * Rows strictly after (or before) a position in key order: a lexicographic comparison spelled out as
- * (k0 > v0) OR (k0 IS v0 AND k1 > v1) OR ... with each key's own direction. `same`: the store's null-safe
- * equality operator (SQLite `IS`, PostgreSQL `IS NOT DISTINCT FROM`).
+ * (k0 > v0) OR (k0 IS v0 AND k1 > v1) OR ... with each key's own direction; `inclusive` takes the row at the
+ * position too (the last key compared with >= or <=). `same`: the store's null-safe equality operator (SQLite
+ * `IS`, PostgreSQL `IS NOT DISTINCT FROM`).
  */
-export function seekCondition(keys: SortKey[], values: unknown[], before: boolean, same = 'IS'): SqlFragment {
+export function seekCondition(
+  keys: SortKey[],
+  values: unknown[],
+  before: boolean,
+  same = 'IS',
+  inclusive = false,
+): SqlFragment {
   const params: unknown[] = [];
   const alternatives: string[] = [];
   keys.forEach((key, i) => {
@@ -39,7 +46,8 @@ export function seekCondition(keys: SortKey[], values: unknown[], before: boolea
       params.push(values[j] ?? null);
     }
     const greater = key.desc === before;
-    parts.push(`${key.sql} ${greater ? '>' : '<'} ?`);
+    const orEqual = inclusive && i === keys.length - 1 ? '=' : '';
+    parts.push(`${key.sql} ${greater ? '>' : '<'}${orEqual} ?`);
     params.push(values[i] ?? null);
     alternatives.push(`(${parts.join(' AND ')})`);
   });

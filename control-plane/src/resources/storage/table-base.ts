@@ -45,14 +45,21 @@ export abstract class TableBase {
     return rows;
   }
 
+  queryAll(qs: readonly TableQuery[]): QueriedRow[][] {
+    return qs.map((q) => this.query(q));
+  }
+
   /**
    * `query` one row at a time: each document is parsed just before `visit` sees it, so what `visit` does not
    * keep is soon garbage (for reading many rows into something smaller).
    */
   each(q: TableQuery, visit: (row: QueriedRow) => void): void {
-    this.eachStored(q, (row) =>
-      visit({ id: row.id, doc: parseDocument(row.text), text: row.text, keyValues: row.keyValues }),
-    );
+    this.eachStored(q, (row) => visit(this.withDocument(row)));
+  }
+
+  /** A stored row with its document parsed. */
+  protected withDocument(row: Omit<QueriedRow, 'doc'>): QueriedRow {
+    return { id: row.id, doc: parseDocument(row.text), text: row.text, keyValues: row.keyValues };
   }
 
   /** Counts a write before it is made (so a failed one still moves `version`). */

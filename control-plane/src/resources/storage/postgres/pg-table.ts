@@ -318,11 +318,20 @@ export class PgTable extends TableBase implements ResourceTable {
   }
 
   eachStored(q: TableQuery, visit: (row: Omit<QueriedRow, 'doc'>) => void): void {
+    const { sql, params } = this.selectOf(q);
+    for (const row of this.storage.query(sql, params).rows) visit(storedRowOf(row));
+  }
+
+  /** The queries' statements go out together: one round trip for all of them. */
+  override queryAll(qs: readonly TableQuery[]): QueriedRow[][] {
+    if (qs.length < 2) return super.queryAll(qs);
+    const results = this.storage.run(qs.map((q) => this.selectOf(q)));
+    return results.map((result) => result.rows.map((row) => this.withDocument(storedRowOf(row))));
+  }
+
+  private selectOf(q: TableQuery): Sql {
     const { conditions, params } = this.conditionsOf(q.where, q.seek && { keys: q.keys, ...q.seek });
-    const sql = orderedSelect(this.table, q, conditions);
-    for (const row of this.storage.query(sql, params).rows) {
-      visit({ id: row[0] as number, text: row[1] as string, keyValues: row.slice(2).map(keyValueOf) });
-    }
+    return { sql: orderedSelect(this.table, q, conditions), params };
   }
 
   count(where: SqlFragment[], seek?: { keys: SortKey[]; values: unknown[]; before: boolean }): number {
@@ -333,7 +342,7 @@ export class PgTable extends TableBase implements ResourceTable {
 
   private conditionsOf(
     where: readonly SqlFragment[],
-    seek: { keys: SortKey[]; values: unknown[]; before: boolean } | undefined,
+    seek: { keys: SortKey[]; values: unknown[]; before: boolean; inclusive?: boolean } | undefined,
   ): { conditions: string[]; params: unknown[] } {
     const params: unknown[] = [];
     const conditions = where.map((w) => {
@@ -341,7 +350,7 @@ export class PgTable extends TableBase implements ResourceTable {
       return `(${booleanCondition(w.sql)})`;
     });
     if (seek) {
-      const s = seekCondition(seek.keys, seek.values, seek.before, 'IS NOT DISTINCT FROM');
+      const s = seekCondition(seek.keys, seek.values, seek.before, 'IS NOT DISTINCT FROM', seek.inclusive);
       conditions.push(s.sql);
       params.push(...s.params);
     }
@@ -363,6 +372,11 @@ function indexEntryTooLong(err: PostgresError): Error | undefined {
 /** The constant conditions some callers write as SQLite's integers. */
 function booleanCondition(sql: string): string {
   return sql === '1' ? 'TRUE' : sql === '0' ? 'FALSE' : sql;
+}
+
+/** A row of a table query (id, document text, sort keys), as `eachStored` hands it on. */
+function storedRowOf(row: unknown[]): Omit<QueriedRow, 'doc'> {
+  return { id: row[0] as number, text: row[1] as string, keyValues: row.slice(2).map(keyValueOf) };
 }
 
 /** A sort-key value as SQLite gives it (bools 1/0), so page tokens read the same on both stores. */

@@ -243,7 +243,7 @@ export class SqliteTable extends TableBase implements ResourceTable {
       return `(${w.sql})`;
     });
     if (q.seek) {
-      const seek = seekCondition(q.keys, q.seek.values, q.seek.before);
+      const seek = seekCondition(q.keys, q.seek.values, q.seek.before, 'IS', q.seek.inclusive);
       conditions.push(seek.sql);
       params.push(...seek.params);
     }
