@@ -45,7 +45,7 @@ export function metricsRoutes(options: MetricsRoutesOptions): Router {
       const { project, region, device } = req.params as Record<string, string>;
       const name = `projects/${project}/regions/${region}/devices/${device}`;
       authorize(res.locals['principal'], METRICS_HISTORY_PERMISSION, name);
-      const query = req.query as Record<string, unknown>;
+      const query: Record<string, unknown> = req.query;
       for (const key of Object.keys(query)) {
         if (!QUERY_PARAMETERS.has(key)) throw invalidArgument(`unknown query parameter "${key}" (from, to, step)`);
       }

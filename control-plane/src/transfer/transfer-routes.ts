@@ -100,7 +100,7 @@ async function handle(options: TransferRoutesOptions, verb: string, device: stri
 }
 
 async function upload(options: TransferRoutesOptions, device: string, req: Request, res: Response): Promise<void> {
-  const query = req.query as Record<string, unknown>;
+  const query: Record<string, unknown> = req.query;
   const path = requiredString(query['path'], 'path');
   if (!path.startsWith('/')) throw invalidArgument(`the device path "${path}" must be absolute (start with /)`);
   if (req.is('application/json') || (req.body !== undefined && Object.keys(req.body as object).length > 0)) {
@@ -135,7 +135,7 @@ async function upload(options: TransferRoutesOptions, device: string, req: Reque
 }
 
 async function download(options: TransferRoutesOptions, device: string, req: Request, res: Response): Promise<void> {
-  const query = req.query as Record<string, unknown>;
+  const query: Record<string, unknown> = req.query;
   const path = requiredString(query['path'], 'path');
   const recursive = booleanOf(query['recursive'], 'recursive');
   const stream = (req.get('accept') ?? '').includes(TRANSFER_CONTENT_TYPE);

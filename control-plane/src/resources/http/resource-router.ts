@@ -67,7 +67,7 @@ export function createResourceRouter(options: ResourceRouterOptions): ResourceRo
       const custom = target.verb ? findCustom(options.customMethods ?? [], target, req.method) : undefined;
       const principal: unknown = res.locals['principal'];
       const check = (permission: string, name: string): void => authorize(principal, permission, name);
-      const query = nestQuery(req.query as Record<string, unknown>);
+      const query = nestQuery(req.query);
       if (custom) {
         const targetName =
           target.scope === 'resource' ? target.name : target.scope === 'collection' ? target.parent : '';
