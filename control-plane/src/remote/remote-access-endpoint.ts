@@ -21,7 +21,7 @@ import {
   terminalExitSchema,
   unauthenticated,
 } from '@outpost/shared';
-import type { Channel, ChannelService, RemoteAccess, TerminalArgs } from '@outpost/shared';
+import type { Channel, ChannelService, Device, RemoteAccess, TerminalArgs } from '@outpost/shared';
 import type { ChannelHub, OpenChannel } from '../gateway/channels/channel-hub.js';
 import { refuseUpgrade } from '../gateway/agent-gateway.js';
 import type { ResourceHandle } from '../resources/resource-handle.js';
@@ -47,7 +47,7 @@ const BEARER_HEADER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 const ROUTE = /^\/v1\/(projects\/[^/]+\/regions\/[^/]+\/devices\/[^/:]+):(terminal|portForward)$/;
 
 export interface RemoteAccessOptions {
-  devices: ResourceHandle;
+  devices: ResourceHandle<Device>;
   channels: () => ChannelHub;
   audit: RemoteSessionAudit;
   /** the key's principal name, or undefined when the secret is no valid key */
@@ -180,8 +180,7 @@ async function prepare(
   options.authorize(caller.principal, CONNECT_PERMISSION, `projects/${ids['project']}`);
   const doc = options.devices.find(device);
   if (doc === undefined) throw notFound(`device "${device}" not found`);
-  const spec = doc['spec'] as { remoteAccess?: unknown } | undefined;
-  const access: RemoteAccess = remoteAccessSchema.safeParse(spec?.remoteAccess ?? {}).data ?? {};
+  const access: RemoteAccess = remoteAccessSchema.safeParse(doc.spec?.remoteAccess ?? {}).data ?? {};
   const plan = verb === 'terminal' ? terminalPlan(device, access, query) : forwardPlan(device, access, query);
   const opened = await options.channels().open(device, plan.service, plan.args);
   return { opened, start: { ...plan.start, keyId: caller.keyId }, transcript: plan.transcript === true };
