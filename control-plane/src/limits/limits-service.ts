@@ -52,16 +52,18 @@ export interface LimitsServiceOptions {
 /** Registers the hierarchy and limits resources on the engine with their rules (spec 001). */
 export function createLimitsService(engine: ResourceEngine, options: LimitsServiceOptions = {}): LimitsService {
   const ctx = new LimitsContext(engine);
+  // a plan change rewrites every dependent assignment (both documents), pool and limit in one transaction
+  const recomputed = { rewrittenTogether: true };
   const handles: LimitsHandles = {
     services: engine.register(serviceDefinition, entityRules(ctx, 'service')),
     organizations: engine.register(organizationDefinition, entityRules(ctx, 'organization', options.authorize)),
     projects: engine.register(projectDefinition, entityRules(ctx, 'project', options.authorize)),
     plans: engine.register(planDefinition, planRules(ctx)),
-    planAssignments: engine.register(planAssignmentDefinition, planAssignmentRules(ctx)),
-    acceptedPlans: engine.register(acceptedPlanDefinition, acceptedPlanRules(ctx)),
+    planAssignments: engine.register(planAssignmentDefinition, planAssignmentRules(ctx), recomputed),
+    acceptedPlans: engine.register(acceptedPlanDefinition, acceptedPlanRules(ctx), recomputed),
     requests: engine.register(planAssignmentRequestDefinition, requestRules(ctx)),
-    pools: engine.register(limitPoolDefinition, systemOwnedRules('limitPools')),
-    limits: engine.register(limitDefinition, systemOwnedRules('limits')),
+    pools: engine.register(limitPoolDefinition, systemOwnedRules('limitPools'), recomputed),
+    limits: engine.register(limitDefinition, systemOwnedRules('limits'), recomputed),
   };
   ctx.attach(handles);
   ctx.world.build();

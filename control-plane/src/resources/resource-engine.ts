@@ -7,7 +7,7 @@ import { ResourceHandle } from './resource-handle.js';
 import type { ResourceRules } from './resource-rules.js';
 import type { Doc } from './resource-table.js';
 import { SqliteStorage } from './storage/sqlite/sqlite-storage.js';
-import type { Storage } from './storage/storage.js';
+import type { Storage, TableOptions } from './storage/storage.js';
 import type { EngineStores } from './storage/stores/engine-stores.js';
 import { openStores } from './storage/stores/open-stores.js';
 
@@ -73,14 +73,15 @@ export class ResourceEngine {
 
   /**
    * Registers a resource kind: its handle (and typed rules) see documents as the definition's schema gives them
-   * (Doc for a definition without a type of its own).
+   * (Doc for a definition without a type of its own). `tableOptions`: how its rows are written (TableOptions).
    */
   register<T extends Doc & { name: string }>(
     def: ResourceDefinition<T>,
     rules: ResourceRules<DocumentOf<NoInfer<T>>> | ResourceRules = {},
+    tableOptions: TableOptions = {},
   ): ResourceHandle<DocumentOf<T>> {
     if (this.handles.has(def.plural)) throw new Error(`resource ${def.plural} registered twice`);
-    const table = this.storage.openTable(def.plural, def.filterSchema);
+    const table = this.storage.openTable(def.plural, def.filterSchema, tableOptions);
     this.log.describe(def.plural, def.filterSchema);
     // the engine stores documents that passed `def.schema`: rules and reads of this kind see them as T
     const handle = new ResourceHandle<DocumentOf<T>>(def as ResourceDefinition, table, rules as ResourceRules, {

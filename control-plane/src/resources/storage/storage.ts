@@ -2,6 +2,16 @@ import type { FilterSchema } from '@outpost/shared';
 import type { ChangeLog } from '../change-log.js';
 import type { ResourceTable } from '../resource-table.js';
 
+/** How a kind's rows are written, for a store that lays its tables out for it. */
+export interface TableOptions {
+  /**
+   * Most of its rows are rewritten together, in one transaction (a plan change recomputes every dependent limit,
+   * pool and assignment). PostgreSQL then keeps room for a new version of every row on its page, so that such a
+   * write stays heap-only (no index entry) for all of them, not only for the first few of each page.
+   */
+  rewrittenTogether?: boolean;
+}
+
 /**
  * Where the resource engine keeps its records: one table per resource kind and one change log, written in
  * transactions. Only the engine uses it (services go through resource handles). Every call is synchronous,
@@ -11,7 +21,7 @@ import type { ResourceTable } from '../resource-table.js';
 export interface Storage {
   readonly kind: 'sqlite' | 'postgres';
   /** Opens (creating or migrating) the table of one resource kind. */
-  openTable(plural: string, filterSchema: FilterSchema): ResourceTable;
+  openTable(plural: string, filterSchema: FilterSchema, options?: TableOptions): ResourceTable;
   /** Opens the change log, keeping its newest `retain` entries. */
   openChangeLog(retain?: number): ChangeLog;
   /** Runs `fn` in a write transaction (serialised with every other writer); commits when it returns. */

@@ -1,7 +1,7 @@
 import type { FilterSchema } from '@outpost/shared';
 import type { ChangeLog } from '../../change-log.js';
 import type { ResourceTable } from '../../resource-table.js';
-import type { Storage } from '../storage.js';
+import type { Storage, TableOptions } from '../storage.js';
 import { PgChangeLog } from './pg-change-log.js';
 import { migratePostgres } from './pg-migrations.js';
 import { numberedParams } from './pg-sql.js';
@@ -44,8 +44,8 @@ export class PgStorage implements Storage {
     }
   }
 
-  openTable(plural: string, filterSchema: FilterSchema): ResourceTable {
-    return new PgTable(this, plural, filterSchema);
+  openTable(plural: string, filterSchema: FilterSchema, options: TableOptions = {}): ResourceTable {
+    return new PgTable(this, plural, filterSchema, options);
   }
 
   openChangeLog(retain?: number): ChangeLog {

@@ -9,6 +9,7 @@ import { SCHEMA_LOCK } from './pg-migrations.js';
 import { columnDeclaration, columnTypeOf, columnValueOf, identifier, jsonTextAt, POSTGRES_DIALECT } from './pg-sql.js';
 import type { ColumnType } from './pg-sql.js';
 import type { PgStorage } from './pg-storage.js';
+import type { TableOptions } from '../storage.js';
 import { insertStatements, updateStatements } from './pg-row-writes.js';
 import type { MultiValues, RowInsert, RowLayout, RowWrite } from './pg-row-writes.js';
 import type { RowShape, Sql } from './pg-write-queue.js';
@@ -34,6 +35,12 @@ const IDS_PER_RESERVATION = 200;
  * document of a kilobyte or two, so a fifth of an 8 KiB page holds one.
  */
 export const RESOURCE_TABLE_FILLFACTOR = 75;
+/**
+ * The fillfactor of a kind whose rows are rewritten together (TableOptions.rewrittenTogether): a new version of
+ * every row on a page still fits on that page (the old ones are dead only once the writing transaction ends),
+ * so a write of all of them is heap-only. Less than half, for the page header and line pointers.
+ */
+export const REWRITTEN_TOGETHER_FILLFACTOR = 45;
 
 /**
  * The PostgreSQL table of one resource kind, laid out as SQLite's (see SqliteTable): the document as JSONB, a
@@ -51,13 +58,16 @@ export class PgTable extends TableBase implements ResourceTable {
   private missed: { name: string; transaction: number; version: number } | undefined;
   /** ids taken from the table's sequence and not yet used, the next one last */
   private reserved: number[] = [];
+  private readonly fillfactor: number;
 
   constructor(
     private readonly storage: PgStorage,
     plural: string,
     filterSchema: FilterSchema,
+    options: TableOptions = {},
   ) {
     super();
+    this.fillfactor = options.rewrittenTogether ? REWRITTEN_TOGETHER_FILLFACTOR : RESOURCE_TABLE_FILLFACTOR;
     this.table = identifier(`r_${plural}`);
     this.multiTable = identifier(`r_${plural}_values`);
     const layout = fieldLayout(filterSchema);
@@ -107,7 +117,7 @@ export class PgTable extends TableBase implements ResourceTable {
             id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
             name text COLLATE "C" NOT NULL UNIQUE,
             parent text COLLATE "C" NOT NULL,
-            doc jsonb NOT NULL) WITH (fillfactor = ${RESOURCE_TABLE_FILLFACTOR})`,
+            doc jsonb NOT NULL) WITH (fillfactor = ${this.fillfactor})`,
         },
         {
           sql: `CREATE TABLE IF NOT EXISTS ${v} (
@@ -130,11 +140,11 @@ export class PgTable extends TableBase implements ResourceTable {
       const wanted = new Map(this.scalars.map((c) => [folded(c.column), c]));
       const changes: Sql[] = [];
       // a table made before its pages kept room for updates: the pages written from now on do
-      const fillfactor = `fillfactor=${RESOURCE_TABLE_FILLFACTOR}`;
+      const fillfactor = `fillfactor=${this.fillfactor}`;
       const options = this.storage.query('SELECT reloptions FROM pg_class WHERE oid = to_regclass(?)', [t]).rows[0];
       const set = options?.[0];
       if (!Array.isArray(set) || !set.includes(fillfactor)) {
-        changes.push({ sql: `ALTER TABLE ${t} SET (fillfactor = ${RESOURCE_TABLE_FILLFACTOR})` });
+        changes.push({ sql: `ALTER TABLE ${t} SET (fillfactor = ${this.fillfactor})` });
       }
       for (const [column, type] of existing) {
         if (!column.startsWith('f_')) continue;
