@@ -67,7 +67,7 @@ describe('a device credential that stops working', () => {
     await expectLinkEndsWithin(agent, device, () =>
       world.server.admin.request('POST', `/v1/${device}:revokeCredential`, { body: {} }),
     );
-  }, 90_000);
+  }, 120_000);
 
   it('rotated: the link opened with the old credential ends the same way', async () => {
     const device = 'projects/creds/regions/eu/devices/rotated-1';
@@ -75,5 +75,5 @@ describe('a device credential that stops working', () => {
     await expectLinkEndsWithin(agent, device, () =>
       world.server.admin.request('POST', `/v1/${device}:issueCredential`, { body: {} }),
     );
-  }, 90_000);
+  }, 120_000);
 });

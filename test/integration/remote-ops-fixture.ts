@@ -130,7 +130,8 @@ export class RemoteOpsWorld {
   /** Provisions a device, starts its agent and waits until it is Online. */
   async onlineDevice(name: string): Promise<Agent> {
     const agent = this.startAgent(await this.provision(name));
-    await waitForDevice(this.server.admin, name, online, 30_000);
+    // at load 20-30 a droplet started through tsx has printed nothing yet after 30 s
+    await waitForDevice(this.server.admin, name, online, 60_000);
     return agent;
   }
 

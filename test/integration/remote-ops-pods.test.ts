@@ -2,7 +2,7 @@
  * Issue 6, workloads: pods on real droplets. The device receives its pods with its spec, runs each service as a
  * process, reports their states into the Pod's status, and takes start/stop/restart over its own connection.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ApiError } from '@outpost/shared';
 import type { Device, Pod, ServiceStatus } from '@outpost/shared';
 import { waitForDevice } from './helpers/wait-for.js';
@@ -10,6 +10,8 @@ import { RemoteOpsWorld, offline, online } from './remote-ops-fixture.js';
 
 const region = 'projects/apps/regions/eu';
 const world = new RemoteOpsWorld();
+// each test starts a droplet through tsx, which alone may wait a minute for it on a loaded machine
+vi.setConfig({ testTimeout: 150_000 });
 beforeAll(() => world.start(), 60_000);
 afterAll(() => world.stop());
 

@@ -5,13 +5,15 @@
  */
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Device } from '@outpost/shared';
 import { waitForDevice } from './helpers/wait-for.js';
 import { RemoteOpsWorld, offline, online } from './remote-ops-fixture.js';
 
 const parent = 'projects/power/regions/eu';
 const world = new RemoteOpsWorld();
+// each test starts a droplet through tsx, which alone may wait a minute for it on a loaded machine
+vi.setConfig({ testTimeout: 150_000 });
 beforeAll(() => world.start(), 60_000);
 afterAll(() => world.stop());
 
@@ -20,12 +22,12 @@ const bootIdOf = async (name: string): Promise<string | undefined> =>
 
 /** Waits until the device is Online and has reported the boot it runs in; answers that boot id. */
 const currentBoot = async (name: string): Promise<string | undefined> =>
-  (await waitForDevice(world.server.admin, name, (d) => online(d) && d.status?.agent?.bootId !== undefined, 30_000))
+  (await waitForDevice(world.server.admin, name, (d) => online(d) && d.status?.agent?.bootId !== undefined, 60_000))
     .status?.agent?.bootId;
 
 /** Waits until the device is Online in a boot other than `bootId`. */
 const rebooted = (name: string, bootId: string | undefined): Promise<Device> =>
-  waitForDevice(world.server.admin, name, (d) => online(d) && d.status?.agent?.bootId !== bootId, 30_000);
+  waitForDevice(world.server.admin, name, (d) => online(d) && d.status?.agent?.bootId !== bootId, 60_000);
 
 /** An on-shutdown hook that appends a line to {device_root}/data/shutdown-hook.log. */
 function installShutdownHook(root: string): string {

@@ -3,13 +3,14 @@ import type { Device, OutpostClient } from '@outpost/shared';
 
 /**
  * Follows one device through a single-resource watch until `predicate` holds (no polling, no sleeps);
- * fails after `timeoutMs` naming what was last seen.
+ * fails after `timeoutMs` naming what was last seen. The default leaves room for a droplet started through tsx,
+ * which on a loaded 2-core machine may take half a minute to connect.
  */
 export async function waitForDevice(
   client: OutpostClient,
   name: string,
   predicate: (device: Device) => boolean,
-  timeoutMs = 20_000,
+  timeoutMs = 45_000,
 ): Promise<Device> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), timeoutMs);
