@@ -2,14 +2,18 @@
  * Issue 23, artifacts everywhere: two real control-plane processes on one PostgreSQL share one artifact
  * directory (--artifact-dir). An OS version published through A is downloaded through B (whole, a Range, a
  * revalidation with If-None-Match), a device linked to B upgrades from it, and garbage collection through A keeps
- * an artifact B is serving until that download ends. Skipped without PostgreSQL, except under CI=true.
+ * an artifact B is serving until that download ends, also after B's coordination connection (which holds the
+ * artifact locks) was cut and made again. Skipped without PostgreSQL, except under CI=true.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ARTIFACT_LOCK_SPACE } from '../../control-plane/src/cluster/artifact-locks.js';
+import { LIVE_LOCK_KEY } from '../../control-plane/src/cluster/cluster-member.js';
 import { TEST_ADMIN_KEY } from '../../control-plane/test/helpers/test-server.js';
 import { clusterTestsSkipped } from './helpers/cluster-replicas.js';
 import type { Replica } from './helpers/cluster-replicas.js';
@@ -150,4 +154,57 @@ describe.skipIf(skipped)('OS artifacts of control-plane replicas sharing --artif
     expect(existsSync(file)).toBe(false);
     expect(existsSync(join(artifactDir, published.sha256))).toBe(true);
   }, 120_000);
+
+  it('are kept while served by a replica whose coordination connection was cut: it takes their locks again', async () => {
+    const upload = await fetch(`${a.url}/v1/artifacts`, { method: 'PUT', headers: auth, body: randomBytes(48 << 20) });
+    expect(upload.status).toBe(200);
+    const served = (await upload.json()) as { sha256: string };
+    const download = await new Promise<http.IncomingMessage>((resolve, reject) =>
+      http.get(`${b.url}/v1/artifacts/${served.sha256}`, { headers: auth }, resolve).on('error', reject),
+    );
+    expect(download.statusCode).toBe(200);
+    download.pause();
+    const observer = new pg.Client({ connectionString: replicas.database() });
+    await observer.connect();
+    try {
+      const artifactLocks = async (): Promise<number> => {
+        const { rows } = await observer.query<{ held: string }>(
+          "SELECT count(*) AS held FROM pg_locks WHERE locktype = 'advisory' AND classid = $1::bigint::oid AND objsubid = 2",
+          [ARTIFACT_LOCK_SPACE],
+        );
+        return Number(rows[0]!.held);
+      };
+      await until(async () => (await artifactLocks()) === 1, 'B holds the artifact');
+      // every replica's coordination connection holds the live lock: both are cut, and connect again
+      const { rows: cut } = await observer.query<{ pid: number }>(
+        "SELECT pid, pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND objid = $1::bigint::oid AND objsubid = 1",
+        [LIVE_LOCK_KEY],
+      );
+      await until(async () => {
+        const { rows } = await observer.query('SELECT 1 FROM pg_stat_activity WHERE pid = ANY($1::int[])', [
+          cut.map((row) => row.pid),
+        ]);
+        return rows.length === 0;
+      }, 'the cut sessions (and their locks) are gone');
+      await until(async () => (await artifactLocks()) === 1, 'B holds the artifact again once connected');
+      const collected = await fetch(`${a.url}/v1/artifacts:collectGarbage`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ minAgeSeconds: 0 }),
+      });
+      expect(collected.status).toBe(200);
+      expect(existsSync(join(artifactDir, served.sha256))).toBe(true);
+    } finally {
+      await observer.end();
+      download.destroy();
+    }
+  }, 120_000);
 });
+
+async function until(condition: () => Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -10,9 +10,12 @@ const keyOf = (sha256: string): number => Number.parseInt(sha256.slice(0, 8), 16
 /**
  * The replicas' artifact locks as session advisory locks on this replica's coordination connection: a replica
  * that dies drops its locks with its session. While the connection is down, shared locks are not taken (the
- * download goes on) and exclusive ones are refused.
+ * download goes on; the holder takes them again on the next connection) and exclusive ones are refused.
  */
-export function pgArtifactLocks(coordination: () => PgCoordination | undefined): SharedArtifactLocks {
+export function pgArtifactLocks(
+  coordination: () => PgCoordination | undefined,
+  onReconnected: (listener: () => void) => void,
+): SharedArtifactLocks {
   const open = (): PgCoordination | undefined => {
     const connection = coordination();
     return connection?.open === true ? connection : undefined;
@@ -22,5 +25,6 @@ export function pgArtifactLocks(coordination: () => PgCoordination | undefined):
     releaseShared: async (sha256) => open()?.unlockPair(ARTIFACT_LOCK_SPACE, keyOf(sha256), true),
     tryExclusive: async (sha256) => (await open()?.tryLockPair(ARTIFACT_LOCK_SPACE, keyOf(sha256), false)) === true,
     releaseExclusive: async (sha256) => open()?.unlockPair(ARTIFACT_LOCK_SPACE, keyOf(sha256), false),
+    onReconnected,
   };
 }

@@ -58,6 +58,7 @@ export async function joinCluster(options: ClusterMemberOptions): Promise<Cluste
   let coordination: PgCoordination | undefined;
   let closing = false;
   const subscriptions: { channel: string; onPayload: (payload: string) => void; onConnected?: () => void }[] = [];
+  const reconnected: (() => void)[] = [];
   // one NOTIFY out at a time, of the newest position: commits made meanwhile are announced together
   let announced = 0;
   let newest = 0;
@@ -104,6 +105,7 @@ export async function joinCluster(options: ClusterMemberOptions): Promise<Cluste
     coordination = connection;
     follower.wake(); // what was announced while nobody listened
     for (const { onConnected } of subscriptions) onConnected?.();
+    for (const listener of reconnected) listener();
   };
 
   let aloneAtStart: boolean;
@@ -141,7 +143,10 @@ export async function joinCluster(options: ClusterMemberOptions): Promise<Cluste
       return follower.position;
     },
     lead: (jobs) => leadership.add(jobs),
-    artifactLocks: pgArtifactLocks(() => coordination),
+    artifactLocks: pgArtifactLocks(
+      () => coordination,
+      (listener) => reconnected.push(listener),
+    ),
     subscribe(channel, onPayload, onConnected) {
       subscriptions.push({ channel, onPayload, ...(onConnected ? { onConnected } : {}) });
       const connection = coordination;

@@ -17,15 +17,22 @@ export interface SharedArtifactLocks {
   /** the exclusive lock, unless another replica holds it shared; false when it does (or when unsure) */
   tryExclusive(sha256: string): Promise<boolean>;
   releaseExclusive(sha256: string): Promise<void>;
+  /** calls `retake` each time a new connection replaces a lost one: the locks held were lost with the old one */
+  onReconnected(retake: () => void): void;
 }
 
 /**
  * Counts this process's downloads per artifact; the first of an artifact takes the shared lock, the last
  * releases it (the locks' order is kept: they go out one at a time on one connection). A lock that cannot be
- * taken (the connection is down) does not stop a download; a claim that cannot be checked is refused.
+ * taken (the connection is down) does not stop a download, and is taken again once connected; a claim that cannot
+ * be checked is refused.
  */
 export function artifactHolds(shared?: SharedArtifactLocks, onError: (err: unknown) => void = () => {}): ArtifactHolds {
   const serving = new Map<string, number>();
+  // the shared locks went with the lost connection: what is still being served is held again
+  shared?.onReconnected(() => {
+    for (const sha256 of serving.keys()) void shared.holdShared(sha256).catch(onError);
+  });
   return {
     async hold(sha256) {
       const count = (serving.get(sha256) ?? 0) + 1;
