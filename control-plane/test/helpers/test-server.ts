@@ -42,6 +42,9 @@ export async function startTestServer(extras: ServerExtras = {}, options: TestSe
       adminKey: TEST_ADMIN_KEY,
       logLevel: 'silent',
       heartbeatSeconds: options.heartbeatSeconds ?? 15,
+      // this server shares its event loop with the test's own synchronous work (spawnSync, seeding), which is not
+      // load it should shed links for; servers run as processes keep the default (connect-shedding.test.ts)
+      shedUpgradesLagMs: 0,
       ...testDatabase(),
       ...options.config,
     },
