@@ -53,13 +53,19 @@ async function waitForPod(name: string, predicate: (pod: Pod) => boolean, timeou
 const service = (pod: Pod, name: string): ServiceStatus | undefined =>
   pod.status?.serviceStatuses?.find((s) => s.name === name);
 const phase = (value: string) => (pod: Pod) => pod.status?.phase === value;
+/** A pod is RUNNING as soon as one service runs (Kubernetes' meaning); this waits for every one of them. */
+const allRunning = (generation: number) => (pod: Pod) =>
+  pod.status?.observedGeneration === generation &&
+  pod.status.serviceStatuses?.length === pod.spec?.services?.length &&
+  pod.status.serviceStatuses.every((s) => s.state === 'RUNNING');
 
 describe('pods on a device', () => {
   it('runs the pods of its spec and reports them; start, stop and restart a whole pod and one service', async () => {
     const device = `${region}/devices/app-box`;
     await world.onlineDevice(device);
     const pod = await createPod('shop', device);
-    const running = await waitForPod(pod, (p) => p.status?.phase === 'RUNNING' && p.status.observedGeneration === 1);
+    const running = await waitForPod(pod, allRunning(1));
+    expect(running.status?.phase).toBe('RUNNING');
     expect(running.status?.serviceStatuses?.map((s) => [s.name, s.state, s.runtime])).toEqual([
       ['api', 'RUNNING', 'process'],
       ['worker', 'RUNNING', 'process'],
@@ -121,11 +127,7 @@ describe('pods on a device', () => {
       (d: Device) => online(d) && d.status?.agent?.bootId !== before.status?.agent?.bootId,
       30_000,
     );
-    // every service comes back (a report may show the pod RUNNING while its second service is still starting)
-    const back = await waitForPod(
-      pod,
-      (p) => phase('RUNNING')(p) && (p.status?.serviceStatuses ?? []).every((s) => s.state === 'RUNNING'),
-    );
+    const back = await waitForPod(pod, allRunning(1));
     expect(back.status?.serviceStatuses?.map((s) => s.state)).toEqual(['RUNNING', 'RUNNING']);
   });
 
@@ -146,13 +148,14 @@ describe('pods on a device', () => {
     const device = `${region}/devices/change-box`;
     await world.onlineDevice(device);
     const pod = await createPod('change', device);
-    const first = await waitForPod(pod, phase('RUNNING'));
+    const first = await waitForPod(pod, allRunning(1));
     const oldPid = service(first, 'api')?.pid;
     await world.server.admin.update(
       { name: pod, spec: { node: device, services: [{ name: 'api', command: ['sleep', '601'] }] } },
       { updateMask: 'spec.services' },
     );
-    const changed = await waitForPod(pod, (p) => p.status?.observedGeneration === 2 && p.status.phase === 'RUNNING');
+    const changed = await waitForPod(pod, allRunning(2));
+    expect(changed.status?.phase).toBe('RUNNING');
     expect(changed.status?.serviceStatuses?.map((s) => s.name)).toEqual(['api']);
     expect(service(changed, 'api')?.pid).not.toBe(oldPid);
     const pid = service(changed, 'api')?.pid;
