@@ -55,6 +55,10 @@ export default defineConfig({
     hookTimeout: 120_000,
     // expect.poll gives up after 1 s by default: less than a loaded machine may take to answer one HTTP request
     expect: { poll: { timeout: 20_000 } },
+    // Under CI a failed test runs once more, so that one slow moment of a loaded machine does not fail the run; a
+    // test that passes only on its retry is listed at the end of the run as flaky (scripts/vitest/).
+    retry: process.env['CI'] === 'true' ? 1 : 0,
+    reporters: ['default', './scripts/vitest/flaky-tests-reporter.ts'],
     pool: 'forks',
     projects: [
       {
