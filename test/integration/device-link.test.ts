@@ -7,6 +7,8 @@ import WebSocket from 'ws';
 import type { Device } from '@outpost/shared';
 import { startTestServer, TEST_ADMIN_KEY } from '../../control-plane/test/helpers/test-server.js';
 import type { TestServer } from '../../control-plane/test/helpers/test-server.js';
+import { answerHeartbeats } from './helpers/answer-heartbeats.js';
+import { perAttempt } from './helpers/per-attempt.js';
 import { DROPLET, runCli, startProcess } from './helpers/processes.js';
 import type { RunningProcess } from './helpers/processes.js';
 import { waitForDevice } from './helpers/wait-for.js';
@@ -66,8 +68,8 @@ const online = (d: Device): boolean => d.status?.connectionStatus === 'CONNECTED
 const offline = (d: Device): boolean => d.status?.connectionStatus === 'DISCONNECTED';
 
 describe('a real droplet agent', () => {
-  it('provisions, connects, and fills deviceInfo from systeminformation', async () => {
-    const name = `${parent}/devices/dev-a`;
+  it('provisions, connects, and fills deviceInfo from systeminformation', async (context) => {
+    const name = perAttempt(context, `${parent}/devices/dev-a`);
     const root = await provision(name);
     expect(statSync(join(root, 'config', 'identity', 'private-key.pem')).mode & 0o777).toBe(0o600);
     expect(JSON.parse(readFileSync(join(root, 'config', 'droplet.json'), 'utf8'))).toMatchObject({ deviceName: name });
@@ -92,8 +94,8 @@ describe('a real droplet agent', () => {
     expect(device.status?.connectionStatusChangeTime).toBeTruthy();
   });
 
-  it('SIGKILL of the agent makes the device DISCONNECTED', async () => {
-    const name = `${parent}/devices/dev-kill`;
+  it('SIGKILL of the agent makes the device DISCONNECTED', async (context) => {
+    const name = perAttempt(context, `${parent}/devices/dev-kill`);
     const agent = startAgent(await provision(name));
     await waitForDevice(server.admin, name, online, 45_000); // the droplet starts through tsx
     await agent.stop('SIGKILL');
@@ -101,8 +103,8 @@ describe('a real droplet agent', () => {
     await waitForDevice(server.admin, name, offline);
   });
 
-  it('pushes spec changes to the agent, which keeps them under {device_root}/data', async () => {
-    const name = `${parent}/devices/dev-spec`;
+  it('pushes spec changes to the agent, which keeps them under {device_root}/data', async (context) => {
+    const name = perAttempt(context, `${parent}/devices/dev-spec`);
     const root = await provision(name);
     startAgent(root);
     await waitForDevice(server.admin, name, online, 45_000); // the droplet starts through tsx
@@ -125,8 +127,8 @@ describe('a real droplet agent', () => {
       .toMatchObject({ spec: { sshConfig: { disableSshPassword: true } } });
   });
 
-  it('a device that connects twice keeps only the newest connection', async () => {
-    const name = `${parent}/devices/dev-twice`;
+  it('a device that connects twice keeps only the newest connection', async (context) => {
+    const name = perAttempt(context, `${parent}/devices/dev-twice`);
     await provision(name);
     const credential = await bearerCredential(name);
     const first = await openRaw(credential);
@@ -139,12 +141,13 @@ describe('a real droplet agent', () => {
     await waitForDevice(server.admin, name, offline);
   });
 
-  it('registers itself with a project provisioning token', async () => {
+  it('registers itself with a project provisioning token', async (context) => {
     const token = (
       await server.admin.request<{ token: string }>('POST', `/v1/${parent}/devices:createProvisioningToken`, {
         body: {},
       })
     ).token;
+    const deviceId = perAttempt(context, 'self-reg');
     const root = newRoot();
     startAgent(root, [
       '--server',
@@ -156,10 +159,10 @@ describe('a real droplet agent', () => {
       '--region',
       'eu-west',
       '--device-id',
-      'self-reg',
+      deviceId,
     ]);
-    const device = await waitForDevice(server.admin, `${parent}/devices/self-reg`, online);
-    expect(device.name).toBe(`${parent}/devices/self-reg`);
+    const device = await waitForDevice(server.admin, `${parent}/devices/${deviceId}`, online);
+    expect(device.name).toBe(`${parent}/devices/${deviceId}`);
     // the token only registers into its own project and region
     const wrong = await fetch(`${server.url}/v1/projects/other/regions/eu-west/devices:register`, {
       method: 'POST',
@@ -171,8 +174,8 @@ describe('a real droplet agent', () => {
 });
 
 describe('bad input on the agent link', () => {
-  it('refuses wrong and revoked credentials with 401, changing nothing', async () => {
-    const name = `${parent}/devices/dev-cred`;
+  it('refuses wrong and revoked credentials with 401, changing nothing', async (context) => {
+    const name = perAttempt(context, `${parent}/devices/dev-cred`);
     await provision(name);
     const credential = await bearerCredential(name);
     expect(await upgradeStatus('odc_wrong')).toBe(401);
@@ -182,8 +185,8 @@ describe('bad input on the agent link', () => {
     expect((await server.admin.get<Device>(name)).status?.connectionStatus).toBe('DISCONNECTED');
   });
 
-  it('answers malformed and oversized messages with an error and keeps serving', async () => {
-    const name = `${parent}/devices/dev-bad`;
+  it('answers malformed and oversized messages with an error and keeps serving', async (context) => {
+    const name = perAttempt(context, `${parent}/devices/dev-bad`);
     await provision(name);
     const credential = await bearerCredential(name);
     const ws = await openRaw(credential);
@@ -237,10 +240,12 @@ describe('control plane restart', () => {
   }, 240_000);
 });
 
+/** A link made by hand that answers heartbeats (1 s here): only what a test does to it may close it. */
 function openRaw(credential: string): Promise<WebSocket> {
   const ws = new WebSocket(`${server.url.replace('http', 'ws')}/v1/agent:connect`, {
     headers: { authorization: `Bearer ${credential}` },
   });
+  answerHeartbeats(ws);
   return new Promise((resolve, reject) => {
     ws.once('open', () => resolve(ws));
     ws.once('error', reject);
