@@ -7,6 +7,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Device } from '@outpost/shared';
+import { perAttempt } from './helpers/per-attempt.js';
 import { waitForDevice } from './helpers/wait-for.js';
 import { RemoteOpsWorld, offline, online } from './remote-ops-fixture.js';
 
@@ -40,8 +41,8 @@ function installShutdownHook(root: string): string {
 }
 
 describe('reboot', () => {
-  it('asks on the terminal: "yes" reboots the device (on-shutdown hook first), anything else sends nothing', async () => {
-    const name = `${parent}/devices/reboot-prompt`;
+  it('asks on the terminal: "yes" reboots the device (on-shutdown hook first), anything else sends nothing', async (context) => {
+    const name = perAttempt(context, `${parent}/devices/reboot-prompt`);
     const root = await world.provision(name);
     const hookLog = installShutdownHook(root);
     const agent = world.startAgent(root);
@@ -62,8 +63,8 @@ describe('reboot', () => {
     expect(agent.child.exitCode).toBeNull(); // the simulated device rebooted in the same process
   });
 
-  it('--force reboots without asking; without a terminal and without --force it is a usage error', async () => {
-    const name = `${parent}/devices/reboot-force`;
+  it('--force reboots without asking; without a terminal and without --force it is a usage error', async (context) => {
+    const name = perAttempt(context, `${parent}/devices/reboot-force`);
     await world.onlineDevice(name);
     const firstBoot = await currentBoot(name);
     const refused = await world.cli(['devices', 'reboot', name]);
@@ -76,8 +77,8 @@ describe('reboot', () => {
     await rebooted(name, firstBoot);
   });
 
-  it('an offline device cannot be rebooted: UNAVAILABLE', async () => {
-    const name = `${parent}/devices/reboot-offline`;
+  it('an offline device cannot be rebooted: UNAVAILABLE', async (context) => {
+    const name = perAttempt(context, `${parent}/devices/reboot-offline`);
     await world.provision(name);
     const result = await world.cli(['devices', 'reboot', name, '--force']);
     expect(result.code).toBe(1);
@@ -86,12 +87,12 @@ describe('reboot', () => {
 });
 
 describe('shutdown', () => {
-  it('"yes" on the terminal powers the device off: the agent ends and the device goes Offline', async () => {
-    const name = `${parent}/devices/shutdown-prompt`;
+  it('"yes" on the terminal powers the device off: the agent ends and the device goes Offline', async (context) => {
+    const name = perAttempt(context, `${parent}/devices/shutdown-prompt`);
     const root = await world.provision(name);
     const hookLog = installShutdownHook(root);
     const agent = world.startAgent(root);
-    await waitForDevice(world.server.admin, name, online, 30_000);
+    await waitForDevice(world.server.admin, name, online, 60_000);
     const declined = await world.cliOnTerminal(['devices', 'shutdown', name], 'nope');
     expect(declined.code).toBe(1);
     expect(agent.child.exitCode).toBeNull();
@@ -99,17 +100,17 @@ describe('shutdown', () => {
     const accepted = await world.cliOnTerminal(['devices', 'shutdown', name], 'yes');
     expect(accepted.code, accepted.stdout).toBe(0);
     expect(await agent.exited).toEqual({ code: 0, signal: null });
-    await waitForDevice(world.server.admin, name, offline, 10_000);
+    await waitForDevice(world.server.admin, name, offline, 30_000);
     expect(readFileSync(hookLog, 'utf8')).toBe('ran\n');
   });
 
-  it('--force powers off without asking', async () => {
-    const name = `${parent}/devices/shutdown-force`;
+  it('--force powers off without asking', async (context) => {
+    const name = perAttempt(context, `${parent}/devices/shutdown-force`);
     const agent = await world.onlineDevice(name);
     const result = await world.cli(['devices', 'shutdown', name, '--force', '-o', 'json']);
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual({ name, action: 'SHUTDOWN' });
     expect(await agent.exited).toEqual({ code: 0, signal: null });
-    await waitForDevice(world.server.admin, name, offline, 10_000);
+    await waitForDevice(world.server.admin, name, offline, 30_000);
   });
 });
