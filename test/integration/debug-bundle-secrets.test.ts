@@ -12,9 +12,9 @@ import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Device, Pod } from '@outpost/shared';
 import { RemoteOpsWorld, online } from './remote-ops-fixture.js';
+import { perAttempt } from './helpers/per-attempt.js';
 import { waitForDevice } from './helpers/wait-for.js';
 
-const DEVICE = 'projects/secrets/regions/eu/devices/leaky-1';
 const world = new RemoteOpsWorld();
 const strangers: ChildProcess[] = [];
 
@@ -36,26 +36,25 @@ afterAll(async () => {
 });
 
 /** A device with secrets in every source of its bundle. */
-async function plantSecrets(): Promise<void> {
-  const root = await world.provision(DEVICE);
+async function plantSecrets(device: string, pod: string): Promise<void> {
+  const root = await world.provision(device);
   credential = readFileSync(join(root, 'config', 'credential'), 'utf8').trim();
   const configFile = join(root, 'config', 'droplet.json');
   const config = JSON.parse(readFileSync(configFile, 'utf8')) as Record<string, unknown>;
   writeFileSync(configFile, JSON.stringify({ ...config, provisioningToken: PLANTED.configToken }));
   world.startAgent(root);
-  await waitForDevice(world.server.admin, DEVICE, online, 30_000);
+  await waitForDevice(world.server.admin, device, online, 60_000);
 
   const proxy = `http://proxyuser:${PLANTED.proxyPassword}@proxy.example:3128`;
   await world.server.admin.update<Device>(
     // the link to the control plane on loopback bypasses the proxy (which leads nowhere); pods still get it
-    { name: DEVICE, spec: { proxyConfig: { httpProxy: proxy, httpsProxy: proxy, noProxy: '127.0.0.1,localhost' } } },
+    { name: device, spec: { proxyConfig: { httpProxy: proxy, httpsProxy: proxy, noProxy: '127.0.0.1,localhost' } } },
     { updateMask: 'spec.proxyConfig' },
   );
-  const pod = 'projects/secrets/regions/eu/pods/leaky-app';
   await world.server.admin.create('projects/secrets/regions/eu', 'pods', {
     name: pod,
     spec: {
-      node: DEVICE,
+      node: device,
       services: [
         {
           name: 'app',
@@ -71,6 +70,10 @@ async function plantSecrets(): Promise<void> {
   await expect
     .poll(async () => (await world.server.admin.get<Pod>(pod)).status?.phase, { timeout: 20_000 })
     .toBe('RUNNING');
+  // RUNNING once its process started: the line it echoes is waited for in its log (a file named for the service)
+  await expect
+    .poll(() => logsNamed(root, 'app.log').some((text) => text.includes('connecting with')), { timeout: 20_000 })
+    .toBe(true);
   // what else runs on the device: its command line shows in `ps aux`
   for (const flags of [['--provisioning-token', PLANTED.strangerToken], [`--password=${PLANTED.strangerPassword}`]]) {
     // not exec: the shell stays, with its arguments, as the parent of the sleep
@@ -88,6 +91,13 @@ async function plantSecrets(): Promise<void> {
   );
 }
 
+/** The contents of the files named `name` anywhere under `dir`. */
+function logsNamed(dir: string, name: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() && entry.name === name)
+    .map((entry) => readFileSync(join(entry.parentPath, entry.name), 'utf8'));
+}
+
 /** Every file of the extracted bundle, by its path in the bundle. */
 function filesOf(dir: string): Map<string, string> {
   const files = new Map<string, string>();
@@ -100,11 +110,13 @@ function filesOf(dir: string): Map<string, string> {
 }
 
 describe('the debug bundle of a device holding secrets', () => {
-  it('holds none of them, in any file, while showing where they were', async () => {
-    await plantSecrets();
+  it('holds none of them, in any file, while showing where they were', async (context) => {
+    const device = perAttempt(context, 'projects/secrets/regions/eu/devices/leaky-1');
+    const podId = perAttempt(context, 'leaky-app');
+    await plantSecrets(device, `projects/secrets/regions/eu/pods/${podId}`);
     const out = world.folder('bundle');
     const file = join(out, 'bundle.tar.gz');
-    const result = await world.cli(['devices', 'collect-debug-bundle', DEVICE, '--file', file]);
+    const result = await world.cli(['devices', 'collect-debug-bundle', device, '--file', file]);
     expect(result.code, result.stderr).toBe(0);
     const extracted = join(out, 'x');
     mkdirSync(extracted);
@@ -119,12 +131,12 @@ describe('the debug bundle of a device holding secrets', () => {
     }
 
     // the sources were there, so the check above could have failed
-    const root = 'outpost-debug-leaky-1';
+    const root = `outpost-debug-${device.split('/').at(-1)}`;
     expect(files.get(`${root}/agent/state/desired-device.json`)).toContain('proxyuser:[redacted]@proxy.example');
     expect(files.get(`${root}/config/droplet.json`)).toContain('"provisioningToken": "[redacted]"');
     expect(files.get(`${root}/system/processes.txt`)).toMatch(/--provisioning-token \S*\[redacted\]/);
     expect(files.get(`${root}/system/processes.txt`)).toContain('--password=[redacted]');
-    const podLog = [...files].find(([path]) => path.startsWith(`${root}/pods/leaky-app/`))?.[1];
+    const podLog = [...files].find(([path]) => path.startsWith(`${root}/pods/${podId}/`))?.[1];
     expect(podLog).toContain('connecting with [redacted] and [redacted]');
     const agentLog = files.get(`${root}/agent/droplet.log`);
     expect(agentLog).toContain('"authorization":"[redacted]"');
