@@ -30,7 +30,8 @@ describe('requests refused by the HTTP parser', () => {
   it('answers a request that is not HTTP 400 with the error body, and closes', async () => {
     const conn = await rawConnection(s.url);
     conn.write('HELLO THERE\r\n\r\n');
-    expect(await Promise.race([conn.closed, after(3000, Infinity)])).toBeLessThan(3000);
+    // closed after the answer, not left open: 20 s leaves room for a loaded machine (the status tells the answer)
+    expect(await Promise.race([conn.closed, after(20_000, Infinity)])).toBeLessThan(20_000);
     const answer = parseRawResponse(conn.received());
     expect(answer.status).toBe(400);
     expect(answer.body).toMatchObject({
@@ -41,7 +42,8 @@ describe('requests refused by the HTTP parser', () => {
   it('answers a request head that stops arriving 408 with the error body', async () => {
     const conn = await rawConnection(s.url);
     conn.write(`GET /v1/${PARENT}/widgets HTTP/1.1\r\nHost: test\r\nAuthorization: Bearer ${ADMIN_KEY}\r\n`);
-    expect(await Promise.race([conn.closed, after(4000, Infinity)])).toBeLessThan(4000);
+    // Node's own headers timeout is 60 s: 20 s still tells the configured 1 s from it on a loaded machine
+    expect(await Promise.race([conn.closed, after(20_000, Infinity)])).toBeLessThan(20_000);
     const answer = parseRawResponse(conn.received());
     expect(answer.status).toBe(408);
     expect(answer.body).toEqual({
