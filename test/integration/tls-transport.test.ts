@@ -11,6 +11,7 @@ import { connect } from 'node:tls';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_ADMIN_KEY } from '../../control-plane/test/helpers/test-server.js';
+import { perAttempt } from './helpers/per-attempt.js';
 import { REPO } from './helpers/processes.js';
 import { TlsWorld } from './helpers/tls-world.js';
 import type { ServerCertificate } from './helpers/test-certificates.js';
@@ -63,18 +64,19 @@ function cli(args: readonly string[]): Promise<{ code: number | null; stdout: st
 }
 
 describe('the control plane over HTTPS and WSS', () => {
-  it('serves https:// and an agent given the CA with --ca-file connects over WSS', async () => {
+  it('serves https:// and an agent given the CA with --ca-file connects over WSS', async (context) => {
     expect(world.server.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
-    const device = 'projects/tls/regions/eu/devices/trusting';
+    const device = perAttempt(context, 'projects/tls/regions/eu/devices/trusting');
     const root = await world.provision(device, world.server.url);
     const agent = world.startAgent(root, ['--ca-file', world.ca.certFile]);
     await world.waitOnline(device);
-    expect(agent.output()).toContain('connected to the control plane');
+    // the server counts the device online at its hello, before the agent has read the welcome and logged it
+    await expect.poll(() => agent.output(), { timeout: 20_000 }).toContain('connected to the control plane');
     expect(agent.output()).toContain('wss://127.0.0.1');
   }, 60_000);
 
-  it('refuses an agent without the CA with a clear error, and it never comes online', async () => {
-    const device = 'projects/tls/regions/eu/devices/untrusting';
+  it('refuses an agent without the CA with a clear error, and it never comes online', async (context) => {
+    const device = perAttempt(context, 'projects/tls/regions/eu/devices/untrusting');
     const agent = world.startAgent(await world.provision(device, world.server.url));
     await expect
       .poll(() => agent.output(), { timeout: 30_000 })
@@ -84,10 +86,11 @@ describe('the control plane over HTTPS and WSS', () => {
     await agent.stop();
   }, 60_000);
 
-  it('picks up a renewed certificate when its files change, and links already open stay up', async () => {
-    const device = 'projects/tls/regions/eu/devices/long-lived';
+  it('picks up a renewed certificate when its files change, and links already open stay up', async (context) => {
+    const device = perAttempt(context, 'projects/tls/regions/eu/devices/long-lived');
     const agent = world.startAgent(await world.provision(device, world.server.url), ['--ca-file', world.ca.certFile]);
     await world.waitOnline(device);
+    await expect.poll(() => agent.output(), { timeout: 20_000 }).toContain('connected to the control plane');
     expect(await servedCommonName()).toBe('first');
 
     install(renewed);
@@ -99,13 +102,14 @@ describe('the control plane over HTTPS and WSS', () => {
     expect(agent.output().match(/connected to the control plane/g)).toHaveLength(1);
 
     // and a new agent handshakes with the renewed certificate
-    const next = 'projects/tls/regions/eu/devices/after-renewal';
+    const next = perAttempt(context, 'projects/tls/regions/eu/devices/after-renewal');
     world.startAgent(await world.provision(next, world.server.url), ['--ca-file', world.ca.certFile]);
     await world.waitOnline(next);
   }, 90_000);
 
-  it('the CLI talks to it with --ca-file, and says why it cannot without', async () => {
-    await world.admin.create('projects/tls/regions/eu', 'devices', { name: 'projects/tls/regions/eu/devices/listed' });
+  it('the CLI talks to it with --ca-file, and says why it cannot without', async (context) => {
+    const listed = perAttempt(context, 'projects/tls/regions/eu/devices/listed');
+    await world.admin.create('projects/tls/regions/eu', 'devices', { name: listed });
     const trusted = await cli([
       '--ca-file',
       world.ca.certFile,
@@ -119,7 +123,7 @@ describe('the control plane over HTTPS and WSS', () => {
     ]);
     expect(trusted.stderr).toBe('');
     expect(trusted.code).toBe(0);
-    expect(trusted.stdout).toContain('projects/tls/regions/eu/devices/listed');
+    expect(trusted.stdout).toContain(listed);
 
     const untrusted = await cli(['devices', 'list', 'devices', '--parent', 'projects/tls/regions/eu']);
     expect(untrusted.code).toBe(1);
@@ -128,8 +132,8 @@ describe('the control plane over HTTPS and WSS', () => {
 });
 
 describe('plain http:// to a server that is not on loopback', () => {
-  it('is refused at start without --insecure, and warned at every connect with it', async () => {
-    const device = 'projects/tls/regions/eu/devices/plain';
+  it('is refused at start without --insecure, and warned at every connect with it', async (context) => {
+    const device = perAttempt(context, 'projects/tls/regions/eu/devices/plain');
     // 0.0.0.0 is no loopback name; nothing listens on its port 9, so each attempt fails at once and is retried
     const root = await world.provision(device, 'http://0.0.0.0:9');
     const refused = world.startAgent(root);
