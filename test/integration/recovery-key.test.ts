@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '@outpost/shared';
 import { deviceProcessSuite } from './helpers/device-process-suite.js';
+import { perAttempt } from './helpers/per-attempt.js';
 import { DROPLET, runCli, startProcess } from './helpers/processes.js';
 import type { RunningProcess } from './helpers/processes.js';
 
@@ -33,9 +34,9 @@ async function until(what: string, check: () => boolean, agent: RunningProcess):
 }
 
 describe('outpost devices provision --encrypted: the recovery key', () => {
-  it('is shown once, left for the agent, and enrolled by the agent as a second key slot whose copy it deletes', async () => {
+  it('is shown once, left for the agent, and enrolled by the agent as a second key slot whose copy it deletes', async (context) => {
     const root = newRoot();
-    const provisioned = await provision('shown', root, '--encrypted');
+    const provisioned = await provision(perAttempt(context, 'shown'), root, '--encrypted');
     expect(provisioned.code, provisioned.stderr).toBe(0);
     const shown = RECOVERY_KEY.exec(provisioned.stdout)?.[0];
     expect(shown, provisioned.stdout).toBeDefined();
@@ -48,17 +49,28 @@ describe('outpost devices provision --encrypted: the recovery key', () => {
     const agent = startProcess(DROPLET, ['--device-root', root, '--metrics-interval', '1', '--log-level', 'info']);
     agents.push(agent);
     const keyslots = join(root, 'sim-tpm', 'keyslots.json');
-    await until('the recovery key slot', () => existsSync(keyslots) && !existsSync(deviceCopy), agent);
+    // the agent removes the copy, then logs the enrolment: the wait is for the log line too
+    const enrolled = /enrolled the recovery key made at provisioning/;
+    await until(
+      'the recovery key slot',
+      () => existsSync(keyslots) && !existsSync(deviceCopy) && enrolled.test(agent.output()),
+      agent,
+    );
     expect(JSON.parse(readFileSync(keyslots, 'utf8'))).toEqual({
       '1': createHash('sha256').update(shown!).digest('hex'),
     });
-    expect(agent.output()).toMatch(/enrolled the recovery key made at provisioning/);
   }, 120_000);
 
-  it('goes only into --recovery-key-file (mode 0600) when given, never to the terminal', async () => {
+  it('goes only into --recovery-key-file (mode 0600) when given, never to the terminal', async (context) => {
     const root = newRoot();
     const keyFile = join(newRoot(), 'operator', 'shown-nowhere.key');
-    const provisioned = await provision('filed', root, '--encrypted', '--recovery-key-file', keyFile);
+    const provisioned = await provision(
+      perAttempt(context, 'filed'),
+      root,
+      '--encrypted',
+      '--recovery-key-file',
+      keyFile,
+    );
     expect(provisioned.code, provisioned.stderr).toBe(0);
     const key = readFileSync(keyFile, 'utf8');
     expect(key).toMatch(new RegExp(`^${RECOVERY_KEY.source}$`));
