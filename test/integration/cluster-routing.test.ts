@@ -21,8 +21,10 @@ import type { PostgresCluster } from '../../control-plane/test/helpers/postgres-
 import { TEST_ADMIN_KEY } from '../../control-plane/test/helpers/test-server.js';
 import { clusterTestsSkipped, startReplica } from './helpers/cluster-replicas.js';
 import type { Replica } from './helpers/cluster-replicas.js';
+import { answerHeartbeats } from './helpers/answer-heartbeats.js';
 import { startDroplet } from './helpers/cluster-devices.js';
 import { provisionSimulatedDevice } from './helpers/simulated-device.js';
+import { perAttempt } from './helpers/per-attempt.js';
 import { OUTPOST_CLI, runCli } from './helpers/processes.js';
 import type { RunningProcess } from './helpers/processes.js';
 import { waitForDevice } from './helpers/wait-for.js';
@@ -139,8 +141,8 @@ describe.skipIf(skipped)('commands through a replica that does not hold the devi
     expect(bundle.subarray(0, 2)).toEqual(Buffer.from([0x1f, 0x8b])); // gzip
   }, 180_000);
 
-  it('stops, starts and restarts a pod and one of its services through B', async () => {
-    const pod = `${PARENT}/pods/shop`;
+  it('stops, starts and restarts a pod and one of its services through B', async (context) => {
+    const pod = perAttempt(context, `${PARENT}/pods/shop`);
     const services = [
       { name: 'api', command: ['sleep', '600'] },
       { name: 'worker', command: ['sleep', '600'] },
@@ -175,6 +177,9 @@ describe.skipIf(skipped)('commands through a replica that does not hold the devi
     const newer = new WebSocket(`${b.url.replace(/^http/, 'ws')}${AGENT_CONNECT_PATH}`, {
       headers: { authorization: `Bearer ${credential}` },
     });
+    // until the droplet takes the device back (its reconnect may take seconds on a loaded machine), B's heartbeats
+    // (2 s) must not cut this link first
+    answerHeartbeats(newer);
     const closed = new Promise<{ code: number; reason: string }>((resolve) =>
       newer.once('close', (code, reason) => resolve({ code, reason: reason.toString() })),
     );
@@ -186,12 +191,16 @@ describe.skipIf(skipped)('commands through a replica that does not hold the devi
     await welcomed;
     // A dropped the droplet's link; the droplet connects to A again, which takes the device back from B
     expect(await closed).toEqual({ code: 4001, reason: 'replaced by a newer connection on another replica' });
-    expect(a.process.output()).toMatch(/agent link dropped: replaced by a newer connection on another replica/);
+    // A logged the drop before the droplet came back, but its output reaches this process on a pipe of its own
+    await until(
+      () => /agent link dropped: replaced by a newer connection on another replica/.test(a.process.output()),
+      "A's log of the dropped link",
+    );
     await waitForDevice(b.admin, DEVICE, online, 60_000);
   }, 120_000);
 
-  it('a device no replica holds is UNAVAILABLE through B', async () => {
-    const name = `${PARENT}/devices/never-connected`;
+  it('a device no replica holds is UNAVAILABLE through B', async (context) => {
+    const name = perAttempt(context, `${PARENT}/devices/never-connected`);
     await a.admin.create(PARENT, 'devices', { name });
     const result = await throughB(['devices', 'reboot', name, '--force']);
     expect(result.code).toBe(1);
