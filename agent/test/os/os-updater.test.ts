@@ -150,10 +150,10 @@ describe('the OS updater in one boot', () => {
     plane.artifacts.fault({ stallAfter: 100 * KiB });
     plane.setOsVersion('1.1.0', image);
     await plane.waitForOsReady('Downloading', /^downloading 1\.1\.0: 50%$/);
-    const progress = JSON.parse(await readFile(join(root, 'data', 'os-update.json'), 'utf8')) as {
-      operation?: { phase: string; bytesWritten: number; slot: string };
-    };
-    expect(progress.operation).toMatchObject({ phase: 'downloading', bytesWritten: 100 * KiB, slot: 'B' });
+    // the checkpoint shows its progress first and then saves it: the file catches up a moment later
+    const savedOperation = async (): Promise<unknown> =>
+      (JSON.parse(await readFile(join(root, 'data', 'os-update.json'), 'utf8')) as { operation?: unknown }).operation;
+    await expect.poll(savedOperation).toMatchObject({ phase: 'downloading', bytesWritten: 100 * KiB, slot: 'B' });
 
     plane.setOsVersion('1.0.0');
     await plane.waitForOsReady('Converged', /^running 1\.0\.0 in slot A$/);
