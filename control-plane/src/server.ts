@@ -109,6 +109,7 @@ export async function startServer(
   if (target.kind === 'postgres') {
     try {
       links = await openClusterLinks({
+        engine,
         url: target.url,
         heartbeatSeconds: config.heartbeatSeconds,
         ...(config.clusterCaFile === undefined ? {} : { relayCa: readFileSync(config.clusterCaFile, 'utf8') }),

@@ -5,8 +5,10 @@ import type { Duplex } from 'node:stream';
 import type { Device } from '@outpost/shared';
 import type { AgentGateway } from '../gateway/agent-gateway.js';
 import type { LinkPresence, LinksElsewhere } from '../gateway/links-elsewhere.js';
+import type { ResourceEngine } from '../resources/resource-engine.js';
 import type { ResourceHandle } from '../resources/resource-handle.js';
 import { PgPresence } from '../resources/storage/postgres/pg-presence.js';
+import { pgUnclaimedLinks } from '../resources/storage/postgres/pg-unclaimed-links.js';
 import type { Logger } from '../server/logger.js';
 import type { LeaderJob } from './leadership.js';
 import { PresenceLeases } from './presence-leases.js';
@@ -18,6 +20,8 @@ import { CommandRouter } from './routing.js';
 export interface ClusterLinksOptions {
   /** the PostgreSQL database the replicas share */
   url: string;
+  /** the engine on that database: the sweep's Offline write and its lock of the presence rows are one transaction */
+  engine: ResourceEngine;
   /** the agents' heartbeat: a replica's lease lasts 1.5 of them, renewed every half (see presence-sweep.ts) */
   heartbeatSeconds: number;
   /** the PEM of the certificate authorities trusted for other replicas serving TLS (the system's when undefined) */
@@ -46,7 +50,8 @@ export interface ClusterLinks {
  * whose link another replica holds, relayed to it (routing.ts to relay-endpoint.ts).
  */
 export async function openClusterLinks(options: ClusterLinksOptions): Promise<ClusterLinks> {
-  const { logger } = options;
+  const { logger, engine } = options;
+  const unclaimed = pgUnclaimedLinks(engine.storage);
   const onError = (err: unknown, what: string): void => logger.error({ err }, `cluster links: ${what} failed`);
   const store = await PgPresence.open(options.url, (err) => onError(err, 'a presence connection'));
   let secret: string | undefined;
@@ -92,7 +97,8 @@ export async function openClusterLinks(options: ClusterLinksOptions): Promise<Cl
       store,
       everyMs: heartbeatMs / 2,
       ready: () => devices !== undefined,
-      markOffline: (expired) => markLinksOffline(devices!, expired),
+      markOffline: (expired) =>
+        markLinksOffline({ devices: devices!, transaction: (fn) => engine.transaction(fn), unclaimed }, expired),
       onError,
     }),
     upgrade: (req, socket, head) => endpoint.upgrade(req, socket, head),

@@ -23,6 +23,8 @@ export interface PresenceLeasesOptions {
 /** A link held here; `generation` is known once its claim is stored. */
 interface Link {
   generation: number | undefined;
+  /** writes the device Online: once its claim is stored (see connected) */
+  markOnline: () => void;
   /** the link ended while its claim was out: released once the claim is stored */
   endedWhileClaiming?: () => void;
   /** the newest generation claimed elsewhere that was announced while this link's claim was out */
@@ -78,8 +80,13 @@ export class PresenceLeases implements LinkPresence {
     this.schedule();
   }
 
-  connected(device: string): void {
-    const link: Link = { generation: undefined };
+  /**
+   * `markOnline` runs once the claim is stored, while the link is still held here: a sweep marking the device's
+   * previous replica's links Offline either saw this claim, or held the claim back until its own write committed,
+   * which this Online write then follows.
+   */
+  connected(device: string, markOnline: () => void): void {
+    const link: Link = { generation: undefined, markOnline };
     this.held.set(device, link);
     this.claims.set(device, link);
     this.schedule();
@@ -164,6 +171,8 @@ export class PresenceLeases implements LinkPresence {
         this.supersede(device, link);
       } else if (link.endedWhileClaiming !== undefined) {
         this.releases.push({ link: { device, generation }, markOffline: link.endedWhileClaiming });
+      } else if (this.held.get(device) === link) {
+        link.markOnline();
       }
       if (previous !== null && previous !== replica) {
         let links = takenFrom.get(previous);

@@ -15,13 +15,28 @@ export interface LinkHolder {
   address: string;
 }
 
-/** A device whose replica's lease expired (the replica died): it is Offline unless it connected again since. */
+/** A device whose replica's lease expired (the replica died): it is Offline unless it was claimed again since. */
 export interface ExpiredLink {
   device: string;
   /** the replica whose lease expired */
   replica: string;
-  /** when the lease expired (ISO time) */
-  expiredAt: string;
+  /** the generation of the dead replica's claim (any later claim of the device, anywhere, has a higher one) */
+  generation: number;
+}
+
+/**
+ * The presence rows of expired links, checked and locked inside the engine's open transaction, so that the
+ * sweep's Offline write and its check of the presence record are one decision (adapter:
+ * storage/postgres/pg-unclaimed-links.ts).
+ */
+export interface UnclaimedLinks {
+  /**
+   * Of these links, those whose presence row still holds the generation the sweep read (nobody claimed the
+   * device since), their rows locked until the transaction ends: a claim racing the sweep either committed
+   * before and is seen here, or waits for the commit. A link whose row is gone is left out: whoever removed
+   * it (its replica's release, a clean stop, an earlier sweep) marked the device Offline.
+   */
+  lock(links: readonly ExpiredLink[]): ExpiredLink[];
 }
 
 /** What a lease keeper renews, how often, and whom it tells. */

@@ -393,8 +393,9 @@ export class AgentGateway {
     const session = new AgentSession(deviceName, ws, credential);
     this.sessions.set(deviceName, session);
     this.channels.attach(deviceName, (frame, sent) => ws.readyState === ws.OPEN && (ws.send(frame, sent), true));
-    this.options.presence?.connected(deviceName);
-    this.status.connection(deviceName, 'CONNECTED', new Date().toISOString());
+    const markOnline = (): void => this.status.connection(deviceName, 'CONNECTED', new Date().toISOString());
+    if (this.options.presence === undefined) markOnline();
+    else this.options.presence.connected(deviceName, markOnline);
     log.info('agent connected');
     session.send({
       type: 'welcome',

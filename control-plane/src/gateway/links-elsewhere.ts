@@ -6,8 +6,11 @@ import type { OpenChannel } from './channels/channel-hub.js';
  * (cluster/presence-leases.ts). Without it (SQLite, one process) a link that ends marks its device Offline at once.
  */
 export interface LinkPresence {
-  /** A link to the device opened here (it replaces any the device had here or elsewhere). */
-  connected(device: string): void;
+  /**
+   * A link to the device opened here (it replaces any the device had here or elsewhere); `markOnline` runs once
+   * the link is recorded, unless it ended or was replaced before.
+   */
+  connected(device: string, markOnline: () => void): void;
   /** The link ended; `markOffline` runs unless a newer link of the device is held elsewhere. */
   disconnected(device: string, markOffline: () => void): void;
 }

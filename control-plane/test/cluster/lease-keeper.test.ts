@@ -44,7 +44,7 @@ describe.skipIf(skipped)('the presence lease renewed off the main thread [postgr
       onError: (err) => errors.push(err),
     });
     await leases.start(`http://${id}.invalid:1`);
-    leases.connected(`devices/${id}`);
+    leases.connected(`devices/${id}`, () => {});
     for (const deadline = Date.now() + 60_000; (await store.locate(`devices/${id}`)) === undefined;) {
       if (Date.now() > deadline) throw new Error('the claim was not stored');
       await new Promise((resolve) => setTimeout(resolve, 20));

@@ -64,7 +64,7 @@ describe.skipIf(skipped)('presence leases of replicas on one PostgreSQL database
   it('claims the links opened in one turn in one statement; the others find the device there', async () => {
     const store = await openStore(cluster.createDatabase());
     const a = await replica(store, 'a');
-    for (let i = 0; i < 500; i++) a.leases.connected(`d-${i}`);
+    for (let i = 0; i < 500; i++) a.leases.connected(`d-${i}`, () => {});
     await until(async () => (await store.locate('d-499')) !== undefined, 'the claims are stored');
     expect(a.claimStatements()).toBe(1);
     expect(await store.locate('d-0')).toEqual({ replica: 'a', address: 'http://a.invalid:1' });
@@ -75,9 +75,9 @@ describe.skipIf(skipped)('presence leases of replicas on one PostgreSQL database
     const store = await openStore(cluster.createDatabase());
     const a = await replica(store, 'a');
     const b = await replica(store, 'b');
-    a.leases.connected('moving');
+    a.leases.connected('moving', () => {});
     await until(async () => (await store.locate('moving'))?.replica === 'a', 'A holds it');
-    b.leases.connected('moving');
+    b.leases.connected('moving', () => {});
     await until(() => a.takenOver.includes('moving'), 'A is told (NOTIFY)');
     expect((await store.locate('moving'))?.replica).toBe('b');
 
@@ -95,7 +95,7 @@ describe.skipIf(skipped)('presence leases of replicas on one PostgreSQL database
     const x = await replica(store, 'x');
     const a = await replica(store, 'a');
     const b = await replica(store, 'b');
-    x.leases.connected('raced');
+    x.leases.connected('raced', () => {});
     await until(async () => (await store.locate('raced'))?.replica === 'x', 'X holds it');
     // both claims start (and read their snapshot) while the row is locked, then go one after the other
     const locker = new pg.Client({ connectionString: url });
@@ -103,8 +103,8 @@ describe.skipIf(skipped)('presence leases of replicas on one PostgreSQL database
     closing.push(() => locker.end());
     await locker.query('BEGIN');
     await locker.query("SELECT 1 FROM outpost_presence WHERE device = 'raced' FOR UPDATE");
-    a.leases.connected('raced');
-    b.leases.connected('raced');
+    a.leases.connected('raced', () => {});
+    b.leases.connected('raced', () => {});
     await until(async () => {
       const { rows } = await locker.query<{ waiting: string }>(
         // the second waiter may still show its previous statement: only claims lock rows here
@@ -149,7 +149,7 @@ describe.skipIf(skipped)('presence leases of replicas on one PostgreSQL database
     });
     await a.start('http://a.invalid:1');
     closing.push(() => a.close());
-    a.connected('early');
+    a.connected('early', () => {});
     await until(async () => (await store.locate('early'))?.replica === 'a', 'A has claimed it');
     await store.register('b', 'http://b.invalid:1', 60_000);
     const claimed = await store.claim('b', ['early']);
@@ -163,7 +163,7 @@ describe.skipIf(skipped)('presence leases of replicas on one PostgreSQL database
     const store = await openStore(cluster.createDatabase());
     const a = await replica(store, 'a');
     const offline: string[] = [];
-    a.leases.connected('brief');
+    a.leases.connected('brief', () => {});
     await new Promise((resolve) => setImmediate(resolve)); // the claim is on its way
     a.leases.disconnected('brief', () => offline.push('brief'));
     await until(() => offline.length > 0, 'the link is marked Offline');

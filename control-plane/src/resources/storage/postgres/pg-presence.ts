@@ -43,8 +43,9 @@ const SCHEMA = [
 
 // The previous holder and the generation are taken once the row is locked, not from the statement's snapshot: of
 // two claims racing for one device, the second sees the first as the previous holder, with a newer generation.
+// Rows are written in device order, the order the sweep locks them in (pg-unclaimed-links.ts): never a deadlock.
 const CLAIM = `INSERT INTO outpost_presence(device, replica, generation)
-  SELECT device, $1, nextval('outpost_presence_generation') FROM unnest($2::text[]) AS device
+  SELECT device, $1, nextval('outpost_presence_generation') FROM unnest($2::text[]) AS device ORDER BY device
   ON CONFLICT (device) DO UPDATE SET replica = EXCLUDED.replica,
     generation = nextval('outpost_presence_generation'), claimed_from = outpost_presence.replica
   RETURNING device, generation, claimed_from AS previous`;
@@ -59,8 +60,8 @@ const LOCATE = `SELECT r.replica, r.address FROM outpost_presence p JOIN outpost
 
 // read only: the links are forgotten (FORGET) once their devices are marked Offline, so that a leader dying in
 // between leaves them to the next sweep
-const EXPIRED = `SELECT p.device, r.replica, r.expires FROM outpost_presence p JOIN outpost_replicas r USING (replica)
-  WHERE r.expires <= now()`;
+const EXPIRED = `SELECT p.device, r.replica, p.generation FROM outpost_presence p
+  JOIN outpost_replicas r USING (replica) WHERE r.expires <= now()`;
 
 const FORGET = `WITH dead AS (
     DELETE FROM outpost_replicas WHERE replica = ANY($1::text[]) AND expires <= now() RETURNING replica
@@ -152,8 +153,8 @@ export class PgPresence implements PresenceStore {
   }
 
   async expired(): Promise<ExpiredLink[]> {
-    const { rows } = await this.pool.query<{ device: string; replica: string; expires: Date }>(EXPIRED);
-    return rows.map((row) => ({ device: row.device, replica: row.replica, expiredAt: row.expires.toISOString() }));
+    const { rows } = await this.pool.query<{ device: string; replica: string; generation: string }>(EXPIRED);
+    return rows.map((row) => ({ device: row.device, replica: row.replica, generation: Number(row.generation) }));
   }
 
   async forget(replicas: readonly string[]): Promise<void> {
