@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Device } from '@outpost/shared';
-import { eventsOf, milestones, startRolloutBench, rolloutCommand } from './rollout-fixture.js';
+import { eventsOf, milestones, startRolloutBench, rolloutCommand, until } from './rollout-fixture.js';
 import type { RolloutBench } from './rollout-fixture.js';
 
 const wave = (name: string): Record<string, string> => ({ [`wave:${name}`]: '' });
@@ -49,6 +49,11 @@ describe('a rollout halts', () => {
       view: 'NAME',
     });
     expect(failed.devices?.map((d) => d.name).sort()).toEqual([bench.name('e-1'), bench.name('e-2')]);
+    // the rollout halts at its second failure, whether or not the wave's two healthy devices already run 1.1.0
+    await until(async () => {
+      const running = await Promise.all(['e-0', 'e-3'].map(async (id) => (await bench.device(id)).status?.deviceInfo));
+      return running.every((info) => info?.osVersion === '1.1.0');
+    }, 'e-0 and e-3 to run 1.1.0');
     const status = await bench.cli([
       'devices',
       'rollout-status',
