@@ -13,6 +13,7 @@ import { PgStorage } from '../../src/resources/storage/postgres/pg-storage.js';
 import { pgUnclaimedLinks } from '../../src/resources/storage/postgres/pg-unclaimed-links.js';
 import { postgresMissing, startPostgresCluster } from '../helpers/postgres-cluster.js';
 import type { PostgresCluster } from '../helpers/postgres-cluster.js';
+import { until } from '../helpers/until.js';
 
 const missing = postgresMissing();
 const skipped = missing !== undefined && process.env['CI'] !== 'true';
@@ -21,14 +22,6 @@ if (skipped) console.warn(`offline sweep test skipped: ${missing}; CI=true requi
 const PARENT = 'projects/p1/regions/eu/devices';
 /** The Connected write of the device's first link, long before any lease in these tests expires. */
 const CONNECTED_AT = '2026-01-01T00:00:00.000Z';
-
-async function until(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 /**
  * Issue 23, presence stays true: the leader's sweep marks Offline the devices of a replica whose lease expired,

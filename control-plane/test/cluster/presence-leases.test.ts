@@ -6,18 +6,11 @@ import type { PresenceStore } from '../../src/cluster/presence-store.js';
 import { PgPresence } from '../../src/resources/storage/postgres/pg-presence.js';
 import { postgresMissing, startPostgresCluster } from '../helpers/postgres-cluster.js';
 import type { PostgresCluster } from '../helpers/postgres-cluster.js';
+import { until } from '../helpers/until.js';
 
 const missing = postgresMissing();
 const skipped = missing !== undefined && process.env['CI'] !== 'true';
 if (skipped) console.warn(`presence leases test skipped: ${missing}; CI=true requires PostgreSQL`);
-
-async function until(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe.skipIf(skipped)('presence leases of replicas on one PostgreSQL database [postgres]', () => {
   let cluster: PostgresCluster;
