@@ -24,6 +24,9 @@
  *   watch_delivery_across_replicas_p50_ms / _p99_ms   with the fleet connected: --watch-writes creates through
  *                                     replica 1, each timed to its change on a watch of replica 2 (goal p99 < 200)
  *   watch_delivery_same_replica_p99_ms, create_ack_p50_ms   replica 1's own watch, and the creates' answers
+ *   seed_seconds, seed_per_s          storing the devices and their credentials (the engine's bulk create,
+ *                                     1,000 per transaction); seed_cpu_us_per_device and seed_pg_cpu_us_per_device
+ *                                     the CPU it took in this process and in its PostgreSQL backend
  *   load_average_1m_start, _end       the machine's load (other work shares its two cores)
  *   cross_replica_command_round_trip_p50_ms / _p99_ms   with the fleet connected: `:reboot` through replica 2
  *                                     for devices linked to replica 1, one at a time (goal p99 < 50)
@@ -32,6 +35,7 @@
  *   npx tsx scripts/bench/cluster.ts [--devices 50000] [--replicas 4] [--simulators 4] [--reports 100000]
  *     [--window 10000] [--concurrency 256] [--connect-rate R] [--heartbeat-seconds 30] [--watch-writes 300]
  *     [--cpu-prof-dir DIR]   (each replica writes a CPU profile there when it stops: node --cpu-prof)
+ *     [--seed-only]          (only the seeding and its figures: no replicas, no simulators)
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -46,7 +50,7 @@ import { cpuSecondsOf } from './lib/process-stats.js';
 import { percentile } from './lib/stats.js';
 import { exitAfter, sleep } from './lib/time.js';
 import { seedDevices, startReplicaProcess, startSimulatorProcess } from './lib/cluster-fleet.js';
-import type { ReplicaProcess, SimulatorProcess } from './lib/cluster-fleet.js';
+import type { ReplicaProcess, Seeded, SimulatorProcess } from './lib/cluster-fleet.js';
 
 const PARENT = 'projects/bench/regions/r1';
 const REPORT_MARKER_UNIT = 4096;
@@ -75,6 +79,7 @@ const { values: flags } = parseArgs({
     'heartbeat-seconds': { type: 'string', default: '30' },
     'watch-writes': { type: 'string', default: '300' },
     'cpu-prof-dir': { type: 'string' },
+    'seed-only': { type: 'boolean', default: false },
   },
 });
 const positive = (name: string, text: string | undefined): number => {
@@ -91,6 +96,7 @@ const concurrency = positive('concurrency', flags.concurrency);
 const connectRate = flags['connect-rate'] === undefined ? undefined : positive('connect-rate', flags['connect-rate']);
 const heartbeatSeconds = positive('heartbeat-seconds', flags['heartbeat-seconds']);
 const watchWrites = positive('watch-writes', flags['watch-writes']);
+const seedOnly = flags['seed-only'];
 const profiling = flags['cpu-prof-dir'] === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', flags['cpu-prof-dir']];
 if (replicaCount < 2) throw new Error('--replicas must be at least 2 (watch delivery goes from one to another)');
 
@@ -117,9 +123,36 @@ const replicas: ReplicaProcess[] = [];
 const simulators: SimulatorProcess[] = [];
 const probe = new pg.Client({ connectionString: database });
 try {
-  let started = performance.now();
-  const secrets = await seedDevices(database, PARENT, n);
-  report.progress(`seeded ${n} devices with credentials in ${seconds(started)} s`);
+  const seeded = await seed();
+  if (!seedOnly) await measureFleet(seeded.secrets);
+  report.figure('load_average_1m_end', loadavg()[0]!);
+} finally {
+  await Promise.all(simulators.map((simulator) => simulator.stop()));
+  await Promise.all(replicas.map((replica) => replica.stop()));
+  await probe.end().catch(() => undefined);
+  postgres.stop();
+  rmSync(folder, { recursive: true, force: true });
+}
+
+/** seed_seconds, seed_per_s, seed_cpu_us_per_device, seed_pg_cpu_us_per_device: the devices and credentials stored. */
+async function seed(): Promise<Seeded> {
+  const started = performance.now();
+  let lastProgress = started;
+  const seeded = await seedDevices(database, PARENT, n, (stored) => {
+    if (stored < n && performance.now() - lastProgress < 5_000) return;
+    lastProgress = performance.now();
+    report.progress(`seeded ${stored} of ${n} devices with credentials in ${seconds(started)} s`);
+  });
+  const wall = (performance.now() - started) / 1000;
+  report.figure('seed_seconds', wall, { unit: 's' });
+  report.figure('seed_per_s', n / wall, { unit: 'devices/s' });
+  report.figure('seed_cpu_us_per_device', (seeded.cpuSeconds * 1e6) / n, { unit: 'us' });
+  report.figure('seed_pg_cpu_us_per_device', (seeded.postgresCpuSeconds * 1e6) / n, { unit: 'us' });
+  return seeded;
+}
+
+/** Everything after the seeding: replicas, simulators, and the fleet's figures. */
+async function measureFleet(secrets: readonly string[]): Promise<void> {
   await probe.connect();
   const noisy = (who: string) => (line: string) => report.progress(`${who}: ${line.slice(0, 300)}`);
   for (let i = 0; i < replicaCount; i++) {
@@ -134,7 +167,7 @@ try {
   const rssBefore = replicas.map((replica) => replica.rssBytes());
   const connectCpu = cpuMeter(replicas, probe);
   await connectCpu.start();
-  started = performance.now();
+  const started = performance.now();
   simulators.forEach((simulator, i) => {
     const mine = secrets.filter((_, j) => j % simulatorCount === i);
     const credentialsFile = join(folder, `credentials-${i}.json`);
@@ -181,13 +214,6 @@ try {
       (_, k) => `${PARENT}/devices/d-${String(k * simulatorCount).padStart(6, '0')}`,
     ),
   );
-  report.figure('load_average_1m_end', loadavg()[0]!);
-} finally {
-  await Promise.all(simulators.map((simulator) => simulator.stop()));
-  await Promise.all(replicas.map((replica) => replica.stop()));
-  await probe.end().catch(() => undefined);
-  postgres.stop();
-  rmSync(folder, { recursive: true, force: true });
 }
 
 /**

@@ -232,6 +232,30 @@ export class ResourceHandle<T extends Doc = Doc> {
     return this.respond(created, req.responseMask, undefined);
   }
 
+  /**
+   * Creates every request as `create` would (validation, name rules, the kind's rules and hooks, one change each,
+   * in order) in one transaction: all or nothing, the first refusal answers. Whether the names are free is read
+   * in one look for all of them, not once per resource: on PostgreSQL a create then costs no round trip of its own.
+   */
+  createMany(reqs: readonly CreateRequest[], ctx: OperationContext = {}): Doc[] {
+    const prepared = reqs.map((req) => {
+      const pattern = this.patternOfParent(req.parent, false);
+      const body = this.withoutOutputOnly(asDocument(req.resource, `${this.def.singular} body`));
+      return { pattern, body, name: this.nameForCreate(pattern, req.parent, body['name']) };
+    });
+    const names = new Set<string>();
+    for (const { name } of prepared) {
+      if (names.has(name)) throw invalidArgument(`${this.def.singular} "${name}" is created twice in one batch`);
+      names.add(name);
+    }
+    const created = this.engine.transaction(() => {
+      const taken = this.table.findMany(names).keys().next();
+      if (!taken.done) throw alreadyExists(`${this.def.singular} "${taken.value}" already exists`);
+      return prepared.map(({ pattern, body, name }) => this.insertNew(name, pattern, { ...body, name }, ctx));
+    });
+    return created.map((doc, i) => this.respond(doc, reqs[i]!.responseMask, undefined));
+  }
+
   update(req: UpdateRequest, ctx: OperationContext = {}): Doc {
     const body = asDocument(req.resource, `${this.def.singular} body`);
     const name = req.name ?? body['name'];
@@ -389,6 +413,11 @@ export class ResourceHandle<T extends Doc = Doc> {
 
   private insertValidated(name: string, pattern: NamePattern, doc: Doc, ctx: OperationContext): Doc {
     if (this.table.exists(name)) throw alreadyExists(`${this.def.singular} "${name}" already exists`);
+    return this.insertNew(name, pattern, doc, ctx);
+  }
+
+  /** Inserts a document under a name the caller has found free in this transaction. */
+  private insertNew(name: string, pattern: NamePattern, doc: Doc, ctx: OperationContext): Doc {
     this.validate(doc);
     const now = this.engine.now().toISOString();
     const stamped = stampMetadata(undefined, doc, now, this.engine.log.head() + 1, true);

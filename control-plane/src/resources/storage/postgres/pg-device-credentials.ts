@@ -1,4 +1,4 @@
-import type { DeviceCredentialRecords } from '../stores/device-credential-records.js';
+import type { DeviceCredentialRecords, DeviceSecret } from '../stores/device-credential-records.js';
 import type { PgStorage } from './pg-storage.js';
 
 /**
@@ -10,6 +10,23 @@ export class PgDeviceCredentials implements DeviceCredentialRecords {
 
   replaceWithSecret(device: string, secretSha256: Uint8Array, createTime: string): void {
     this.replace(device, { table: 'device_credentials', column: 'secret_sha256', value: secretSha256 }, createTime);
+  }
+
+  /**
+   * One statement whatever the count, queued with the transaction's other writes (PgStorage.defer): no round
+   * trip of its own. The hashes go as hex, one text array, rather than as an array of binary values.
+   */
+  replaceManyWithSecrets(secrets: readonly DeviceSecret[], createTime: string): void {
+    if (secrets.length === 0) return;
+    const devices = secrets.map((s) => s.device);
+    const hashes = secrets.map((s) => Buffer.from(s.secretSha256).toString('hex'));
+    this.storage.defer({
+      sql: `WITH dropped AS (DELETE FROM device_public_keys WHERE device = ANY(?::text[]))
+       INSERT INTO device_credentials(device, secret_sha256, create_time)
+       SELECT device, decode(sha256, 'hex'), ? FROM unnest(?::text[], ?::text[]) AS s(device, sha256)
+       ON CONFLICT (device) DO UPDATE SET secret_sha256 = excluded.secret_sha256, create_time = excluded.create_time`,
+      params: [devices, createTime, devices, hashes],
+    });
   }
 
   replaceWithKey(device: string, publicKeyPem: string, createTime: string): void {

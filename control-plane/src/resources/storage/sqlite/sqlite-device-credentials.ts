@@ -1,5 +1,5 @@
 import type { Db } from '../../../db/open-database.js';
-import type { DeviceCredentialRecords } from '../stores/device-credential-records.js';
+import type { DeviceCredentialRecords, DeviceSecret } from '../stores/device-credential-records.js';
 
 /** Device credentials in the SQLite tables device_credentials and device_public_keys (migration version 3). */
 export class SqliteDeviceCredentials implements DeviceCredentialRecords {
@@ -9,6 +9,7 @@ export class SqliteDeviceCredentials implements DeviceCredentialRecords {
   private readonly removeKey;
   private readonly swapToSecret;
   private readonly swapToKey;
+  private readonly swapManyToSecrets;
 
   constructor(db: Db) {
     const upsertSecret = db.prepare<[string, Uint8Array, string]>(
@@ -32,6 +33,12 @@ export class SqliteDeviceCredentials implements DeviceCredentialRecords {
       this.removeKey.run(device);
       upsertSecret.run(device, sha256, time);
     });
+    this.swapManyToSecrets = db.transaction((secrets: readonly DeviceSecret[], time: string) => {
+      for (const { device, secretSha256 } of secrets) {
+        this.removeKey.run(device);
+        upsertSecret.run(device, secretSha256, time);
+      }
+    });
     this.swapToKey = db.transaction((device: string, publicKeyPem: string, time: string) => {
       this.removeSecret.run(device);
       upsertKey.run(device, publicKeyPem, time);
@@ -40,6 +47,10 @@ export class SqliteDeviceCredentials implements DeviceCredentialRecords {
 
   replaceWithSecret(device: string, secretSha256: Uint8Array, createTime: string): void {
     this.swapToSecret(device, secretSha256, createTime);
+  }
+
+  replaceManyWithSecrets(secrets: readonly DeviceSecret[], createTime: string): void {
+    this.swapManyToSecrets(secrets, createTime);
   }
 
   replaceWithKey(device: string, publicKeyPem: string, createTime: string): void {
