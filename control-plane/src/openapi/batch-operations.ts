@@ -48,6 +48,52 @@ export function batchUpdateOperation(at: KindAtPattern): PlacedOperation {
   };
 }
 
+/** `POST /v1/{parent}/{plural}:batchCreate`: creates in the parent, all or nothing (AIP-233). */
+export function batchCreateOperation(at: KindAtPattern): PlacedOperation {
+  const { def, collection, stem, resource, input } = at;
+  return {
+    path: `${collection}:batchCreate`,
+    method: 'post',
+    operation: standardOperation(def, 'create', `${stem}.batchCreate`, `Create several ${def.plural}`, {
+      description:
+        'Each request is the create a POST to the collection makes (permission create on the parent), all in ' +
+        'one transaction: all or nothing, the first refusal answers. At most 1000.',
+      requestBody: {
+        required: true,
+        content: json({
+          type: 'object',
+          properties: {
+            requests: {
+              type: 'array',
+              maxItems: 1000,
+              items: {
+                type: 'object',
+                properties: { [def.singular]: input, parent: { type: 'string' } },
+                required: [def.singular],
+              },
+            },
+            responseMask: RESPONSE_MASK,
+          },
+          required: ['requests'],
+        }),
+      },
+      responses: ok('The created resources, in the order of the requests.', {
+        type: 'object',
+        properties: { [def.plural]: { type: 'array', items: resource } },
+      }),
+    }),
+  };
+}
+
+const RESPONSE_MASK: JsonSchema = {
+  type: 'object',
+  properties: {
+    skipEntireResponseBody: { type: 'boolean' },
+    updatedFieldsOnly: { type: 'boolean' },
+    bodyMask: { type: 'string' },
+  },
+};
+
 const batchUpdateRequest = (def: ResourceDefinition, input: JsonSchema): JsonSchema => ({
   type: 'object',
   properties: {
@@ -65,14 +111,7 @@ const batchUpdateRequest = (def: ResourceDefinition, input: JsonSchema): JsonSch
       },
     },
     allowPartialSuccess: { type: 'boolean' },
-    responseMask: {
-      type: 'object',
-      properties: {
-        skipEntireResponseBody: { type: 'boolean' },
-        updatedFieldsOnly: { type: 'boolean' },
-        bodyMask: { type: 'string' },
-      },
-    },
+    responseMask: RESPONSE_MASK,
   },
   required: ['requests'],
 });

@@ -1,6 +1,6 @@
 import type { ResourceDefinition, StandardVerb } from '@outpost/shared';
 import { parameterRef } from './common-components.js';
-import { batchGetOperation, batchUpdateOperation } from './batch-operations.js';
+import { batchCreateOperation, batchGetOperation, batchUpdateOperation } from './batch-operations.js';
 import { json, kindAtPattern, ok, standardOperation } from './kind-operations.js';
 import type { KindAtPattern, PlacedOperation } from './kind-operations.js';
 import { addOperation } from './openapi-types.js';
@@ -19,7 +19,7 @@ export function addResourcePaths(paths: Record<string, PathItem>, def: ResourceD
     if (offers('update')) placed.push(...updateOperations(at), batchUpdateOperation(at));
     if (offers('delete')) placed.push(deleteOperation(at));
     if (offers('list')) placed.push(listOperation(at));
-    if (offers('create')) placed.push(createOperation(at));
+    if (offers('create')) placed.push(createOperation(at), batchCreateOperation(at));
     if (offers('watch')) placed.push(...watchOperations(at));
   }
   for (const { path, method, operation } of placed) addOperation(paths, path, method, operation);

@@ -80,7 +80,11 @@ describe('GET /v1/openapi.json', () => {
           [`${collectionPath(p)}:watch`, 'post'],
         ]),
       list: (def) => def.patterns.map((p) => [collectionPath(p), 'get']),
-      create: (def) => def.patterns.map((p) => [collectionPath(p), 'post']),
+      create: (def) =>
+        def.patterns.flatMap((p) => [
+          [collectionPath(p), 'post'],
+          [`${collectionPath(p)}:batchCreate`, 'post'],
+        ]),
     };
     const kinds = server.engine.all().map((handle) => handle.def);
     expect(kinds.map((def) => def.plural)).toEqual(

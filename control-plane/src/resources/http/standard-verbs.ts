@@ -1,6 +1,7 @@
 import type { Response } from 'express';
 import { ApiError, changesKey } from '@outpost/shared';
 import type { StandardVerb } from '@outpost/shared';
+import { parseBatchCreate } from '../batch-create.js';
 import { batchUpdate, parseBatchUpdate } from '../batch-update.js';
 import { listResources } from '../list-operation.js';
 import type { ResourceEngine } from '../resource-engine.js';
@@ -100,6 +101,13 @@ export function standardRoutes(services: VerbServices): readonly VerbRoute[] {
       method: 'POST',
       offers: 'update',
       handle: (call) => batchUpdateCollection(services, call),
+    },
+    {
+      scope: 'collection',
+      verb: 'batchCreate',
+      method: 'POST',
+      offers: 'create',
+      handle: (call) => batchCreateCollection(services, call),
     },
     { scope: 'collection', method: 'GET', offers: 'list', handle: listCollection },
     { scope: 'collection', method: 'POST', offers: 'create', handle: (call) => createResource(services, call) },
@@ -212,6 +220,17 @@ async function batchUpdateCollection(services: VerbServices, call: VerbCall): Pr
   const principal: unknown = call.res.locals['principal'];
   const result = await services.engine.batch(() => batchUpdate(services.engine, handle, request, { principal }));
   return { [handle.def.plural]: result.updated, failures: result.failures };
+}
+
+async function batchCreateCollection(services: VerbServices, call: VerbCall): Promise<unknown> {
+  const { handle } = call;
+  call.check('create', call.target || '*');
+  const parsed = parseBatchCreate(handle.def.singular, call.target, call.body);
+  const responseMask = responseMaskOf(parsed.responseMask);
+  const requests = parsed.resources.map((resource) => ({ parent: call.target, resource, responseMask }));
+  const principal: unknown = call.res.locals['principal'];
+  const created = await services.engine.batch(() => handle.createMany(requests, { principal }));
+  return { [handle.def.plural]: created };
 }
 
 function listCollection(call: VerbCall): unknown {
