@@ -57,7 +57,9 @@ describe('a rollout interrupted with SIGINT', () => {
   afterAll(async () => bench?.dispose());
 
   it('stops with status 130, and the same command run again finishes from the records', async () => {
-    const args = rolloutCommand(bench, '1.1.0', '--soak', '2s', '--yes', '-o', 'json');
+    // the soak is the time SIGINT has to arrive between "written early" and the main wave's write: 10 s, not 2 s,
+    // so that a slow moment of a loaded machine in the poll below does not let the first run write main
+    const args = rolloutCommand(bench, '1.1.0', '--soak', '10s', '--yes', '-o', 'json');
     const first = bench.startCli(args);
     await until(async () => /"event":"written","wave":"early"/.test(first.output()), 'the early wave to be written');
     first.child.kill('SIGINT');
