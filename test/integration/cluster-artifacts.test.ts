@@ -3,7 +3,7 @@
  * directory (--artifact-dir). An OS version published through A is downloaded through B (whole, a Range, a
  * revalidation with If-None-Match), a device linked to B upgrades from it, and garbage collection through A keeps
  * an artifact B is serving until that download ends, also after B's coordination connection (which holds the
- * artifact locks) was cut and made again. Skipped without PostgreSQL, except under CI=true.
+ * artifact locks) was cut and made again, and while it is cut (B's leased hold record stands). Skipped without PostgreSQL, except under CI=true.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -120,86 +120,123 @@ describe.skipIf(skipped)('OS artifacts of control-plane replicas sharing --artif
   }, 240_000);
 
   it('are kept by garbage collection through one replica while the other serves them', async () => {
-    // larger than what the sockets buffer, so that the download below stays open while its reader waits
-    const upload = await fetch(`${a.url}/v1/artifacts`, { method: 'PUT', headers: auth, body: randomBytes(48 << 20) });
-    expect(upload.status).toBe(200);
-    const unreferenced = (await upload.json()) as { sha256: string };
-    const file = join(artifactDir, unreferenced.sha256);
-
-    const download = await new Promise<http.IncomingMessage>((resolve, reject) =>
-      http.get(`${b.url}/v1/artifacts/${unreferenced.sha256}`, { headers: auth }, resolve).on('error', reject),
-    );
-    expect(download.statusCode).toBe(200);
-    download.pause();
-
-    const collect = async (): Promise<string[]> => {
-      const res = await fetch(`${a.url}/v1/artifacts:collectGarbage`, {
-        method: 'POST',
-        headers: { ...auth, 'content-type': 'application/json' },
-        body: JSON.stringify({ minAgeSeconds: 0 }),
-      });
-      expect(res.status).toBe(200);
-      return ((await res.json()) as { removed: { sha256: string }[] }).removed.map((r) => r.sha256);
-    };
-    expect(await collect()).not.toContain(unreferenced.sha256);
-    expect(existsSync(file)).toBe(true);
+    const served = await servedByB();
+    expect(await collectThroughA()).not.toContain(served.sha256);
+    expect(existsSync(served.file)).toBe(true);
     expect(existsSync(join(artifactDir, published.sha256))).toBe(true);
 
-    download.destroy();
+    served.download.destroy();
     // B lets go of the artifact once it sees the download end
-    for (;;) {
-      if ((await collect()).includes(unreferenced.sha256)) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    expect(existsSync(file)).toBe(false);
+    await until(async () => (await collectThroughA()).includes(served.sha256), 'GC through A removes the artifact');
+    expect(existsSync(served.file)).toBe(false);
     expect(existsSync(join(artifactDir, published.sha256))).toBe(true);
   }, 120_000);
 
-  it('are kept while served by a replica whose coordination connection was cut: it takes their locks again', async () => {
+  /** A 48 MiB artifact uploaded through A and a download of it through B, paused (it stays open while paused). */
+  async function servedByB(): Promise<{ file: string; sha256: string; download: http.IncomingMessage }> {
     const upload = await fetch(`${a.url}/v1/artifacts`, { method: 'PUT', headers: auth, body: randomBytes(48 << 20) });
     expect(upload.status).toBe(200);
-    const served = (await upload.json()) as { sha256: string };
+    const { sha256 } = (await upload.json()) as { sha256: string };
     const download = await new Promise<http.IncomingMessage>((resolve, reject) =>
-      http.get(`${b.url}/v1/artifacts/${served.sha256}`, { headers: auth }, resolve).on('error', reject),
+      http.get(`${b.url}/v1/artifacts/${sha256}`, { headers: auth }, resolve).on('error', reject),
     );
     expect(download.statusCode).toBe(200);
     download.pause();
-    const observer = new pg.Client({ connectionString: replicas.database() });
-    await observer.connect();
-    try {
-      const artifactLocks = async (): Promise<number> => {
-        const { rows } = await observer.query<{ held: string }>(
-          "SELECT count(*) AS held FROM pg_locks WHERE locktype = 'advisory' AND classid = $1::bigint::oid AND objsubid = 2",
+    return { file: join(artifactDir, sha256), sha256, download };
+  }
+
+  /** Garbage collection through A: the digests it removed. */
+  async function collectThroughA(): Promise<string[]> {
+    const res = await fetch(`${a.url}/v1/artifacts:collectGarbage`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ minAgeSeconds: 0 }),
+    });
+    expect(res.status).toBe(200);
+    return ((await res.json()) as { removed: { sha256: string }[] }).removed.map((r) => r.sha256);
+  }
+
+  /** An observer of the database: the sessions holding artifact locks, and cutting sessions. */
+  async function observe<T>(work: (observer: Observer) => Promise<T>): Promise<T> {
+    const client = new pg.Client({ connectionString: replicas.database() });
+    await client.connect();
+    const observer: Observer = {
+      artifactLockHolders: async () => {
+        const { rows } = await client.query<{ pid: number }>(
+          "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND classid = $1::bigint::oid AND objsubid = 2",
           [ARTIFACT_LOCK_SPACE],
         );
-        return Number(rows[0]!.held);
-      };
-      await until(async () => (await artifactLocks()) === 1, 'B holds the artifact');
-      // every replica's coordination connection holds the live lock: both are cut, and connect again
-      const { rows: cut } = await observer.query<{ pid: number }>(
-        "SELECT pid, pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND objid = $1::bigint::oid AND objsubid = 1",
-        [LIVE_LOCK_KEY],
-      );
-      await until(async () => {
-        const { rows } = await observer.query('SELECT 1 FROM pg_stat_activity WHERE pid = ANY($1::int[])', [
-          cut.map((row) => row.pid),
-        ]);
-        return rows.length === 0;
-      }, 'the cut sessions (and their locks) are gone');
-      await until(async () => (await artifactLocks()) === 1, 'B holds the artifact again once connected');
-      const collected = await fetch(`${a.url}/v1/artifacts:collectGarbage`, {
-        method: 'POST',
-        headers: { ...auth, 'content-type': 'application/json' },
-        body: JSON.stringify({ minAgeSeconds: 0 }),
-      });
-      expect(collected.status).toBe(200);
-      expect(existsSync(join(artifactDir, served.sha256))).toBe(true);
+        return rows.map((row) => row.pid);
+      },
+      cut: async (pids) => {
+        await client.query('SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid', [pids]);
+        await until(async () => {
+          const { rows } = await client.query('SELECT 1 FROM pg_stat_activity WHERE pid = ANY($1::int[])', [pids]);
+          return rows.length === 0;
+        }, 'the cut sessions (and their locks) are gone');
+      },
+      liveLockHolders: async () => {
+        const { rows } = await client.query<{ pid: number }>(
+          "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND objid = $1::bigint::oid AND objsubid = 1",
+          [LIVE_LOCK_KEY],
+        );
+        return rows.map((row) => row.pid);
+      },
+    };
+    try {
+      return await work(observer);
     } finally {
-      await observer.end();
-      download.destroy();
+      await client.end();
+    }
+  }
+
+  it('are kept while served by a replica whose coordination connection was cut: it takes their locks again', async () => {
+    const served = await servedByB();
+    try {
+      await observe(async (observer) => {
+        await until(async () => (await observer.artifactLockHolders()).length === 1, 'B holds the artifact');
+        // every replica's coordination connection holds the live lock: both are cut, and connect again
+        await observer.cut(await observer.liveLockHolders());
+        await until(
+          async () => (await observer.artifactLockHolders()).length === 1,
+          'B holds the artifact again once connected',
+        );
+      });
+      expect(await collectThroughA()).not.toContain(served.sha256);
+      expect(existsSync(served.file)).toBe(true);
+    } finally {
+      served.download.destroy();
     }
   }, 120_000);
+
+  it('are kept while served by a replica that has no coordination connection: its leased hold stands', async () => {
+    const served = await servedByB();
+    const pid = b.process.child.pid!;
+    try {
+      await observe(async (observer) => {
+        await until(async () => (await observer.artifactLockHolders()).length === 1, 'B holds the artifact');
+        // B is stopped so that it cannot connect again, and its coordination connection (the lock's) is cut
+        process.kill(pid, 'SIGSTOP');
+        await observer.cut(await observer.artifactLockHolders());
+        expect(await observer.artifactLockHolders()).toEqual([]);
+        expect(await collectThroughA()).not.toContain(served.sha256);
+        expect(existsSync(served.file)).toBe(true);
+      });
+    } finally {
+      process.kill(pid, 'SIGCONT');
+      served.download.destroy();
+    }
+    // B lets go of its hold once it sees the download end
+    await until(async () => (await collectThroughA()).includes(served.sha256), 'GC through A removes the artifact');
+    expect(existsSync(served.file)).toBe(false);
+  }, 120_000);
 });
+
+interface Observer {
+  artifactLockHolders(): Promise<number[]>;
+  liveLockHolders(): Promise<number[]>;
+  cut(pids: readonly number[]): Promise<void>;
+}
 
 async function until(condition: () => Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -1,8 +1,15 @@
+import { randomUUID } from 'node:crypto';
 import type { ResourceEngine } from '../resources/resource-engine.js';
+import { PgArtifactHolds } from '../resources/storage/postgres/pg-artifact-holds.js';
 import { PgCoordination } from '../resources/storage/postgres/pg-coordination.js';
 import type { Logger } from '../server/logger.js';
 import type { SharedArtifactLocks } from '../os/artifact-holds.js';
 import { pgArtifactLocks } from './artifact-locks.js';
+import {
+  ArtifactHoldLeases,
+  DEFAULT_ARTIFACT_HOLD_LEASE_MS,
+  DEFAULT_ARTIFACT_HOLD_RENEW_MS,
+} from './artifact-hold-leases.js';
 import { Leadership } from './leadership.js';
 import type { LeaderJob } from './leadership.js';
 import { WatchFollower } from './watch-follower.js';
@@ -109,14 +116,24 @@ export async function joinCluster(options: ClusterMemberOptions): Promise<Cluste
   };
 
   let aloneAtStart: boolean;
+  let holds: PgArtifactHolds;
   try {
     await connect();
     aloneAtStart = (await coordination!.holders(LIVE_LOCK_KEY)) === 1;
+    holds = await PgArtifactHolds.open(url, (err) => onError(err, 'an artifact hold connection'));
   } catch (err) {
     follower.stop();
     await coordination?.close();
     throw err;
   }
+  const holder = randomUUID();
+  const holdLeases = new ArtifactHoldLeases({
+    records: holds,
+    holder,
+    leaseMs: DEFAULT_ARTIFACT_HOLD_LEASE_MS,
+    renewEveryMs: DEFAULT_ARTIFACT_HOLD_RENEW_MS,
+    onError: (err) => onError(err, 'recording an artifact hold'),
+  });
   await leadership.attempt();
   let connecting = false;
   const poll = setInterval(() => {
@@ -146,6 +163,7 @@ export async function joinCluster(options: ClusterMemberOptions): Promise<Cluste
     artifactLocks: pgArtifactLocks(
       () => coordination,
       (listener) => reconnected.push(listener),
+      holdLeases,
     ),
     subscribe(channel, onPayload, onConnected) {
       subscriptions.push({ channel, onPayload, ...(onConnected ? { onConnected } : {}) });
@@ -165,6 +183,8 @@ export async function joinCluster(options: ClusterMemberOptions): Promise<Cluste
       clearInterval(poll);
       follower.stop();
       leadership.lost();
+      holdLeases.stop();
+      await holds.close(holder).catch((err) => onError(err, 'removing the artifact holds'));
       await coordination?.close();
     },
   };
