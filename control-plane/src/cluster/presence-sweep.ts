@@ -6,7 +6,7 @@ export interface PresenceSweepOptions {
   everyMs: number;
   /** false until this replica can mark devices Offline (nothing is swept before) */
   ready(): boolean;
-  /** marks the devices Offline, each unless it connected again after its link's lease expired */
+  /** marks the devices Offline, each unless another replica claimed it since they were read (offline-marking.ts) */
   markOffline(expired: readonly ExpiredLink[]): void;
   onError(err: unknown, what: string): void;
 }
