@@ -21,7 +21,7 @@ import type { PostgresCluster } from '../../control-plane/test/helpers/postgres-
 import { TEST_ADMIN_KEY } from '../../control-plane/test/helpers/test-server.js';
 import { clusterTestsSkipped, startReplica } from './helpers/cluster-replicas.js';
 import type { Replica } from './helpers/cluster-replicas.js';
-import { answerHeartbeats } from './helpers/answer-heartbeats.js';
+import { answerHeartbeats } from '../../control-plane/test/helpers/answer-heartbeats.js';
 import { startDroplet } from './helpers/cluster-devices.js';
 import { provisionSimulatedDevice } from './helpers/simulated-device.js';
 import { perAttempt } from './helpers/per-attempt.js';

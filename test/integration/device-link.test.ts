@@ -7,7 +7,7 @@ import WebSocket from 'ws';
 import type { Device } from '@outpost/shared';
 import { startTestServer, TEST_ADMIN_KEY } from '../../control-plane/test/helpers/test-server.js';
 import type { TestServer } from '../../control-plane/test/helpers/test-server.js';
-import { answerHeartbeats } from './helpers/answer-heartbeats.js';
+import { answerHeartbeats } from '../../control-plane/test/helpers/answer-heartbeats.js';
 import { perAttempt } from './helpers/per-attempt.js';
 import { DROPLET, runCli, startProcess } from './helpers/processes.js';
 import type { RunningProcess } from './helpers/processes.js';

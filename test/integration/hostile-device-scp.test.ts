@@ -69,9 +69,14 @@ function crafted(entries: Entry[], trailer: Buffer[] = []): Buffer {
   return Buffer.concat([...records, ...trailer, encodeEnd(files, bytes)]);
 }
 
-/** A folder standing for the operator's home, with a .bashrc, and a folder standing for the rest of the disk. */
+let homesMade = 0;
+/**
+ * A folder standing for the operator's home, with a .bashrc, and a folder standing for the rest of the disk; new on
+ * every call, so that a retried test (CI) starts from a clean home, not from what its first attempt left.
+ */
 function home(name: string): { home: string; outside: string } {
-  const dir = world.folder(name);
+  homesMade += 1;
+  const dir = world.folder(`${name}-${homesMade}`);
   mkdirSync(join(dir, 'home'));
   mkdirSync(join(dir, 'outside'));
   writeFileSync(join(dir, 'home', '.bashrc'), '# the operator\n');

@@ -2,6 +2,7 @@ import { WebSocket } from 'ws';
 import type { RawData } from 'ws';
 import { AGENT_CONNECT_PATH, ApiError, ChannelTable } from '@outpost/shared';
 import type { AgentMessage, Channel } from '@outpost/shared';
+import { answerHeartbeats } from '../helpers/answer-heartbeats.js';
 
 export type JsonMessage = Record<string, unknown> & { type: string };
 
@@ -41,6 +42,8 @@ export class ScriptedAgent {
       headers: { authorization: `Bearer ${credential}` },
     });
     const agent = new ScriptedAgent(socket);
+    // as an agent does: a test server with 1 s heartbeats cuts a link silent for two of them
+    answerHeartbeats(socket);
     await new Promise<void>((resolve, reject) => {
       socket.once('open', () => resolve());
       socket.once('error', reject);

@@ -2,8 +2,8 @@ import type { WebSocket } from 'ws';
 
 /**
  * Makes a hand-made agent link answer the control plane's heartbeats as an agent does. A link that says nothing for
- * two heartbeats is cut (1006); with the 1-2 s heartbeats of the integration tests, one slow moment of a loaded
- * machine would cut a silent link before the close or the message a test waits for.
+ * two heartbeats is cut (1006); with the 1-2 s heartbeats many tests use, one slow moment of a loaded machine would
+ * cut a silent link before the close or the message a test waits for.
  */
 export function answerHeartbeats(ws: WebSocket): void {
   ws.on('message', (data: Buffer) => {
