@@ -25,62 +25,74 @@ export function batchGetOperation(def: ResourceDefinition): PlacedOperation {
 
 /** `POST /v1/{parent}/{plural}:batchUpdate`: masked updates of names in the parent. */
 export function batchUpdateOperation(at: KindAtPattern): PlacedOperation {
-  const { def, collection, stem, resource, input } = at;
-  return {
-    path: `${collection}:batchUpdate`,
-    method: 'post',
-    operation: standardOperation(def, 'update', `${stem}.batchUpdate`, `Update several ${def.plural}`, {
-      description:
-        'Each request is the update a PUT with its updateMask makes (permission update on each name); all or ' +
-        'nothing unless allowPartialSuccess. At most 1000.',
-      requestBody: { required: true, content: json(batchUpdateRequest(def, input)) },
-      responses: ok('The updated resources and the refused updates.', {
-        type: 'object',
-        properties: {
-          [def.plural]: { type: 'array', items: resource },
-          failures: {
-            type: 'array',
-            items: { type: 'object', properties: { name: { type: 'string' }, error: ERROR_DETAIL_SCHEMA } },
-          },
-        },
-      }),
-    }),
-  };
+  const { def, resource, input } = at;
+  return collectionBatch(at, 'batchUpdate', 'update', {
+    summary: `Update several ${def.plural}`,
+    description:
+      'Each request is the update a PUT with its updateMask makes (permission update on each name); all or ' +
+      'nothing unless allowPartialSuccess. At most 1000.',
+    request: batchUpdateRequest(def, input),
+    answered: 'The updated resources and the refused updates.',
+    answer: {
+      [def.plural]: { type: 'array', items: resource },
+      failures: {
+        type: 'array',
+        items: { type: 'object', properties: { name: { type: 'string' }, error: ERROR_DETAIL_SCHEMA } },
+      },
+    },
+  });
 }
 
 /** `POST /v1/{parent}/{plural}:batchCreate`: creates in the parent, all or nothing (AIP-233). */
 export function batchCreateOperation(at: KindAtPattern): PlacedOperation {
-  const { def, collection, stem, resource, input } = at;
-  return {
-    path: `${collection}:batchCreate`,
-    method: 'post',
-    operation: standardOperation(def, 'create', `${stem}.batchCreate`, `Create several ${def.plural}`, {
-      description:
-        'Each request is the create a POST to the collection makes (permission create on the parent), all in ' +
-        'one transaction: all or nothing, the first refusal answers. At most 1000.',
-      requestBody: {
-        required: true,
-        content: json({
-          type: 'object',
-          properties: {
-            requests: {
-              type: 'array',
-              maxItems: 1000,
-              items: {
-                type: 'object',
-                properties: { [def.singular]: input, parent: { type: 'string' } },
-                required: [def.singular],
-              },
-            },
-            responseMask: RESPONSE_MASK,
+  const { def, resource, input } = at;
+  return collectionBatch(at, 'batchCreate', 'create', {
+    summary: `Create several ${def.plural}`,
+    description:
+      'Each request is the create a POST to the collection makes (permission create on the parent), all in ' +
+      'one transaction: all or nothing, the first refusal answers. At most 1000.',
+    request: {
+      type: 'object',
+      properties: {
+        requests: {
+          type: 'array',
+          maxItems: 1000,
+          items: {
+            type: 'object',
+            properties: { [def.singular]: input, parent: { type: 'string' } },
+            required: [def.singular],
           },
-          required: ['requests'],
-        }),
+        },
+        responseMask: RESPONSE_MASK,
       },
-      responses: ok('The created resources, in the order of the requests.', {
-        type: 'object',
-        properties: { [def.plural]: { type: 'array', items: resource } },
-      }),
+      required: ['requests'],
+    },
+    answered: 'The created resources, in the order of the requests.',
+    answer: { [def.plural]: { type: 'array', items: resource } },
+  });
+}
+
+/** A custom verb on the collection taking a JSON body, with a standard verb's permission. */
+function collectionBatch(
+  at: KindAtPattern,
+  verb: string,
+  standard: 'create' | 'update',
+  shape: {
+    summary: string;
+    description: string;
+    request: JsonSchema;
+    answered: string;
+    answer: Record<string, JsonSchema>;
+  },
+): PlacedOperation {
+  const { def, collection, stem } = at;
+  return {
+    path: `${collection}:${verb}`,
+    method: 'post',
+    operation: standardOperation(def, standard, `${stem}.${verb}`, shape.summary, {
+      description: shape.description,
+      requestBody: { required: true, content: json(shape.request) },
+      responses: ok(shape.answered, { type: 'object', properties: shape.answer }),
     }),
   };
 }

@@ -9,6 +9,7 @@ import { expect, it } from 'vitest';
 import { createDeviceService } from '../../src/devices/device-service.js';
 import { createLimitsService } from '../../src/limits/index.js';
 import type { Change } from '../../src/resources/change-log.js';
+import type { CreateRequest } from '../../src/resources/requests.js';
 import { ResourceEngine } from '../../src/resources/resource-engine.js';
 import { PgStorage } from '../../src/resources/storage/postgres/pg-storage.js';
 import { describeStorages } from '../helpers/storages.js';
@@ -17,7 +18,8 @@ import { DEVICES, limitName, PROJECT_PLAN } from '../limits/limits-fixture.js';
 const PARENT = 'projects/bulk/regions/r1';
 const COUNT = 300;
 const nameOf = (i: number): string => `${PARENT}/devices/d-${String(i).padStart(4, '0')}`;
-const createsOf = (names: readonly string[]) => names.map((name) => ({ parent: PARENT, resource: { name } }));
+const createsOf = (names: readonly string[]): CreateRequest[] =>
+  names.map((name) => ({ parent: PARENT, resource: { name } }));
 
 /** The refusal `fn` throws (fails the test when it throws none). */
 function refusal(fn: () => unknown): ApiError {
@@ -50,7 +52,7 @@ describeStorages('creating devices in bulk', (fresh, kind) => {
       return credentials.issueMany(names);
     });
 
-    expect(devices.names({ parent: PARENT })).toEqual(names);
+    expect(devices.names()).toEqual(names);
     // the devices service's own rule ran for each
     expect(devices.find(nameOf(7))?.status?.connectionStatus).toBe('DISCONNECTED');
     expect(secrets.map((secret) => credentials.deviceOf(secret))).toEqual(names);
@@ -68,7 +70,7 @@ describeStorages('creating devices in bulk', (fresh, kind) => {
     devices.createMany(createsOf([nameOf(0), nameOf(1)]), { system: true });
     const head = engine.log.head();
     const names = Array.from({ length: 50 }, (_, i) => nameOf(i + 10));
-    const attempt = (requests: { parent: string; resource: unknown }[]) =>
+    const attempt = (requests: CreateRequest[]) =>
       refusal(() =>
         engine.transaction(() => {
           devices.createMany(requests, { system: true });
@@ -92,7 +94,7 @@ describeStorages('creating devices in bulk', (fresh, kind) => {
     ]);
     expect(elsewhere.status).toBe('INVALID_ARGUMENT');
 
-    expect(devices.names({ parent: PARENT })).toEqual([nameOf(0), nameOf(1)]);
+    expect(devices.names()).toEqual([nameOf(0), nameOf(1)]);
     expect(engine.log.head()).toBe(head);
     // the batch after a refused one starts clean
     devices.createMany(createsOf(names), { system: true });
