@@ -175,7 +175,8 @@ describe('droplet hooks on a simulated device (real droplet process, file backen
     const pids = join(root, 'pids');
     await writeHook(root, 'on-boot', `sleep 600 & echo $! > ${pids}; sleep 600`);
     await writeHook(root, 'after-droplet', markerLine, 0o644);
-    const droplet = start(root, ['--hook-timeout', '1']);
+    // 3 s from the hook's spawn: time for it to start its child and write the pid the test reads, on a loaded machine
+    const droplet = start(root, ['--hook-timeout', '3']);
 
     await plane.waitForStatus('the on-boot run', (status) => (status.hooks ?? []).length > 0, 20_000);
     expect(hookRuns(plane)['on-boot']).toMatchObject({ timedOut: true, signal: 'SIGTERM' });
