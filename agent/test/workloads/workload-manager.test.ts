@@ -129,7 +129,12 @@ describe('the workload manager (real processes)', () => {
       pod([{ name: 'tree', command: ['sh', '-c', 'sleep 60 & echo $! > child.pid; wait'] }]),
     ]);
     const childPidFile = join(dataDir, 'workloads', podDirName(POD), 'child.pid');
-    const child = await until(() => Number(readFileSync(childPidFile, 'utf8')));
+    // the shell creates the file before it writes the pid: an empty read is waited past (Number('') is 0)
+    const child = await until(() => {
+      const pid = Number(readFileSync(childPidFile, 'utf8'));
+      expect(pid).toBeGreaterThan(0);
+      return pid;
+    });
     expect(alive(child)).toBe(true);
     await workloads.control({ pod: POD, action: 'STOP' });
     await until(() => expect(alive(child)).toBe(false));
