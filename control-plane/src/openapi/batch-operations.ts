@@ -51,22 +51,9 @@ export function batchCreateOperation(at: KindAtPattern): PlacedOperation {
     description:
       'Each request is the create a POST to the collection makes (permission create on the parent), all in ' +
       'one transaction: all or nothing, the first refusal answers. At most 1000.',
-    request: {
-      type: 'object',
-      properties: {
-        requests: {
-          type: 'array',
-          maxItems: 1000,
-          items: {
-            type: 'object',
-            properties: { [def.singular]: input, parent: { type: 'string' } },
-            required: [def.singular],
-          },
-        },
-        responseMask: RESPONSE_MASK,
-      },
-      required: ['requests'],
-    },
+    request: requestsBody({ [def.singular]: input, parent: { type: 'string' } }, [def.singular], {
+      responseMask: RESPONSE_MASK,
+    }),
     answered: 'The created resources, in the order of the requests.',
     answer: { [def.plural]: { type: 'array', items: resource } },
   });
@@ -106,24 +93,27 @@ const RESPONSE_MASK: JsonSchema = {
   },
 };
 
-const batchUpdateRequest = (def: ResourceDefinition, input: JsonSchema): JsonSchema => ({
+const batchUpdateRequest = (def: ResourceDefinition, input: JsonSchema): JsonSchema =>
+  requestsBody(
+    {
+      [def.singular]: input,
+      updateMask: { type: 'string' },
+      cas: { type: 'object', properties: { fieldMask: { type: 'string' }, conditionalState: { type: 'object' } } },
+    },
+    [def.singular, 'updateMask'],
+    { allowPartialSuccess: { type: 'boolean' }, responseMask: RESPONSE_MASK },
+  );
+
+/** A batch's body: `requests` (at most 1000, each of `item`'s properties) and the batch's own `fields`. */
+const requestsBody = (
+  item: Record<string, JsonSchema>,
+  required: string[],
+  fields: Record<string, JsonSchema>,
+): JsonSchema => ({
   type: 'object',
   properties: {
-    requests: {
-      type: 'array',
-      maxItems: 1000,
-      items: {
-        type: 'object',
-        properties: {
-          [def.singular]: input,
-          updateMask: { type: 'string' },
-          cas: { type: 'object', properties: { fieldMask: { type: 'string' }, conditionalState: { type: 'object' } } },
-        },
-        required: [def.singular, 'updateMask'],
-      },
-    },
-    allowPartialSuccess: { type: 'boolean' },
-    responseMask: RESPONSE_MASK,
+    requests: { type: 'array', maxItems: 1000, items: { type: 'object', properties: item, required } },
+    ...fields,
   },
   required: ['requests'],
 });
