@@ -5,7 +5,7 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { spawn as spawnPty } from 'node-pty';
@@ -13,6 +13,7 @@ import type { RemoteSession } from '@outpost/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRemoteSocket } from '../../control-plane/src/remote/remote-access-client.js';
 import { TEST_ADMIN_KEY } from '../../control-plane/test/helpers/test-server.js';
+import { inForeground, ofProcessesRunning, statFields } from './helpers/device-processes.js';
 import { CLI_FROM_SOURCES, REPO, RemoteOpsWorld } from './remote-ops-fixture.js';
 
 const DEVICE = 'projects/term2/regions/eu/devices/jobs-box';
@@ -41,43 +42,8 @@ async function until(
   }
 }
 
-/**
- * `read(pid)` of each process running exactly `argv` (its /proc/PID/cmdline); a process that ends meanwhile is
- * skipped.
- */
-function ofProcessesRunning<T>(argv: readonly string[], read: (pid: string) => T): T[] {
-  const wanted = `${argv.join('\0')}\0`;
-  const results: T[] = [];
-  for (const pid of readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8') === wanted) results.push(read(pid));
-    } catch {
-      // the process ended meanwhile
-    }
-  }
-  return results;
-}
-
-/** The fields of /proc/PID/stat after the command name (which may hold spaces and parentheses): state, ppid, ... */
-function statFields(pid: string): string[] {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-}
-
 /** The state letters (R, S, T, ...) of the processes running exactly `argv`. */
 const statesOf = (argv: readonly string[]): string[] => ofProcessesRunning(argv, (pid) => statFields(pid)[0] ?? '');
-
-/**
- * Whether a process running exactly `argv` is in its terminal's foreground process group: the group a Ctrl-Z or a
- * Ctrl-C typed on that terminal signals. A shell hands the terminal over around fork, exec and `fg` in an order of
- * its own, so a signal key is typed only once this holds.
- */
-const inForeground = (argv: readonly string[]): boolean =>
-  ofProcessesRunning(argv, (pid) => {
-    const [, , pgrp, , , tpgid] = statFields(pid);
-    return pgrp !== undefined && pgrp === tpgid;
-  }).includes(true);
 
 /** Bytes written so far (/proc/PID/io wchar) by the process running exactly `argv`. */
 function writtenBy(argv: readonly string[]): number[] {

@@ -5,7 +5,6 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { connect, createServer as createNetServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -16,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { openRemoteSocket } from '../../control-plane/src/remote/remote-access-client.js';
 import { TEST_ADMIN_KEY } from '../../control-plane/test/helpers/test-server.js';
+import { inForeground, processesRunning } from './helpers/device-processes.js';
 import { CLI_FROM_SOURCES, REPO, RemoteOpsWorld } from './remote-ops-fixture.js';
 import type { CliResult } from './remote-ops-fixture.js';
 
@@ -82,19 +82,6 @@ async function keyWith(permission: string): Promise<string> {
     body: { displayName: 'operator', grants: [{ permission, scope: PROJECT }] },
   });
   return created.secret;
-}
-
-/** pids of processes running exactly `argv` */
-function processesRunning(argv: readonly string[]): string[] {
-  const wanted = `${argv.join('\0')}\0`;
-  return readdirSync('/proc').filter((pid) => {
-    if (!/^\d+$/.test(pid)) return false;
-    try {
-      return readFileSync(`/proc/${pid}/cmdline`, 'utf8') === wanted;
-    } catch {
-      return false;
-    }
-  });
 }
 
 describe('outpost devices ssh', () => {
@@ -172,6 +159,9 @@ describe('outpost devices ssh', () => {
       }, 'the resize to reach the device');
       pty.write('sleep 101\r');
       await until(() => processesRunning(['sleep', '101']).length > 0, 'sleep 101 to run on the device');
+      // Ctrl-C signals the terminal's foreground group: typed before the shell handed the terminal to sleep, it
+      // would reach the shell alone and sleep would run on
+      await until(() => inForeground(['sleep', '101']), 'sleep 101 to have the terminal');
       pty.write('\x03');
       await until(() => processesRunning(['sleep', '101']).length === 0, 'Ctrl-C to interrupt sleep 101');
       await typed('echo back-$((1+1))\r', /back-2/);
