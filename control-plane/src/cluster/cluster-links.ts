@@ -12,7 +12,7 @@ import { pgUnclaimedLinks } from '../resources/storage/postgres/pg-unclaimed-lin
 import type { Logger } from '../server/logger.js';
 import type { LeaderJob } from './leadership.js';
 import { PresenceLeases } from './presence-leases.js';
-import { markLinksOffline } from './offline-marking.js';
+import { markLinksOffline, releaseEndedLinks } from './offline-marking.js';
 import { presenceSweepJob } from './presence-sweep.js';
 import { relayEndpoint } from './relay-endpoint.js';
 import { CommandRouter } from './routing.js';
@@ -20,7 +20,10 @@ import { CommandRouter } from './routing.js';
 export interface ClusterLinksOptions {
   /** the PostgreSQL database the replicas share */
   url: string;
-  /** the engine on that database: the sweep's Offline write and its lock of the presence rows are one transaction */
+  /**
+   * the engine on that database: an Offline write (the sweep's, or the release of links that ended here) and its
+   * lock of the presence rows are one transaction
+   */
   engine: ResourceEngine;
   /** the agents' heartbeat: a replica's lease lasts 1.5 of them, renewed every half (see presence-sweep.ts) */
   heartbeatSeconds: number;
@@ -65,6 +68,17 @@ export async function openClusterLinks(options: ClusterLinksOptions): Promise<Cl
     replica,
     leaseMs,
     renewEveryMs: heartbeatMs / 2,
+    releaseEnded: (links) =>
+      releaseEndedLinks(
+        {
+          replica,
+          devices: devices!,
+          transaction: (fn) => engine.transaction(fn),
+          unclaimed,
+          writeQueuedStatus: (names) => requireGateway().writeQueuedStatus(names),
+        },
+        links,
+      ),
     onTakenOver: (device) => gateway?.dropLink(device, 'replaced by a newer connection on another replica'),
     onLeaseLost: () => {
       logger.warn('cluster links: the presence lease lapsed; dropping every device link (they connect again)');

@@ -13,6 +13,11 @@ export interface PresenceLeasesOptions {
    * has been silent this long; default 2 leases
    */
   mainSilenceMs?: number;
+  /**
+   * Releases links that ended here and marks their devices Offline, in one transaction, each unless another
+   * replica claimed the device since (offline-marking.ts, releaseEndedLinks); throws when it could not
+   */
+  releaseEnded(links: readonly HeldLink[]): void;
   /** a newer connection of the device is on another replica: drop the link here without marking it Offline */
   onTakenOver(device: string): void;
   /** the lease expired before a renewal (the database was out of reach): every link here must be dropped */
@@ -25,27 +30,22 @@ interface Link {
   generation: number | undefined;
   /** writes the device Online: once its claim is stored (see connected) */
   markOnline: () => void;
-  /** the link ended while its claim was out: released once the claim is stored */
+  /** the link ended while its claim was out: released once the claim is stored (marked Offline if that fails) */
   endedWhileClaiming?: () => void;
   /** the newest generation claimed elsewhere that was announced while this link's claim was out */
   claimedElsewhere?: number;
 }
 
-interface Release {
-  link: HeldLink;
-  markOffline: () => void;
-}
-
 /**
  * This replica's side of the presence record: claims each device link it opens (batched: one statement per turn
  * for all the links opened meanwhile), renews its one lease (which keeps all of its links live), releases links
- * as they end (marking the device Offline only when no newer link of it was claimed elsewhere), and drops a link
- * when told that another replica claimed the device (newest connection wins).
+ * as they end (marking the device Offline in the same transaction, unless a newer link of it was claimed
+ * elsewhere), and drops a link when told that another replica claimed the device (newest connection wins).
  */
 export class PresenceLeases implements LinkPresence {
   private readonly held = new Map<string, Link>();
   private claims = new Map<string, Link>();
-  private releases: Release[] = [];
+  private releases: HeldLink[] = [];
   private scheduled: NodeJS.Immediate | undefined;
   private flushing: Promise<void> | undefined;
   private renewal: NodeJS.Timeout | undefined;
@@ -92,6 +92,10 @@ export class PresenceLeases implements LinkPresence {
     this.schedule();
   }
 
+  /**
+   * `markOffline` runs only for a link the record never named (its claim was not stored); one it names is marked
+   * Offline by its release (releaseEnded), in the transaction that checks that no other replica claimed it since.
+   */
   disconnected(device: string, markOffline: () => void): void {
     const link = this.held.get(device);
     if (link === undefined) return; // taken over by another replica, or dropped with a lapsed lease
@@ -102,7 +106,7 @@ export class PresenceLeases implements LinkPresence {
       return markOffline();
     }
     if (link.generation === undefined) link.endedWhileClaiming = markOffline;
-    else this.releases.push({ link: { device, generation: link.generation }, markOffline });
+    else this.releases.push({ device, generation: link.generation });
     this.schedule();
   }
 
@@ -137,7 +141,7 @@ export class PresenceLeases implements LinkPresence {
     this.releases = [];
     const run = async (): Promise<void> => {
       if (claims.size > 0) await this.claim(claims);
-      if (releases.length > 0) await this.release(releases);
+      if (releases.length > 0) this.release(releases);
     };
     this.failing = false;
     this.flushing = run();
@@ -170,7 +174,7 @@ export class PresenceLeases implements LinkPresence {
         // a racing claim elsewhere stored after this one and told us before this claim's answer came back
         this.supersede(device, link);
       } else if (link.endedWhileClaiming !== undefined) {
-        this.releases.push({ link: { device, generation }, markOffline: link.endedWhileClaiming });
+        this.releases.push({ device, generation });
       } else if (this.held.get(device) === link) {
         link.markOnline();
       }
@@ -185,22 +189,14 @@ export class PresenceLeases implements LinkPresence {
     }
   }
 
-  private async release(releases: readonly Release[]): Promise<void> {
-    let forgotten: Set<string>;
+  private release(releases: readonly HeldLink[]): void {
     try {
-      forgotten = new Set(
-        await this.options.store.release(
-          this.options.replica,
-          releases.map((r) => r.link),
-        ),
-      );
+      this.options.releaseEnded(releases);
     } catch (err) {
       this.options.onError(err, 'releasing device links');
       this.failing = true;
       this.releases.unshift(...releases); // tried again at the next renewal
-      return;
     }
-    for (const { link, markOffline } of releases) if (forgotten.has(link.device)) markOffline();
   }
 
   private takenOver(from: string, links: readonly HeldLink[]): void {

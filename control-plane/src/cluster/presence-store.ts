@@ -25,8 +25,8 @@ export interface ExpiredLink {
 }
 
 /**
- * The presence rows of expired links, checked and locked inside the engine's open transaction, so that the
- * sweep's Offline write and its check of the presence record are one decision (adapter:
+ * The presence rows of expired or ended links, checked and locked inside the engine's open transaction, so that
+ * an Offline write and its check of the presence record are one decision (adapter:
  * storage/postgres/pg-unclaimed-links.ts).
  */
 export interface UnclaimedLinks {
@@ -37,6 +37,12 @@ export interface UnclaimedLinks {
    * it (its replica's release, a clean stop, an earlier sweep) marked the device Offline.
    */
   lock(links: readonly ExpiredLink[]): ExpiredLink[];
+  /**
+   * Of these links `replica` held, which just ended there, the devices whose presence row still holds that claim
+   * (same generation), their rows deleted in the open transaction: a device claimed by another replica since is
+   * left to it; a claim racing this waits for the commit, then stores the device anew.
+   */
+  take(replica: string, links: readonly HeldLink[]): string[];
 }
 
 /** What a lease keeper renews, how often, and whom it tells. */
@@ -70,8 +76,6 @@ export interface PresenceStore {
   keepLease?(keeping: LeaseKeeping): LeaseKeeper;
   /** Takes the devices' links for `replica` (distinct names), newest claim winning. */
   claim(replica: string, devices: readonly string[]): Promise<DeviceClaim[]>;
-  /** Forgets the links still held with these generations; answers the devices whose link it forgot. */
-  release(replica: string, links: readonly HeldLink[]): Promise<string[]>;
   locate(device: string): Promise<LinkHolder | undefined>;
   /** The links of the replicas whose lease expired (until `forget` removes them: a sweep can be done again). */
   expired(): Promise<ExpiredLink[]>;

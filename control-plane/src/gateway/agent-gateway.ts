@@ -244,6 +244,14 @@ export class AgentGateway {
     this.options.logger.child({ device: deviceName }).info(`agent link dropped: ${reason}`);
   }
 
+  /**
+   * Writes now the status edits still queued for these devices; false when that failed (they stay queued). The
+   * presence record's release of ended links writes their Offline itself, after these (cluster/offline-marking.ts).
+   */
+  writeQueuedStatus(devices: readonly string[]): boolean {
+    return this.status.flushDevices(devices);
+  }
+
   /** The devices whose link this replica holds. */
   linkedDevices(): string[] {
     return [...this.sessions.keys()];

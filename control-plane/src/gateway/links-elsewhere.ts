@@ -11,7 +11,10 @@ export interface LinkPresence {
    * the link is recorded, unless it ended or was replaced before.
    */
   connected(device: string, markOnline: () => void): void;
-  /** The link ended; `markOffline` runs unless a newer link of the device is held elsewhere. */
+  /**
+   * The link ended: the device is marked Offline unless a newer link of it is held elsewhere, by `markOffline`
+   * when the link was never recorded, else by the record's own release (after the device's queued status).
+   */
   disconnected(device: string, markOffline: () => void): void;
 }
 

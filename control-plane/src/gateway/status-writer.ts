@@ -108,6 +108,15 @@ export class StatusWriter {
     return this.writePending(Infinity);
   }
 
+  /**
+   * Writes now, in one transaction, what is pending for these devices only (the others wait for the timer);
+   * false when that failed (the edits are kept and a retry is scheduled).
+   */
+  flushDevices(names: readonly string[]): boolean {
+    if (!names.some((name) => this.pending.has(name))) return true;
+    return this.writeBatch(this.takeDevices(names));
+  }
+
   /** The timer's flush: at most `devicesPerFlush` devices, the rest on the event loop's next turn. */
   private flushSome(): void {
     this.writePending(this.devicesPerFlush);
@@ -117,20 +126,26 @@ export class StatusWriter {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     if (this.pending.size === 0) return true;
-    const batch = this.takePending(maxDevices);
+    if (!this.writeBatch(this.takePending(maxDevices))) return false;
+    if (this.pending.size > 0 && !this.closed) this.timer = setTimeout(() => this.flushSome(), 0);
+    return true;
+  }
+
+  /** Writes a batch taken from what is pending; when that fails, puts it back and schedules a retry. */
+  private writeBatch(batch: Map<string, StatusEdit[][]>): boolean {
     try {
       this.write(batch);
     } catch (err) {
       this.keepForRetry(batch);
       this.failures++;
       const retryInMs = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** (this.failures - 1));
-      if (!this.closed) this.timer = setTimeout(() => this.flushSome(), retryInMs);
+      if (this.timer) clearTimeout(this.timer);
+      this.timer = this.closed ? undefined : setTimeout(() => this.flushSome(), retryInMs);
       this.options.onFlushFailed(err, retryInMs);
       return false;
     }
     this.failures = 0;
     this.batches++;
-    if (this.pending.size > 0 && !this.closed) this.timer = setTimeout(() => this.flushSome(), 0);
     return true;
   }
 
@@ -142,12 +157,21 @@ export class StatusWriter {
       this.endedBy = new Map();
       return all;
     }
-    const batch = new Map<string, StatusEdit[][]>();
-    for (const [name, writes] of this.pending) {
-      if (batch.size === maxDevices) break;
-      batch.set(name, writes);
+    const first: string[] = [];
+    for (const name of this.pending.keys()) {
+      if (first.length === maxDevices) break;
+      first.push(name);
     }
-    for (const name of batch.keys()) {
+    return this.takeDevices(first);
+  }
+
+  /** The pending writes of these devices (those that have any), taken out of what is pending. */
+  private takeDevices(names: readonly string[]): Map<string, StatusEdit[][]> {
+    const batch = new Map<string, StatusEdit[][]>();
+    for (const name of names) {
+      const writes = this.pending.get(name);
+      if (writes === undefined) continue;
+      batch.set(name, writes);
       this.pending.delete(name);
       this.endedBy.delete(name);
     }

@@ -4,6 +4,8 @@ import type { PresenceStore } from '../../src/cluster/presence-store.js';
 import { PgPresence } from '../../src/resources/storage/postgres/pg-presence.js';
 import { postgresMissing, startPostgresCluster } from '../helpers/postgres-cluster.js';
 import type { PostgresCluster } from '../helpers/postgres-cluster.js';
+import { replicaDevices } from '../helpers/replica-devices.js';
+import type { ReplicaDevices } from '../helpers/replica-devices.js';
 
 const missing = postgresMissing();
 const skipped = missing !== undefined && process.env['CI'] !== 'true';
@@ -17,13 +19,17 @@ function blockMainThread(ms: number): void {
 
 describe.skipIf(skipped)('the presence lease renewed off the main thread [postgres]', () => {
   let cluster: PostgresCluster;
+  let url: string;
   let store: PgPresence;
+  const owned: ReplicaDevices[] = [];
   const errors: unknown[] = [];
   beforeAll(async () => {
     cluster = await startPostgresCluster({ durable: false });
-    store = await PgPresence.open(cluster.createDatabase(), (err) => errors.push(err));
+    url = cluster.createDatabase();
+    store = await PgPresence.open(url, (err) => errors.push(err));
   }, 120_000);
   afterAll(async () => {
+    for (const own of owned) own.close();
     await store?.close();
     cluster?.stop();
   });
@@ -33,8 +39,11 @@ describe.skipIf(skipped)('the presence lease renewed off the main thread [postgr
   /** A replica holding one device's link, with `mainSilenceMs`; what it is told is recorded. */
   async function replica(id: string, options: { leaseMs: number; mainSilenceMs: number }, using: PresenceStore) {
     const told: string[] = [];
+    const own = replicaDevices(url, id, (err) => errors.push(err));
+    owned.push(own);
     const leases = new PresenceLeases({
       store: using,
+      releaseEnded: (links) => own.releaseEnded(links),
       replica: id,
       leaseMs: options.leaseMs,
       renewEveryMs: 200,

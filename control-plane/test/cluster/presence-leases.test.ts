@@ -6,6 +6,8 @@ import type { PresenceStore } from '../../src/cluster/presence-store.js';
 import { PgPresence } from '../../src/resources/storage/postgres/pg-presence.js';
 import { postgresMissing, startPostgresCluster } from '../helpers/postgres-cluster.js';
 import type { PostgresCluster } from '../helpers/postgres-cluster.js';
+import { replicaDevices } from '../helpers/replica-devices.js';
+import type { ReplicaDevices } from '../helpers/replica-devices.js';
 import { until } from '../helpers/until.js';
 
 const missing = postgresMissing();
@@ -31,8 +33,15 @@ describe.skipIf(skipped)('presence leases of replicas on one PostgreSQL database
     return store;
   };
 
-  /** A replica's leases on `store`, recording what it is told; its claims are counted. */
-  const replica = async (store: PresenceStore, id: string) => {
+  /** The replica's engine on the database at `url` (its release of ended links marks them Offline there). */
+  const ownDevices = (url: string, id: string): ReplicaDevices => {
+    const own = replicaDevices(url, id, (err) => errors.push(err));
+    closing.push(() => Promise.resolve(own.close()));
+    return own;
+  };
+
+  /** A replica's leases on `store` (the database at `url`), recording what it is told; its claims are counted. */
+  const replica = async (url: string, store: PresenceStore, id: string) => {
     const takenOver: string[] = [];
     let claimStatements = 0;
     const counting: PresenceStore = Object.create(store) as PresenceStore;
@@ -40,23 +49,26 @@ describe.skipIf(skipped)('presence leases of replicas on one PostgreSQL database
       claimStatements++;
       return store.claim(...args);
     };
+    const own = ownDevices(url, id);
     const leases = new PresenceLeases({
       store: counting,
       replica: id,
       leaseMs: 60_000,
       renewEveryMs: 30_000,
+      releaseEnded: (links) => own.releaseEnded(links),
       onTakenOver: (device) => takenOver.push(device),
       onLeaseLost: () => takenOver.push('*'),
       onError: (err) => errors.push(err),
     });
     await leases.start(`http://${id}.invalid:1`);
     closing.push(() => leases.close());
-    return { leases, takenOver, claimStatements: () => claimStatements };
+    return { leases, takenOver, releases: own.releases, claimStatements: () => claimStatements };
   };
 
   it('claims the links opened in one turn in one statement; the others find the device there', async () => {
-    const store = await openStore(cluster.createDatabase());
-    const a = await replica(store, 'a');
+    const url = cluster.createDatabase();
+    const store = await openStore(url);
+    const a = await replica(url, store, 'a');
     for (let i = 0; i < 500; i++) a.leases.connected(`d-${i}`, () => {});
     await until(async () => (await store.locate('d-499')) !== undefined, 'the claims are stored');
     expect(a.claimStatements()).toBe(1);
@@ -65,29 +77,32 @@ describe.skipIf(skipped)('presence leases of replicas on one PostgreSQL database
   });
 
   it('newest connection wins: the older holder is told and drops it, and only the newest end marks Offline', async () => {
-    const store = await openStore(cluster.createDatabase());
-    const a = await replica(store, 'a');
-    const b = await replica(store, 'b');
+    const url = cluster.createDatabase();
+    const store = await openStore(url);
+    const a = await replica(url, store, 'a');
+    const b = await replica(url, store, 'b');
     a.leases.connected('moving', () => {});
     await until(async () => (await store.locate('moving'))?.replica === 'a', 'A holds it');
     b.leases.connected('moving', () => {});
     await until(() => a.takenOver.includes('moving'), 'A is told (NOTIFY)');
     expect((await store.locate('moving'))?.replica).toBe('b');
 
-    const offline: string[] = [];
-    a.leases.disconnected('moving', () => offline.push('by a'));
-    b.leases.disconnected('moving', () => offline.push('by b'));
-    await until(() => offline.length > 0, 'the newest link ends');
-    expect(offline).toEqual(['by b']);
+    const neverClaimed: string[] = [];
+    a.leases.disconnected('moving', () => neverClaimed.push('by a'));
+    b.leases.disconnected('moving', () => neverClaimed.push('by b'));
+    await until(() => b.releases.length > 0, 'the newest link ends');
+    expect(b.releases).toEqual([['moving']]);
+    expect(a.releases).toEqual([]);
+    expect(neverClaimed).toEqual([]);
     expect(await store.locate('moving')).toBeUndefined();
   });
 
   it('of two claims racing for one device, the later one tells the earlier, which drops its link', async () => {
     const url = cluster.createDatabase();
     const store = await openStore(url);
-    const x = await replica(store, 'x');
-    const a = await replica(store, 'a');
-    const b = await replica(store, 'b');
+    const x = await replica(url, store, 'x');
+    const a = await replica(url, store, 'a');
+    const b = await replica(url, store, 'b');
     x.leases.connected('raced', () => {});
     await until(async () => (await store.locate('raced'))?.replica === 'x', 'X holds it');
     // both claims start (and read their snapshot) while the row is locked, then go one after the other
@@ -116,7 +131,8 @@ describe.skipIf(skipped)('presence leases of replicas on one PostgreSQL database
   }, 120_000);
 
   it('a takeover told before the answer to its own claim still drops the older link', async () => {
-    const store = await openStore(cluster.createDatabase());
+    const url = cluster.createDatabase();
+    const store = await openStore(url);
     const told = new Set<string>();
     // B's notice overtakes A's answer: A's claim answers only once A has been told of B's
     const overtaken: PresenceStore = Object.create(store) as PresenceStore;
@@ -131,11 +147,13 @@ describe.skipIf(skipped)('presence leases of replicas on one PostgreSQL database
       return claimed;
     };
     const takenOver: string[] = [];
+    const own = ownDevices(url, 'a');
     const a = new PresenceLeases({
       store: overtaken,
       replica: 'a',
       leaseMs: 60_000,
       renewEveryMs: 30_000,
+      releaseEnded: (links) => own.releaseEnded(links),
       onTakenOver: (device) => takenOver.push(device),
       onLeaseLost: () => takenOver.push('*'),
       onError: (err) => errors.push(err),
@@ -153,13 +171,16 @@ describe.skipIf(skipped)('presence leases of replicas on one PostgreSQL database
   }, 120_000);
 
   it('a link that ends while its claim is out is released once the claim is stored', async () => {
-    const store = await openStore(cluster.createDatabase());
-    const a = await replica(store, 'a');
-    const offline: string[] = [];
+    const url = cluster.createDatabase();
+    const store = await openStore(url);
+    const a = await replica(url, store, 'a');
+    const neverClaimed: string[] = [];
     a.leases.connected('brief', () => {});
     await new Promise((resolve) => setImmediate(resolve)); // the claim is on its way
-    a.leases.disconnected('brief', () => offline.push('brief'));
-    await until(() => offline.length > 0, 'the link is marked Offline');
+    a.leases.disconnected('brief', () => neverClaimed.push('brief'));
+    await until(() => a.releases.length > 0, 'the link is released');
+    expect(a.releases).toEqual([['brief']]);
+    expect(neverClaimed).toEqual([]);
     expect(await store.locate('brief')).toBeUndefined();
   });
 

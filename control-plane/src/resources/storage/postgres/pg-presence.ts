@@ -43,17 +43,13 @@ const SCHEMA = [
 
 // The previous holder and the generation are taken once the row is locked, not from the statement's snapshot: of
 // two claims racing for one device, the second sees the first as the previous holder, with a newer generation.
-// Rows are written in device order, the order the sweep locks them in (pg-unclaimed-links.ts): never a deadlock.
+// Rows are written in device order, the order the sweep and the release of ended links lock them in
+// (pg-unclaimed-links.ts): never a deadlock.
 const CLAIM = `INSERT INTO outpost_presence(device, replica, generation)
   SELECT device, $1, nextval('outpost_presence_generation') FROM unnest($2::text[]) AS device ORDER BY device
   ON CONFLICT (device) DO UPDATE SET replica = EXCLUDED.replica,
     generation = nextval('outpost_presence_generation'), claimed_from = outpost_presence.replica
   RETURNING device, generation, claimed_from AS previous`;
-
-const RELEASE = `DELETE FROM outpost_presence AS p
-  USING unnest($2::text[], $3::bigint[]) AS link(device, generation)
-  WHERE p.device = link.device AND p.generation = link.generation AND p.replica = $1
-  RETURNING p.device`;
 
 const LOCATE = `SELECT r.replica, r.address FROM outpost_presence p JOIN outpost_replicas r ON r.replica = p.replica
   WHERE p.device = $1 AND r.expires > now()`;
@@ -136,15 +132,6 @@ export class PgPresence implements PresenceStore {
       devices,
     ]);
     return rows.map((row) => ({ device: row.device, generation: Number(row.generation), previous: row.previous }));
-  }
-
-  async release(replica: string, links: readonly HeldLink[]): Promise<string[]> {
-    const { rows } = await this.pool.query<{ device: string }>(RELEASE, [
-      replica,
-      links.map((link) => link.device),
-      links.map((link) => link.generation),
-    ]);
-    return rows.map((row) => row.device);
   }
 
   async locate(device: string): Promise<LinkHolder | undefined> {
