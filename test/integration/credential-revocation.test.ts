@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_ADMIN_KEY } from '../../control-plane/test/helpers/test-server.js';
 import { RemoteOpsWorld, offline } from './remote-ops-fixture.js';
 import type { Agent } from './remote-ops-fixture.js';
+import { perAttempt } from './helpers/per-attempt.js';
 import { waitForDevice } from './helpers/wait-for.js';
 
 const world = new RemoteOpsWorld();
@@ -61,16 +62,16 @@ async function expectLinkEndsWithin(agent: Agent, device: string, end: () => Pro
 }
 
 describe('a device credential that stops working', () => {
-  it('revoked: the link and its download end at once, and the agent is refused', async () => {
-    const device = 'projects/creds/regions/eu/devices/revoked-1';
+  it('revoked: the link and its download end at once, and the agent is refused', async (context) => {
+    const device = perAttempt(context, 'projects/creds/regions/eu/devices/revoked-1');
     const agent = await world.onlineDevice(device);
     await expectLinkEndsWithin(agent, device, () =>
       world.server.admin.request('POST', `/v1/${device}:revokeCredential`, { body: {} }),
     );
   }, 120_000);
 
-  it('rotated: the link opened with the old credential ends the same way', async () => {
-    const device = 'projects/creds/regions/eu/devices/rotated-1';
+  it('rotated: the link opened with the old credential ends the same way', async (context) => {
+    const device = perAttempt(context, 'projects/creds/regions/eu/devices/rotated-1');
     const agent = await world.onlineDevice(device);
     await expectLinkEndsWithin(agent, device, () =>
       world.server.admin.request('POST', `/v1/${device}:issueCredential`, { body: {} }),
