@@ -79,6 +79,22 @@ describe('StatusWriter', () => {
     writer.flush(); // nothing pending: nothing written
     expect(seen).toHaveLength(2);
   });
+
+  it('writes now what is pending for the named devices only, leaving the others to the next flush', () => {
+    const { devices, writer } = setup();
+    const other = 'projects/p1/regions/eu/devices/d2';
+    devices.put({ name: other });
+    writer.connection(DEVICE, 'CONNECTED', '2026-01-01T00:00:00.000Z');
+    writer.report(DEVICE, { deviceInfo: { osVersion: '1.0.0' } });
+    writer.connection(other, 'CONNECTED', '2026-01-01T00:00:00.000Z');
+    expect(writer.flushDevices([DEVICE, 'projects/p1/regions/eu/devices/never-seen'])).toBe(true);
+    expect(devices.find(DEVICE)?.['status']).toMatchObject({ deviceInfo: { osVersion: '1.0.0' } });
+    expect(devices.find(other)?.['status']).toBeUndefined();
+    expect(writer.flushDevices([DEVICE])).toBe(true); // nothing pending for it: nothing written
+    expect(writer.batches).toBe(1);
+    writer.flush();
+    expect(devices.find(other)?.['status']).toMatchObject({ connectionStatus: 'CONNECTED' });
+  });
 });
 
 describe('StatusWriter on a full disk', () => {
@@ -134,5 +150,20 @@ describe('StatusWriter on a full disk', () => {
     expect(failures.map((f) => f.retryInMs)).toEqual([1000, 2000, 4000]);
     await new Promise((r) => setTimeout(r, 1200));
     expect(failures).toHaveLength(3); // closed: no retry ran
+  });
+
+  it('keeps the edits of named devices whose write failed, in front of those that came after', () => {
+    const { devices, writer, failures, fill, free } = fullDiskSetup();
+    fill();
+    writer.connection(NAMES[0]!, 'CONNECTED', '2026-01-01T00:00:00.000Z', AGENT);
+    expect(writer.flushDevices([NAMES[0]!])).toBe(false);
+    expect(failures).toHaveLength(1);
+    writer.report(NAMES[0]!, { deviceInfo: { osVersion: '2.0.0' } });
+    free();
+    expect(writer.close()).toBe(true);
+    expect(devices.find(NAMES[0]!)?.['status']).toMatchObject({
+      connectionStatus: 'CONNECTED',
+      deviceInfo: { osVersion: '2.0.0' },
+    });
   });
 });
