@@ -10,6 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '@outpost/shared';
 import type { Device } from '@outpost/shared';
+import { perAttempt } from './helpers/per-attempt.js';
 import { waitForDevice } from './helpers/wait-for.js';
 import { REPO, RemoteOpsWorld, online } from './remote-ops-fixture.js';
 
@@ -40,8 +41,8 @@ const bootIdOf = async (name: string): Promise<string | undefined> =>
 const closedWindow = { schedule: `0 ${(new Date().getUTCHours() + 12) % 24} * * *`, duration: '1h', timeZone: 'UTC' };
 
 describe('reboot with maintenance windows and update locks', () => {
-  it('the prompt says the window is closed and names the held lock; the lock refuses a reboot unless overridden', async () => {
-    const name = `${parent}/devices/locked`;
+  it('the prompt says the window is closed and names the held lock; the lock refuses a reboot unless overridden', async (context) => {
+    const name = perAttempt(context, `${parent}/devices/locked`);
     const agent = await world.onlineDevice(name);
     await world.server.admin.update<Device>(
       { name, spec: { updatePolicy: { maintenanceWindows: [closedWindow] } } },
@@ -54,7 +55,7 @@ describe('reboot with maintenance windows and update locks', () => {
       world.server.admin,
       name,
       (d) => d.status?.maintenance?.heldLocks.some((l) => l.name === 'db') === true && !d.status.maintenance.windowOpen,
-      30_000,
+      60_000,
     );
     const firstBoot = seen.status?.agent?.bootId;
 
@@ -73,7 +74,7 @@ describe('reboot with maintenance windows and update locks', () => {
       world.server.admin,
       name,
       (d) => online(d) && d.status?.agent?.bootId !== firstBoot,
-      30_000,
+      60_000,
     );
 
     // the lock file is in {device_root}/data: it outlives the reboot; --force goes through it without asking
@@ -83,18 +84,18 @@ describe('reboot with maintenance windows and update locks', () => {
       world.server.admin,
       name,
       (d) => online(d) && d.status?.agent?.bootId !== second.status?.agent?.bootId,
-      30_000,
+      60_000,
     );
     expect(third.status?.agent?.bootId).toBeDefined();
 
     expect((await droplet(['lock', 'release', 'db', '--device-root', agent.root])).stdout).toBe(
       'released update lock db\n',
     );
-    await waitForDevice(world.server.admin, name, (d) => d.status?.maintenance?.heldLocks.length === 0, 30_000);
+    await waitForDevice(world.server.admin, name, (d) => d.status?.maintenance?.heldLocks.length === 0, 60_000);
   }, 180_000);
 
-  it('refuses a bad :reboot body and a bad spec.updatePolicy with 400, changing nothing', async () => {
-    const name = `${parent}/devices/strict`;
+  it('refuses a bad :reboot body and a bad spec.updatePolicy with 400, changing nothing', async (context) => {
+    const name = perAttempt(context, `${parent}/devices/strict`);
     await world.onlineDevice(name);
     const bootId = await bootIdOf(name);
     const badBody = await world.server.admin
