@@ -59,10 +59,13 @@ const LOCATE = `SELECT r.replica, r.address FROM outpost_presence p JOIN outpost
 const EXPIRED = `SELECT p.device, r.replica, p.generation FROM outpost_presence p
   JOIN outpost_replicas r USING (replica) WHERE r.expires <= now()`;
 
+// the rows are locked in device order before they are deleted, as claims and releases lock them: never a deadlock
 const FORGET = `WITH dead AS (
     DELETE FROM outpost_replicas WHERE replica = ANY($1::text[]) AND expires <= now() RETURNING replica
+  ), held AS (
+    SELECT p.device FROM outpost_presence p JOIN dead USING (replica) ORDER BY p.device FOR UPDATE OF p
   )
-  DELETE FROM outpost_presence p USING dead WHERE p.replica = dead.replica`;
+  DELETE FROM outpost_presence p USING held WHERE p.device = held.device`;
 
 /** The NOTIFY channel on which a replica tells the one it took devices from (payload: TakeoverNotice JSON). */
 const TAKEOVER_CHANNEL = 'outpost_presence';
