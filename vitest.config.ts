@@ -49,8 +49,8 @@ export default defineConfig({
     },
   },
   test: {
-    // CI runs the suites two at a time on 2 cores with the servers and droplets they spawn (load 20 and more): a
-    // test that starts a droplet through tsx may wait half a minute before its own work. A hung test still fails.
+    // CI runs the suites two at a time on 2 cores with the servers and droplets they spawn: a test that starts a
+    // droplet through tsx may wait half a minute before its own work on a loaded machine. A hung test still fails.
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // expect.poll gives up after 1 s by default: less than a loaded machine may take to answer one HTTP request
@@ -60,6 +60,9 @@ export default defineConfig({
     retry: process.env['CI'] === 'true' ? 1 : 0,
     reporters: ['default', './scripts/vitest/flaky-tests-reporter.ts'],
     pool: 'forks',
+    // vitest's default is one file at a time on 2 cores (cores - 1); most integration files wait on the processes
+    // they spawn, so two at a time halves the run (CI runs it on Node 20 and again on 22 within its 90 minutes)
+    maxWorkers: 2,
     projects: [
       {
         extends: true,

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OutpostClient } from '@outpost/shared';
 import type { Device } from '@outpost/shared';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { freePort, startPostgresCluster } from '../../control-plane/test/helpers/postgres-cluster.js';
 import type { PostgresCluster } from '../../control-plane/test/helpers/postgres-cluster.js';
 import { TEST_ADMIN_KEY } from '../../control-plane/test/helpers/test-server.js';
@@ -47,7 +47,9 @@ describe.skipIf(skipped)('device links when a replica dies', () => {
   let work: string;
   let agent: RunningProcess | undefined;
 
-  beforeAll(async () => {
+  // a world per attempt: the test kills one of its replicas, so a retry (CI) needs all three again
+  beforeEach(async () => {
+    replicas.length = 0;
     postgres = await startPostgresCluster({ durable: false });
     const database = postgres.createDatabase();
     for (let i = 0; i < 3; i++) {
@@ -72,13 +74,16 @@ describe.skipIf(skipped)('device links when a replica dies', () => {
     await waitForDevice(replicas[0]!.admin, DEVICE, online, 60_000);
   }, 180_000);
 
-  afterAll(async () => {
+  afterEach(async () => {
     if (agent?.child.pid !== undefined) agent.child.kill('SIGCONT');
     await agent?.stop('SIGKILL');
     await nginx?.stop();
     await Promise.all(replicas.map((r) => r.stop()));
     postgres?.stop();
     rmSync(work, { recursive: true, force: true });
+    agent = undefined;
+    nginx = undefined;
+    postgres = undefined;
   });
 
   it('kill -9 of its replica: Offline on the others, back through nginx to another, commands re-route', async () => {
