@@ -2,7 +2,7 @@
  * The simulated fleet (scripts/sim-fleet) against a real control plane: its devices run the real agent link and OS
  * updater over the in-memory boot backend, and the server's records show each knob's outcome.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Condition } from '@outpost/shared';
 import { startTestServer, TEST_ADMIN_KEY } from '../../control-plane/test/helpers/test-server.js';
 import type { TestServer } from '../../control-plane/test/helpers/test-server.js';
@@ -66,14 +66,17 @@ async function specs(ids: string[], extra: Partial<SimDeviceSpec>[] = []): Promi
   );
 }
 
-beforeAll(async () => {
+// per attempt: a CI retry of the test gets a fresh server and fleet, not the first attempt's devices
+beforeEach(async () => {
+  lines.length = 0;
   server = await startTestServer({}, { heartbeatSeconds: 1 });
   sim = { client: server.admin, serverUrl: server.url, apiKey: TEST_ADMIN_KEY };
   await publishSimulatedVersion(sim, 'simulated', '1.1.0');
   await publishSimulatedVersion(sim, 'simulated', '1.1.0'); // again: nothing changes
 });
-afterAll(async () => {
+afterEach(async () => {
   await fleet?.stop();
+  fleet = undefined;
   await server.dispose();
 });
 
