@@ -1,7 +1,7 @@
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PresenceLeases } from '../../src/cluster/presence-leases.js';
 import { PgPresence } from '../../src/resources/storage/postgres/pg-presence.js';
+import { claimBehindRowLock } from '../helpers/claim-behind-row-lock.js';
 import { postgresMissing, startPostgresCluster } from '../helpers/postgres-cluster.js';
 import type { PostgresCluster } from '../helpers/postgres-cluster.js';
 import { replicaDevices } from '../helpers/replica-devices.js';
@@ -117,39 +117,8 @@ describe.skipIf(skipped)('the release of a link that ended [postgres]', () => {
 
   it("leaves the device and its row to B when B's claim takes the row just before A's release locks it", async () => {
     const { url, store, a, connection } = await setup();
-    const connect = async (): Promise<pg.Client> => {
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      closing.push(() => client.end());
-      return client;
-    };
-    const locker = await connect();
-    const watcher = await connect();
-    const waiting = async (): Promise<number> => {
-      const { rows } = await watcher.query<{ n: string }>('SELECT count(*) AS n FROM pg_locks WHERE NOT granted');
-      return Number(rows[0]!.n);
-    };
-    await locker.query('BEGIN');
-    await locker.query('SELECT 1 FROM outpost_presence WHERE device = $1 FOR UPDATE', [DEVICE]);
-    await store.register('b', 'http://b.invalid:1', 60_000);
-    const claiming = store.claim('b', [DEVICE]);
-    await until(async () => (await waiting()) === 1, "B's claim waits for the row");
-    // A's release blocks this thread once it waits: the third connection lets the row go on its own once the
-    // release waits too (behind B's claim), in one request the server runs to the end
-    const letGo = locker.query(`DO $$
-      DECLARE deadline timestamptz := clock_timestamp() + interval '100 seconds';
-      BEGIN
-        WHILE (SELECT count(*) FROM pg_locks WHERE NOT granted) < 2 LOOP
-          IF clock_timestamp() > deadline THEN RAISE EXCEPTION 'the release never waited for the row'; END IF;
-          PERFORM pg_sleep(0.01);
-        END LOOP;
-      END $$; COMMIT`);
-    await until(async () => {
-      const { rows } = await watcher.query<{ n: string }>(
-        "SELECT count(*) AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE 'DO $$%'",
-      );
-      return Number(rows[0]!.n) === 1;
-    }, 'the third connection waits for the release');
+    // A's release blocks this thread once it waits: the third connection lets the row go once it waits too
+    const { claiming, letGo } = await claimBehindRowLock(url, store, DEVICE, closing);
     a.end();
     await until(() => a.releases.length > 0, "A's release ran");
     await letGo;

@@ -1,6 +1,5 @@
 import { deviceDefinition } from '@outpost/shared';
 import type { Device } from '@outpost/shared';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { markLinksOffline } from '../../src/cluster/offline-marking.js';
 import type { OfflineMarking } from '../../src/cluster/offline-marking.js';
@@ -11,6 +10,7 @@ import { ResourceEngine } from '../../src/resources/resource-engine.js';
 import { PgPresence } from '../../src/resources/storage/postgres/pg-presence.js';
 import { PgStorage } from '../../src/resources/storage/postgres/pg-storage.js';
 import { pgUnclaimedLinks } from '../../src/resources/storage/postgres/pg-unclaimed-links.js';
+import { claimBehindRowLock } from '../helpers/claim-behind-row-lock.js';
 import { postgresMissing, startPostgresCluster } from '../helpers/postgres-cluster.js';
 import type { PostgresCluster } from '../helpers/postgres-cluster.js';
 import { replicaDevices } from '../helpers/replica-devices.js';
@@ -108,42 +108,11 @@ describe.skipIf(skipped)('the presence sweep on one PostgreSQL database [postgre
     const raced = `${PARENT}/raced`;
     const { url, store, marking, connection } = await setup([raced]);
     const expired = await store.expired();
-    const connect = async (): Promise<pg.Client> => {
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      closing.push(() => client.end());
-      return client;
-    };
-    const locker = await connect();
-    const watcher = await connect();
-    const waiting = async (): Promise<number> => {
-      const { rows } = await watcher.query<{ n: string }>('SELECT count(*) AS n FROM pg_locks WHERE NOT granted');
-      return Number(rows[0]!.n);
-    };
-    await locker.query('BEGIN');
-    await locker.query('SELECT 1 FROM outpost_presence WHERE device = $1 FOR UPDATE', [raced]);
-    await store.register('b', 'http://b.invalid:1', 60_000);
-    const claiming = store.claim('b', [raced]);
-    await until(async () => (await waiting()) === 1, "B's claim waits for the row");
-    // the sweep's transaction blocks this thread: the third connection lets the row go on its own once the
-    // sweep waits too (behind B's claim), in one request the server runs to the end
-    const released = locker.query(`DO $$
-      DECLARE deadline timestamptz := clock_timestamp() + interval '100 seconds';
-      BEGIN
-        WHILE (SELECT count(*) FROM pg_locks WHERE NOT granted) < 2 LOOP
-          IF clock_timestamp() > deadline THEN RAISE EXCEPTION 'the sweep never waited for the row'; END IF;
-          PERFORM pg_sleep(0.01);
-        END LOOP;
-      END $$; COMMIT`);
-    await until(async () => {
-      const { rows } = await watcher.query<{ n: string }>(
-        "SELECT count(*) AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE 'DO $$%'",
-      );
-      return Number(rows[0]!.n) === 1;
-    }, 'the third connection waits for the sweep');
+    // the sweep's transaction blocks this thread: the third connection lets the row go once it waits too
+    const { claiming, letGo } = await claimBehindRowLock(url, store, raced, closing);
     markLinksOffline(marking, expired);
     expect(connection(raced)).toBe('CONNECTED');
-    await released;
+    await letGo;
     expect((await claiming).map((claim) => claim.previous)).toEqual(['dead']);
     expect((await store.locate(raced))?.replica).toBe('b');
   }, 120_000);
