@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { clusterTestsSkipped } from './helpers/cluster-replicas.js';
 import { twoReplicasOnePostgres } from './helpers/two-replicas.js';
 import type { Replica } from './helpers/cluster-replicas.js';
+import { perAttempt } from './helpers/per-attempt.js';
 
 interface WatchResponse {
   resumeToken?: string;
@@ -36,37 +37,40 @@ describe.skipIf(skipped)('a watch across control-plane replicas on one PostgreSQ
     b = replicas.b();
   });
 
-  it('sees on B, in order, what was written through A, and resumes on A with B’s token', async () => {
+  it('sees on B, in order, what was written through A, and resumes on A with B’s token', async (context) => {
+    const [first, second, third, fourth, fifth] = ['first', 'second', 'third', 'fourth', 'fifth'].map((type) =>
+      perAttempt(context, `deviceTypes/${type}`),
+    ) as [string, string, string, string, string];
     const controller = new AbortController();
     const onB = b.admin.stream<WatchResponse>('POST', '/v1/deviceTypes:watch', {
       body: { type: 'STATELESS' },
       signal: controller.signal,
     });
     await onB.next(); // the (empty) snapshot: the watch is live from here
-    for (const type of ['first', 'second', 'third']) {
-      await a.admin.create('', 'deviceTypes', { name: `deviceTypes/${type}`, architecture: 'AMD64' });
+    for (const name of [first, second, third]) {
+      await a.admin.create('', 'deviceTypes', { name, architecture: 'AMD64' });
     }
-    const seen = await readUntil(onB, ['deviceTypes/first', 'deviceTypes/second', 'deviceTypes/third']);
+    const seen = await readUntil(onB, [first, second, third]);
     const text = JSON.stringify(seen);
-    expect(text.indexOf('deviceTypes/first')).toBeLessThan(text.indexOf('deviceTypes/second'));
-    expect(text.indexOf('deviceTypes/second')).toBeLessThan(text.indexOf('deviceTypes/third'));
+    expect(text.indexOf(`"${first}"`)).toBeLessThan(text.indexOf(`"${second}"`));
+    expect(text.indexOf(`"${second}"`)).toBeLessThan(text.indexOf(`"${third}"`));
     const token = seen.map((response) => response.resumeToken).findLast((t) => t !== undefined && t !== '');
     expect(token).toBeDefined();
     controller.abort();
     await onB.return(undefined);
 
     // written through B after B's token: A, resuming from it, sends exactly that change
-    await b.admin.create('', 'deviceTypes', { name: 'deviceTypes/fourth', architecture: 'AMD64' });
+    await b.admin.create('', 'deviceTypes', { name: fourth, architecture: 'AMD64' });
     const resumed = new AbortController();
     const onA = a.admin.stream<WatchResponse>('POST', '/v1/deviceTypes:watch', {
       body: { type: 'STATELESS', resumeToken: token },
       signal: resumed.signal,
     });
-    const replayed = JSON.stringify(await readUntil(onA, ['deviceTypes/fourth']));
-    expect(replayed).not.toContain('deviceTypes/third');
+    const replayed = JSON.stringify(await readUntil(onA, [fourth]));
+    expect(replayed).not.toContain(`"${third}"`);
     // and a write through B while the watch on A is live reaches it too
-    await b.admin.create('', 'deviceTypes', { name: 'deviceTypes/fifth', architecture: 'AMD64' });
-    await readUntil(onA, ['deviceTypes/fifth']);
+    await b.admin.create('', 'deviceTypes', { name: fifth, architecture: 'AMD64' });
+    await readUntil(onA, [fifth]);
     resumed.abort();
     await onA.return(undefined);
   });
