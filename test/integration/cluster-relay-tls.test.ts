@@ -14,13 +14,13 @@ import { fetchTrusting } from '../../control-plane/src/cli/trusted-ca.js';
 import { startPostgresCluster } from '../../control-plane/test/helpers/postgres-cluster.js';
 import type { PostgresCluster } from '../../control-plane/test/helpers/postgres-cluster.js';
 import { clusterTestsSkipped, startReplica } from './helpers/cluster-replicas.js';
+import { perAttempt } from './helpers/per-attempt.js';
 import type { Replica } from './helpers/cluster-replicas.js';
 import { createTestCa, issueServerCertificate } from './helpers/test-certificates.js';
 import type { TestCa } from './helpers/test-certificates.js';
 
 const skipped = clusterTestsSkipped('cluster relay TLS test');
 const PARENT = 'projects/relaying/regions/eu';
-const DEVICE = `${PARENT}/devices/on-a`;
 // generous: a loaded machine is slow, and the wait ends as soon as the command goes through
 const WAIT_MS = 60_000;
 
@@ -73,30 +73,31 @@ describe.skipIf(skipped)('the relay between replicas serving TLS', () => {
     rmSync(work, { recursive: true, force: true });
   });
 
-  it('B, trusting the CA, relays a reboot to the device on A; C, not trusting it, cannot reach A', async () => {
+  it('B, trusting the CA, relays a reboot to the device on A; C, not trusting it, cannot reach A', async (context) => {
+    const device = perAttempt(context, `${PARENT}/devices/on-a`);
     const [a, b, c] = replicas as [Replica, Replica, Replica];
     expect(a.url).toMatch(/^https:/);
-    await a.admin.create(PARENT, 'devices', { name: DEVICE });
-    const { credential } = await a.admin.request<{ credential: string }>('POST', `/v1/${DEVICE}:issueCredential`, {
+    await a.admin.create(PARENT, 'devices', { name: device });
+    const { credential } = await a.admin.request<{ credential: string }>('POST', `/v1/${device}:issueCredential`, {
       body: {},
     });
-    const device = await answeringDevice(a, credential, ca.pem);
+    const link = await answeringDevice(a, credential, ca.pem);
     // the link's presence claim is written a moment after the welcome: until then B finds no replica holding it
     const deadline = Date.now() + WAIT_MS;
     for (;;) {
       try {
-        await b.admin.request('POST', `/v1/${DEVICE}:reboot`, { body: {} });
+        await b.admin.request('POST', `/v1/${device}:reboot`, { body: {} });
         break;
       } catch (err) {
         if (!(err instanceof ApiError) || !/is offline/.test(err.message) || Date.now() > deadline) throw err;
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     }
-    expect(device.commands).toEqual(['power.reboot']);
-    const refused = await c.admin.request('POST', `/v1/${DEVICE}:reboot`, { body: {} }).catch((err: unknown) => err);
+    expect(link.commands).toEqual(['power.reboot']);
+    const refused = await c.admin.request('POST', `/v1/${device}:reboot`, { body: {} }).catch((err: unknown) => err);
     expect(refused).toBeInstanceOf(ApiError);
     expect((refused as ApiError).status).toBe('UNAVAILABLE');
     expect((refused as ApiError).message).toContain(`cannot reach the replica at ${a.url}`);
-    expect(device.commands).toEqual(['power.reboot']);
+    expect(link.commands).toEqual(['power.reboot']);
   }, 180_000);
 });
