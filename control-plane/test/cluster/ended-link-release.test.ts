@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PresenceLeases } from '../../src/cluster/presence-leases.js';
 import { PgPresence } from '../../src/resources/storage/postgres/pg-presence.js';
 import { claimBehindRowLock } from '../helpers/claim-behind-row-lock.js';
-import { postgresMissing, startPostgresCluster } from '../helpers/postgres-cluster.js';
-import type { PostgresCluster } from '../helpers/postgres-cluster.js';
+import { postgresMissing } from '../helpers/postgres-cluster.js';
 import { replicaDevices } from '../helpers/replica-devices.js';
+import { throwawayCluster } from '../helpers/throwaway-cluster.js';
 import { until } from '../helpers/until.js';
 
 const missing = postgresMissing();
@@ -20,17 +20,7 @@ const DEVICE = 'projects/p1/regions/eu/devices/moving';
  * status writers write only when the test flushes them, so "A's queued write lands late" is a step, not a race.
  */
 describe.skipIf(skipped)('the release of a link that ended [postgres]', () => {
-  let cluster: PostgresCluster;
-  const closing: (() => Promise<void>)[] = [];
-  const errors: unknown[] = [];
-  beforeAll(async () => {
-    cluster = await startPostgresCluster({ durable: false });
-  }, 120_000);
-  afterAll(async () => {
-    for (const close of closing.reverse()) await close().catch((err: unknown) => errors.push(err));
-    cluster?.stop();
-    expect(errors).toEqual([]);
-  });
+  const { cluster, closing, errors } = throwawayCluster();
 
   /** Replica `id` on the database at `url`: its presence leases, engine and status writer, as the gateway wires them. */
   const replica = async (url: string, store: PgPresence, id: string) => {
@@ -61,7 +51,7 @@ describe.skipIf(skipped)('the release of a link that ended [postgres]', () => {
 
   /** A and B on a new database; the device is Online through A, whose claim is stored. */
   const setup = async () => {
-    const url = cluster.createDatabase();
+    const url = cluster().createDatabase();
     const store = await PgPresence.open(url, (err) => errors.push(err));
     closing.push(() => store.close());
     const a = await replica(url, store, 'a');

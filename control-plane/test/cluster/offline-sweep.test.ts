@@ -1,6 +1,6 @@
 import { deviceDefinition } from '@outpost/shared';
 import type { Device } from '@outpost/shared';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { markLinksOffline } from '../../src/cluster/offline-marking.js';
 import type { OfflineMarking } from '../../src/cluster/offline-marking.js';
 import { PresenceLeases } from '../../src/cluster/presence-leases.js';
@@ -11,9 +11,9 @@ import { PgPresence } from '../../src/resources/storage/postgres/pg-presence.js'
 import { PgStorage } from '../../src/resources/storage/postgres/pg-storage.js';
 import { pgUnclaimedLinks } from '../../src/resources/storage/postgres/pg-unclaimed-links.js';
 import { claimBehindRowLock } from '../helpers/claim-behind-row-lock.js';
-import { postgresMissing, startPostgresCluster } from '../helpers/postgres-cluster.js';
-import type { PostgresCluster } from '../helpers/postgres-cluster.js';
+import { postgresMissing } from '../helpers/postgres-cluster.js';
 import { replicaDevices } from '../helpers/replica-devices.js';
+import { throwawayCluster } from '../helpers/throwaway-cluster.js';
 import { until } from '../helpers/until.js';
 
 const missing = postgresMissing();
@@ -29,21 +29,11 @@ const CONNECTED_AT = '2026-01-01T00:00:00.000Z';
  * but never one that another replica claimed meanwhile, however its claim and the sweep interleave.
  */
 describe.skipIf(skipped)('the presence sweep on one PostgreSQL database [postgres]', () => {
-  let cluster: PostgresCluster;
-  const closing: (() => Promise<void>)[] = [];
-  const errors: unknown[] = [];
-  beforeAll(async () => {
-    cluster = await startPostgresCluster({ durable: false });
-  }, 120_000);
-  afterAll(async () => {
-    for (const close of closing.reverse()) await close().catch((err: unknown) => errors.push(err));
-    cluster?.stop();
-    expect(errors).toEqual([]);
-  });
+  const { cluster, closing, errors } = throwawayCluster();
 
   /** A database with a devices table (the leader's engine) and the presence record; `dead` held `devices`. */
   const setup = async (devices: readonly string[]) => {
-    const url = cluster.createDatabase();
+    const url = cluster().createDatabase();
     const store = await PgPresence.open(url, (err) => errors.push(err));
     closing.push(() => store.close());
     const storage = new PgStorage(url);
@@ -118,7 +108,7 @@ describe.skipIf(skipped)('the presence sweep on one PostgreSQL database [postgre
   }, 120_000);
 
   it('writes a link Online only once its claim is stored, and not at all when it ended first', async () => {
-    const url = cluster.createDatabase();
+    const url = cluster().createDatabase();
     const store = await PgPresence.open(url, (err) => errors.push(err));
     closing.push(() => store.close());
     const own = replicaDevices(url, 'b', (err) => errors.push(err));
