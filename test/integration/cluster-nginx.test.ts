@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../control-plane/test/helpers/postgres-cluster.js';
 import { clusterNginxSite } from '../../scripts/cluster-nginx.js';
 import { clusterTestsSkipped, runsUnderCi } from './helpers/cluster-replicas.js';
+import { perAttempt } from './helpers/per-attempt.js';
 import { REPO } from './helpers/processes.js';
 
 const nginxInstalled = ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/bin/nginx'].some((path) => existsSync(path));
@@ -58,7 +59,7 @@ describe.skipIf(skipped)('npm run cluster: replicas behind nginx', () => {
     await exited;
   });
 
-  it('balances over both replicas, and a watch through nginx sees the writes taken by either', async () => {
+  it('balances over both replicas, and a watch through nginx sees the writes taken by either', async (context) => {
     const leaders = new Set<boolean>();
     for (let i = 0; i < 4; i++) {
       const health = (await (await fetch(`${started.url}/healthz`)).json()) as { cluster?: { leader: boolean } };
@@ -72,7 +73,7 @@ describe.skipIf(skipped)('npm run cluster: replicas behind nginx', () => {
       signal: controller.signal,
     });
     await watch.next();
-    const names = ['one', 'two', 'three', 'four'].map((id) => `deviceTypes/${id}`);
+    const names = ['one', 'two', 'three', 'four'].map((id) => perAttempt(context, `deviceTypes/${id}`));
     for (const name of names) await admin.create('', 'deviceTypes', { name, architecture: 'AMD64' });
     let seen = '';
     while (!names.every((name) => seen.includes(`"${name}"`))) {
