@@ -6,7 +6,7 @@
  * artifact locks) was cut and made again, and while it is cut (B's leased hold record stands). Skipped without PostgreSQL, except under CI=true.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,7 +18,8 @@ import { TEST_ADMIN_KEY } from '../../control-plane/test/helpers/test-server.js'
 import { clusterTestsSkipped } from './helpers/cluster-replicas.js';
 import type { Replica } from './helpers/cluster-replicas.js';
 import { DeviceTimeline } from './helpers/device-timeline.js';
-import { DROPLET, runCli, startProcess } from './helpers/processes.js';
+import { DROPLET, startProcess } from './helpers/processes.js';
+import { cliEnv, publishSimulated110 } from './helpers/published-os.js';
 import type { RunningProcess } from './helpers/processes.js';
 import { provisionSimulatedDevice } from './helpers/simulated-ota.js';
 import { twoReplicasOnePostgres } from './helpers/two-replicas.js';
@@ -28,11 +29,6 @@ const work = mkdtempSync(join(tmpdir(), 'outpost-cluster-artifacts-'));
 const artifactDir = join(work, 'artifacts');
 const auth = { authorization: `Bearer ${TEST_ADMIN_KEY}` };
 const parent = 'projects/cluster/regions/eu';
-
-const cliEnv = (replica: Replica): Record<string, string> => ({
-  OUTPOST_SERVER: replica.url,
-  OUTPOST_API_KEY: TEST_ADMIN_KEY,
-});
 
 interface Published {
   sha256: string;
@@ -51,29 +47,8 @@ describe.skipIf(skipped)('OS artifacts of control-plane replicas sharing --artif
   beforeAll(async () => {
     a = replicas.a();
     b = replicas.b();
-    const keygen = await runCli(['os', 'keygen', join(work, 'signing')], cliEnv(a));
-    expect(keygen.code, keygen.stderr).toBe(0);
     const bytes = randomBytes(3 * 1024 * 1024);
-    const image = join(work, 'image-1.1.0.img');
-    writeFileSync(image, bytes);
-    const publish = await runCli(
-      [
-        'os',
-        'publish',
-        '--device-type',
-        'simulated',
-        '--version',
-        '1.1.0',
-        '--image',
-        image,
-        '--key',
-        join(work, 'signing.key'),
-      ],
-      cliEnv(a),
-    );
-    expect(publish.code, publish.stderr + publish.stdout).toBe(0);
-    const version = await a.admin.get<{ artifact: { sha256: string; size: number } }>('osVersions/simulated-1.1.0');
-    published = { ...version.artifact, bytes };
+    published = { ...(await publishSimulated110(a, work, bytes)), bytes };
   }, 120_000);
   afterEach(async () => {
     timelines.splice(0).forEach((timeline) => timeline.close());

@@ -6,17 +6,15 @@
  * Skipped without PostgreSQL, except under CI=true.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_ADMIN_KEY } from '../../control-plane/test/helpers/test-server.js';
 import { clusterTestsSkipped } from './helpers/cluster-replicas.js';
-import type { Replica } from './helpers/cluster-replicas.js';
 import { revokeWhileDeaf } from './helpers/deaf-replica.js';
-import { runCli } from './helpers/processes.js';
+import { publishSimulated110 } from './helpers/published-os.js';
 import { twoReplicasOnePostgres } from './helpers/two-replicas.js';
 
 const skipped = clusterTestsSkipped('cluster download catch-up test');
@@ -25,11 +23,6 @@ const DEVICE = 'projects/catching-up-downloads/regions/eu/devices/downloading-on
 const WAIT_MS = 60_000;
 // larger than what the sockets buffer, so that a download stays open while its reader waits
 const IMAGE_BYTES = 48 << 20;
-
-const cliEnv = (replica: Replica): Record<string, string> => ({
-  OUTPOST_SERVER: replica.url,
-  OUTPOST_API_KEY: TEST_ADMIN_KEY,
-});
 
 async function until(condition: () => Promise<boolean>, what: string): Promise<void> {
   for (const deadline = Date.now() + WAIT_MS; !(await condition());) {
@@ -46,32 +39,12 @@ describe.skipIf(skipped)('a replica that listens again catches up on revoked dev
 
   beforeAll(async () => {
     const a = replicas.a();
-    const keygen = await runCli(['os', 'keygen', join(work, 'signing')], cliEnv(a));
-    expect(keygen.code, keygen.stderr).toBe(0);
-    // provisioned as type simulated, the type of the version published below (so it may fetch its artifact)
+    // provisioned as type simulated, the type of the version published here (so it may fetch its artifact)
     await a.admin.create(DEVICE.slice(0, DEVICE.indexOf('/devices/')), 'devices', { name: DEVICE });
     ({ credential } = await a.admin.request<{ credential: string }>('POST', `/v1/${DEVICE}:provision`, {
       body: { deviceType: 'simulated', factoryVersion: '1.0.0' },
     }));
-    const image = join(work, 'image-1.1.0.img');
-    writeFileSync(image, randomBytes(IMAGE_BYTES));
-    const publish = await runCli(
-      [
-        'os',
-        'publish',
-        '--device-type',
-        'simulated',
-        '--version',
-        '1.1.0',
-        '--image',
-        image,
-        '--key',
-        join(work, 'signing.key'),
-      ],
-      cliEnv(a),
-    );
-    expect(publish.code, publish.stderr + publish.stdout).toBe(0);
-    sha256 = (await a.admin.get<{ artifact: { sha256: string } }>('osVersions/simulated-1.1.0')).artifact.sha256;
+    ({ sha256 } = await publishSimulated110(a, work, randomBytes(IMAGE_BYTES)));
   }, 180_000);
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
