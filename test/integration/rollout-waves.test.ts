@@ -3,12 +3,17 @@
  * simulated devices in three waves converge in order; a re-run skips the waves already done.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestContext } from 'vitest';
 import type { Device } from '@outpost/shared';
+import { TEST_ADMIN_KEY } from '../../control-plane/test/helpers/test-server.js';
+import { publishSimulatedVersion } from '../../scripts/sim-fleet/server-setup.js';
 import { eventsOf, milestones, startRolloutBench, rolloutCommand } from './rollout-fixture.js';
 import type { RolloutBench } from './rollout-fixture.js';
 
 const SITES = ['berlin', 'oslo', 'lyon'];
 let bench: RolloutBench;
+// the version the rollout test rolled out: a CI retry of it rolls out a newer one (the devices already run the first)
+let rolledOut = '1.1.0';
 
 beforeAll(async () => {
   bench = await startRolloutBench(
@@ -28,8 +33,25 @@ const waveOf = (d: Device): string | undefined =>
     .find((k) => k.startsWith('wave:'))
     ?.slice('wave:'.length);
 
+/** Removes the wave:<name> labels a failed first attempt of the labelling test may have written. */
+async function removeWaveLabels(): Promise<void> {
+  for (const d of (await devices()).filter(waveOf)) {
+    const labels = Object.fromEntries(Object.entries(d.metadata?.labels ?? {}).filter(([k]) => !k.startsWith('wave:')));
+    await bench.server.admin.update({ name: d.name, metadata: { labels } }, { updateMask: 'metadata.labels' });
+  }
+}
+
+/** 1.1.0 on a test's first attempt, 1.1.N on its Nth retry, published for the simulated devices. */
+async function versionOfAttempt({ task }: Pick<TestContext, 'task'>): Promise<string> {
+  const version = `1.1.${task.result?.retryCount ?? 0}`;
+  const sim = { client: bench.server.admin, serverUrl: bench.server.url, apiKey: TEST_ADMIN_KEY };
+  await publishSimulatedVersion(sim, 'simulated', version);
+  return version;
+}
+
 describe('rollouts in waves', () => {
   it('label-waves prints its plan, writes wave:<name> labels and spreads the early wave across every site', async () => {
+    await removeWaveLabels();
     const args = [
       'devices',
       'label-waves',
@@ -81,8 +103,9 @@ describe('rollouts in waves', () => {
     expect((await devices()).filter((d) => d.spec?.osVersion !== undefined)).toEqual([]);
   }, 60_000);
 
-  it('rolls 1.1.0 out wave after wave, each wave written only once the one before is through', async () => {
-    const result = await bench.cli(rolloutCommand(bench, '1.1.0', '--yes', '-o', 'json'));
+  it('rolls 1.1.0 out wave after wave, each wave written only once the one before is through', async (context) => {
+    rolledOut = await versionOfAttempt(context);
+    const result = await bench.cli(rolloutCommand(bench, rolledOut, '--yes', '-o', 'json'));
     expect(result.code, result.stderr).toBe(0);
     const events = eventsOf(result.stdout);
     expect(milestones(events)).toEqual([
@@ -102,7 +125,7 @@ describe('rollouts in waves', () => {
     });
     const progress = events.filter((e) => e['event'] === 'progress');
     expect(progress.length).toBeGreaterThan(3);
-    for (const d of await devices()) expect(d.status?.deviceInfo?.osVersion, d.name).toBe('1.1.0');
+    for (const d of await devices()) expect(d.status?.deviceInfo?.osVersion, d.name).toBe(rolledOut);
   }, 120_000);
 
   it('rollout-status counts per wave, and a re-run skips the waves already done', async () => {
@@ -112,7 +135,7 @@ describe('rollouts in waves', () => {
       '--parent',
       bench.parent,
       '--version',
-      '1.1.0',
+      rolledOut,
       '--waves',
       'canary,early,main',
       '-o',
@@ -120,14 +143,14 @@ describe('rollouts in waves', () => {
     ]);
     expect(status.code, status.stderr).toBe(0);
     expect(JSON.parse(status.stdout)).toEqual([
-      { wave: 'canary', version: '1.1.0', notTargeted: 0, inFlight: 0, done: 3, failed: 0, offline: 0, pending: 0 },
-      { wave: 'early', version: '1.1.0', notTargeted: 0, inFlight: 0, done: 6, failed: 0, offline: 0, pending: 0 },
-      { wave: 'main', version: '1.1.0', notTargeted: 0, inFlight: 0, done: 21, failed: 0, offline: 0, pending: 0 },
+      { wave: 'canary', version: rolledOut, notTargeted: 0, inFlight: 0, done: 3, failed: 0, offline: 0, pending: 0 },
+      { wave: 'early', version: rolledOut, notTargeted: 0, inFlight: 0, done: 6, failed: 0, offline: 0, pending: 0 },
+      { wave: 'main', version: rolledOut, notTargeted: 0, inFlight: 0, done: 21, failed: 0, offline: 0, pending: 0 },
     ]);
-    const again = await bench.cli(rolloutCommand(bench, '1.1.0', '--yes'));
+    const again = await bench.cli(rolloutCommand(bench, rolledOut, '--yes'));
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toMatch(/wave canary: already done \(3\/3 done/);
     expect(again.stdout).toMatch(/wave main: already done \(21\/21 done/);
-    expect(again.stdout).toMatch(/rollout of 1.1.0 complete/);
+    expect(again.stdout).toContain(`rollout of ${rolledOut} complete`);
   }, 60_000);
 });
