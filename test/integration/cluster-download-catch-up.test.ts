@@ -18,7 +18,7 @@ import { publishSimulated110 } from './helpers/published-os.js';
 import { twoReplicasOnePostgres } from './helpers/two-replicas.js';
 
 const skipped = clusterTestsSkipped('cluster download catch-up test');
-const DEVICE = 'projects/catching-up-downloads/regions/eu/devices/downloading-on-a';
+const PARENT = 'projects/catching-up-downloads/regions/eu';
 // generous: a loaded machine is slow, and each wait ends as soon as its condition holds
 const WAIT_MS = 60_000;
 // larger than what the sockets buffer, so that a download stays open while its reader waits
@@ -35,21 +35,23 @@ describe.skipIf(skipped)('a replica that listens again catches up on revoked dev
   const replicas = twoReplicasOnePostgres();
   const work = mkdtempSync(join(tmpdir(), 'outpost-download-catch-up-'));
   let sha256: string;
-  let credential: string;
+  let attempt = 0;
 
   beforeAll(async () => {
     const a = replicas.a();
-    // provisioned as type simulated, the type of the version published here (so it may fetch its artifact)
-    await a.admin.create(DEVICE.slice(0, DEVICE.indexOf('/devices/')), 'devices', { name: DEVICE });
-    ({ credential } = await a.admin.request<{ credential: string }>('POST', `/v1/${DEVICE}:provision`, {
-      body: { deviceType: 'simulated', factoryVersion: '1.0.0' },
-    }));
     ({ sha256 } = await publishSimulated110(a, work, randomBytes(IMAGE_BYTES)));
   }, 180_000);
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
   it("a device's download on A of a credential revoked through B while A did not listen ends once A listens again", async () => {
     const [a, b] = [replicas.a(), replicas.b()];
+    // a device of its own per attempt (a retry's would have been revoked), provisioned as type simulated: the
+    // type of the version published above, so that it may fetch its artifact
+    const device = `${PARENT}/devices/downloading-on-a-${++attempt}`;
+    await a.admin.create(PARENT, 'devices', { name: device });
+    const { credential } = await a.admin.request<{ credential: string }>('POST', `/v1/${device}:provision`, {
+      body: { deviceType: 'simulated', factoryVersion: '1.0.0' },
+    });
     const download = await new Promise<http.IncomingMessage>((resolve, reject) =>
       http
         .get(`${a.url}/v1/artifacts/${sha256}`, { headers: { authorization: `Bearer ${credential}` } }, resolve)
@@ -71,8 +73,8 @@ describe.skipIf(skipped)('a replica that listens again catches up on revoked dev
         return Number(rows[0]!.n);
       };
       await until(async () => (await holds()) === 1, 'A holds the artifact it serves');
-      await revokeWhileDeaf(a, replicas.database(), DEVICE, () =>
-        b.admin.request('POST', `/v1/${DEVICE}:revokeCredential`, { body: {} }),
+      await revokeWhileDeaf(a, replicas.database(), device, () =>
+        b.admin.request('POST', `/v1/${device}:revokeCredential`, { body: {} }),
       );
       await until(async () => (await holds()) === 0, 'A ends the download');
       let received = 0;
