@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Device } from '@outpost/shared';
 import { createDevice } from '../healthchecks/helpers/raw-agent.js';
+import { perAttempt } from '../helpers/per-attempt.js';
 import { startTestServer } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
 import { AgentSocket } from './helpers/agent-socket.js';
@@ -38,8 +39,8 @@ async function waitForStatus(name: string, test: (device: Device) => boolean): P
 const NOW = (): string => new Date().toISOString();
 
 describe('a device that connects twice', () => {
-  it('takes nothing more from the replaced connection, even while its close handshake is pending', async () => {
-    const name = 'projects/p1/regions/eu/devices/twice';
+  it('takes nothing more from the replaced connection, even while its close handshake is pending', async (context) => {
+    const name = perAttempt(context, 'projects/p1/regions/eu/devices/twice');
     const credential = await createDevice(server, name);
     const replaced = await connect(credential);
     // the old peer stops reading, as one whose network went quiet: it never answers the server's close, so that
@@ -80,8 +81,8 @@ describe('a device that connects twice', () => {
     expect(current.closeCode).toBeUndefined();
   });
 
-  it('keeps the device online when the replaced connection finally closes', async () => {
-    const name = 'projects/p1/regions/eu/devices/twice-close';
+  it('keeps the device online when the replaced connection finally closes', async (context) => {
+    const name = perAttempt(context, 'projects/p1/regions/eu/devices/twice-close');
     const credential = await createDevice(server, name);
     const replaced = await connect(credential);
     const current = await connect(credential);
