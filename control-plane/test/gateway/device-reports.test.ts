@@ -1,7 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { TestContext } from 'vitest';
 import type { Device } from '@outpost/shared';
 import { createDevice } from '../healthchecks/helpers/raw-agent.js';
+import { perAttempt } from '../helpers/per-attempt.js';
 import { startTestServer } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
 import { AgentSocket } from './helpers/agent-socket.js';
@@ -19,8 +21,8 @@ afterAll(async () => {
   await server.dispose();
 });
 
-async function connectedDevice(id: string): Promise<{ name: string; agent: AgentSocket }> {
-  const name = `projects/p1/regions/eu/devices/${id}`;
+async function connectedDevice(context: TestContext, id: string): Promise<{ name: string; agent: AgentSocket }> {
+  const name = perAttempt(context, `projects/p1/regions/eu/devices/${id}`);
   const agent = await AgentSocket.connect(server.url, await createDevice(server, name));
   sockets.push(agent);
   return { name, agent };
@@ -46,8 +48,8 @@ const sample = (usagePercent: number): Record<string, unknown> => ({
 });
 
 describe('what a device reports', () => {
-  it('absurd values are answered with an error and change nothing', async () => {
-    const { name, agent } = await connectedDevice('absurd');
+  it('absurd values are answered with an error and change nothing', async (context) => {
+    const { name, agent } = await connectedDevice(context, 'absurd');
     agent.send(sample(12));
     agent.send({ type: 'status', seq: 1, deviceInfo: { osVersion: '1.0.0' } });
     const before = await waitForDevice(
@@ -79,8 +81,8 @@ describe('what a device reports', () => {
     expect(after.status?.metrics).toEqual(before.status?.metrics);
   });
 
-  it('cannot overwrite what the server derives: usage, connection status and its time, agent', async () => {
-    const { name, agent } = await connectedDevice('forger');
+  it('cannot overwrite what the server derives: usage, connection status and its time, agent', async (context) => {
+    const { name, agent } = await connectedDevice(context, 'forger');
     agent.send(sample(12));
     const before = await waitForDevice(name, (d) => d.status?.deviceInfo?.usage?.cpuPercent === 12);
 
