@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDevice } from '../healthchecks/helpers/raw-agent.js';
+import { perAttempt } from '../helpers/per-attempt.js';
 import { startTestServer } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
 import { AgentSocket } from './helpers/agent-socket.js';
@@ -14,8 +15,9 @@ afterAll(async () => {
 });
 
 describe("an agent's getSpec", () => {
-  it('right after its hello is answered by the spec the hello brought; a later one gets the spec again', async () => {
-    const credential = await createDevice(server, 'projects/p1/regions/eu/devices/asks');
+  it('right after its hello is answered by the spec the hello brought; a later one gets the spec again', async (context) => {
+    const name = perAttempt(context, 'projects/p1/regions/eu/devices/asks');
+    const credential = await createDevice(server, name);
     const agent = await AgentSocket.connect(server.url, credential);
     try {
       await agent.next('spec');
@@ -27,7 +29,7 @@ describe("an agent's getSpec", () => {
 
       agent.send({ type: 'getSpec' }); // its periodic refresh
       const spec = await agent.next('spec', 2);
-      expect(spec['device']).toMatchObject({ name: 'projects/p1/regions/eu/devices/asks' });
+      expect(spec['device']).toMatchObject({ name });
     } finally {
       agent.close();
     }
