@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Device } from '@outpost/shared';
+import { perAttempt } from '../helpers/per-attempt.js';
 import { startTestServer } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
 import { RawAgent, createDevice } from './helpers/raw-agent.js';
@@ -11,8 +12,8 @@ beforeAll(async () => {
 afterAll(async () => server.dispose());
 
 describe('what the agent reports of its checks and hooks lands in the device status', () => {
-  it('stores Healthy/<id> conditions next to OSReady and the hook runs in status.hooks', async () => {
-    const name = 'projects/acme/regions/eu/devices/gw-1';
+  it('stores Healthy/<id> conditions next to OSReady and the hook runs in status.hooks', async (context) => {
+    const name = perAttempt(context, 'projects/acme/regions/eu/devices/gw-1');
     const agent = await RawAgent.connect(server, await createDevice(server, name));
     const time = new Date().toISOString();
     agent.send({
