@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestContext } from 'vitest';
 import { ApiError } from '@outpost/shared';
 import type { DesiredDevice, Pod } from '@outpost/shared';
+import { perAttempt } from '../helpers/per-attempt.js';
 import { startTestServer } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
 import { ScriptedAgent, createDevice } from '../transfer/scripted-agent.js';
@@ -31,8 +33,8 @@ async function refusal(pending: Promise<unknown>): Promise<ApiError> {
   throw new Error('expected a refusal');
 }
 
-async function connectedDevice(id: string): Promise<{ name: string; agent: ScriptedAgent }> {
-  const name = `${region}/devices/${id}`;
+async function connectedDevice(context: TestContext, id: string): Promise<{ name: string; agent: ScriptedAgent }> {
+  const name = perAttempt(context, `${region}/devices/${id}`);
   const agent = await ScriptedAgent.connect(server.url, await createDevice(server.admin, name));
   agents.push(agent);
   return { name, agent };
@@ -54,11 +56,12 @@ const eventually = async (check: () => unknown, timeoutMs = 10_000): Promise<voi
 };
 
 describe('Pod resource (projects/{p}/regions/{r}/pods/{pod})', () => {
-  it('is created, listed by node, updated and deleted through the generic engine', async () => {
-    const device = `${region}/devices/crud-box`;
+  it('is created, listed by node, updated and deleted through the generic engine', async (context) => {
+    const device = perAttempt(context, `${region}/devices/crud-box`);
+    const crud = perAttempt(context, `${region}/pods/crud`);
     await createDevice(server.admin, device);
     const created = await server.admin.create<Pod>(region, 'pods', {
-      name: `${region}/pods/crud`,
+      name: crud,
       displayName: 'storefront',
       spec: { node: device, services: SERVICES, restartPolicy: 'ON_FAILURE' },
       status: { phase: 'RUNNING' }, // output only: ignored
@@ -66,14 +69,14 @@ describe('Pod resource (projects/{p}/regions/{r}/pods/{pod})', () => {
     expect(created.status).toBeUndefined();
     expect(created.metadata?.generation).toBe(1);
     const listed = await server.admin.list<Pod>(region, 'pods', { filter: `spec.node = "${device}"`, view: 'BASIC' });
-    expect(listed['pods']?.map((p) => p.name)).toEqual([`${region}/pods/crud`]);
+    expect(listed['pods']?.map((p) => p.name)).toEqual([crud]);
     const updated = await server.admin.update<Pod>(
-      { name: `${region}/pods/crud`, spec: { node: device, services: [SERVICES[0]!] } },
+      { name: crud, spec: { node: device, services: [SERVICES[0]!] } },
       { updateMask: 'spec.services' },
     );
     expect(updated.metadata?.generation).toBe(2);
     expect(updated.spec.restartPolicy).toBe('ON_FAILURE');
-    await server.admin.delete(`${region}/pods/crud`);
+    await server.admin.delete(crud);
   });
 
   it('refuses invalid pods clearly', async () => {
@@ -100,11 +103,11 @@ describe('Pod resource (projects/{p}/regions/{r}/pods/{pod})', () => {
 });
 
 describe('pods and their devices', () => {
-  it('a device is sent the pods whose spec.node it is, again whenever one changes', async () => {
-    const { name, agent } = await connectedDevice('spec-box');
+  it('a device is sent the pods whose spec.node it is, again whenever one changes', async (context) => {
+    const { name, agent } = await connectedDevice(context, 'spec-box');
     await agent.next('spec');
     expect(lastSpec(agent).pods).toBeUndefined();
-    const pod = `${region}/pods/spec-pod`;
+    const pod = perAttempt(context, `${region}/pods/spec-pod`);
     await server.admin.create(region, 'pods', { name: pod, spec: { node: name, services: SERVICES } });
     await eventually(() =>
       expect(lastSpec(agent).pods).toEqual([{ name: pod, generation: 1, spec: { node: name, services: SERVICES } }]),
@@ -124,10 +127,10 @@ describe('pods and their devices', () => {
     await eventually(() => expect(lastSpec(agent).pods).toBeUndefined());
   });
 
-  it('writes what a device reports only into its own pods, and shows them UNKNOWN while it is offline', async () => {
-    const { name, agent } = await connectedDevice('status-box');
-    const other = await connectedDevice('other-box');
-    const pod = `${region}/pods/status-pod`;
+  it('writes what a device reports only into its own pods, and shows them UNKNOWN while it is offline', async (context) => {
+    const { name, agent } = await connectedDevice(context, 'status-box');
+    const other = await connectedDevice(context, 'other-box');
+    const pod = perAttempt(context, `${region}/pods/status-pod`);
     await server.admin.create(region, 'pods', { name: pod, spec: { node: name, services: SERVICES } });
     other.agent.send({ type: 'podStatus', pods: [{ name: pod, status: { phase: 'FAILED' } }] });
     agent.send({
@@ -149,10 +152,10 @@ describe('pods and their devices', () => {
     await eventually(async () => expect((await server.admin.get<Pod>(pod)).status?.phase).toBe('UNKNOWN'), 20_000);
   });
 
-  it('shows pods UNKNOWN after a connection so short its CONNECTED and DISCONNECTED were written together', async () => {
-    const name = `${region}/devices/brief-box`;
+  it('shows pods UNKNOWN after a connection so short its CONNECTED and DISCONNECTED were written together', async (context) => {
+    const name = perAttempt(context, `${region}/devices/brief-box`);
     const credential = await createDevice(server.admin, name);
-    const pod = `${region}/pods/brief-pod`;
+    const pod = perAttempt(context, `${region}/pods/brief-pod`);
     await server.admin.create(region, 'pods', { name: pod, spec: { node: name, services: SERVICES } });
     const agent = await ScriptedAgent.connect(server.url, credential);
     agent.send({ type: 'podStatus', pods: [{ name: pod, status: { phase: 'RUNNING' } }] });
@@ -162,9 +165,9 @@ describe('pods and their devices', () => {
 });
 
 describe(':start, :stop and :restart', () => {
-  it('carry the action to the device over its connection and store the status it answers', async () => {
-    const { name, agent } = await connectedDevice('control-box');
-    const pod = `${region}/pods/control`;
+  it('carry the action to the device over its connection and store the status it answers', async (context) => {
+    const { name, agent } = await connectedDevice(context, 'control-box');
+    const pod = perAttempt(context, `${region}/pods/control`);
     await server.admin.create(region, 'pods', { name: pod, spec: { node: name, services: SERVICES } });
     const asked: unknown[] = [];
     agent.on('pods.control', (args) => {
@@ -201,16 +204,16 @@ describe(':start, :stop and :restart', () => {
     });
   });
 
-  it('need a node, an online device, and the permission', async () => {
-    const device = `${region}/devices/offline-box`;
+  it('need a node, an online device, and the permission', async (context) => {
+    const device = perAttempt(context, `${region}/devices/offline-box`);
     await createDevice(server.admin, device);
-    const nodeless = `${region}/pods/nodeless`;
+    const nodeless = perAttempt(context, `${region}/pods/nodeless`);
     await server.admin.create(region, 'pods', { name: nodeless, spec: { services: SERVICES } });
     expect(await refusal(server.admin.request('POST', `/v1/${nodeless}:restart`, { body: {} }))).toMatchObject({
       status: 'FAILED_PRECONDITION',
       message: expect.stringMatching(/set spec\.node/),
     });
-    const pod = `${region}/pods/offline`;
+    const pod = perAttempt(context, `${region}/pods/offline`);
     await server.admin.create(region, 'pods', { name: pod, spec: { node: device, services: SERVICES } });
     expect(await refusal(server.admin.request('POST', `/v1/${pod}:restart`, { body: {} }))).toMatchObject({
       status: 'UNAVAILABLE',
