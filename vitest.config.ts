@@ -23,6 +23,7 @@ const POSTGRES_SERVER_SUITES = [
   'control-plane/test/devices/provisioning.test.ts',
   'control-plane/test/devices/device-counts.test.ts',
   'control-plane/test/devices/provisioning-tokens.test.ts',
+  'control-plane/test/devices/issued-credential-downloads.test.ts',
   'control-plane/test/iam/failed-auth.test.ts',
   'control-plane/test/iam/privileges.test.ts',
   'control-plane/test/metrics/metrics-api.test.ts',
