@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MetricsSample } from '@outpost/shared';
+import { perAttempt } from '../helpers/per-attempt.js';
 import { startTestServer, TEST_ADMIN_KEY } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
 import { RawAgent, createDevice } from '../healthchecks/helpers/raw-agent.js';
@@ -49,9 +50,20 @@ interface Point {
 }
 
 describe('GET /v1/{device_name}/metrics: the metrics history the gateway taps', () => {
-  it('keeps every sample the agent sends and serves them per step', async () => {
+  it('keeps every sample the agent sends and serves them per step', async (context) => {
+    // its own device, connected only during the test: the gauges test counts exactly one connected device
+    const device = perAttempt(context, `${parent}/devices/sampled`);
+    const sampler = await RawAgent.connect(server, await createDevice(server, device));
+    try {
+      await keepsEverySample(device, sampler);
+    } finally {
+      await sampler.close();
+    }
+  });
+
+  async function keepsEverySample(device: string, sampler: RawAgent): Promise<void> {
     for (const [i, cpu] of [10, 20, 60].entries()) {
-      agent.send({ type: 'metrics', ...sample(cpu) });
+      sampler.send({ type: 'metrics', ...sample(cpu) });
       // one sample per status write batch: wait until this one is in the history
       await expect
         .poll(async () => {
@@ -85,7 +97,7 @@ describe('GET /v1/{device_name}/metrics: the metrics history the gateway taps', 
     const finePoints = fine['points'] as Point[];
     expect(finePoints.reduce((n, p) => n + p.samples, 0)).toBe(3);
     expect(finePoints.reduce((sum, p) => sum + p.cpuPercent * p.samples, 0)).toBe(90);
-  });
+  }
 
   it('needs devices.get on the device; refuses bad parameters; 404 for an unknown device', async () => {
     expect((await get(`/v1/${device}/metrics`, '')).status).toBe(401);
@@ -110,8 +122,8 @@ describe('GET /v1/{device_name}/metrics: the metrics history the gateway taps', 
     expect(missing.status).toBe(404);
   });
 
-  it('drops the history of a deleted device', async () => {
-    const other = `${parent}/devices/gw-2`;
+  it('drops the history of a deleted device', async (context) => {
+    const other = perAttempt(context, `${parent}/devices/gw-2`);
     const otherAgent = await RawAgent.connect(server, await createDevice(server, other));
     otherAgent.send({ type: 'metrics', ...sample(5) });
     await expect.poll(async () => ((await get(`/v1/${other}/metrics`)).json()['points'] as Point[]).length).toBe(1);
