@@ -9,6 +9,7 @@ import { DashboardApiError, parseApiError } from '../../src/web/assets/api/error
 import { healthCheckFromForm } from '../../src/web/assets/api/health-check-form.js';
 import type { HealthCheckFields } from '../../src/web/assets/api/health-check-form.js';
 import { summarizeDevice, versionChoices } from '../../src/web/assets/api/device-view.js';
+import { perAttempt } from '../helpers/per-attempt.js';
 import { startTestServer, TEST_ADMIN_KEY } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
 import { publishSimVersion } from './os-catalog-fixture.js';
@@ -181,14 +182,14 @@ describe('health checks', () => {
 });
 
 describe('remote operations of an offline device', () => {
-  it('Reboot, Shutdown and Restart are UNAVAILABLE with the server message', async () => {
-    const device = reportedDevice('asleep');
+  it('Reboot, Shutdown and Restart are UNAVAILABLE with the server message', async (context) => {
+    const device = reportedDevice(perAttempt(context, 'asleep'));
     for (const action of ['reboot', 'shutdown'] as const) {
       const err = await refusal(client.power(device, action));
       expect(err).toMatchObject({ status: 'UNAVAILABLE', code: 503 });
       expect(err.message).toContain('offline');
     }
-    const pod = `${region}/pods/shop`;
+    const pod = perAttempt(context, `${region}/pods/shop`);
     await server.admin.create(region, 'pods', {
       name: pod,
       spec: { node: device, services: [{ name: 'api', command: ['sleep', '600'] }] },
