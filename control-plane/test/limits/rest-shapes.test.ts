@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { perAttempt } from '../helpers/per-attempt.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { DEVICES, limitName, limitsApi, poolName, refused, SERVICE, type LimitsApi } from './limits-fixture.js';
 
@@ -29,9 +30,11 @@ describe('limits REST shapes and permissions', () => {
     await server.dispose();
   });
 
-  it('answers get, batchGet and list for each of the six collections under each parent shape', async () => {
+  it('answers get, batchGet and list for each of the six collections under each parent shape', async (context) => {
     const assignment = await api.assignment('projects/web');
-    const request = await api.request('projects/web', 'down', { assign: { plan: 'organizations/shop/plans/p7' } });
+    const request = await api.request('projects/web', perAttempt(context, 'down'), {
+      assign: { plan: 'organizations/shop/plans/p7' },
+    });
     const names: Record<string, string[]> = {
       acceptedPlans: [String(assignment['source']), `${SERVICE}/acceptedPlans/devices.outpost`],
       limits: [limitName('projects/web', 'r1')],
@@ -58,7 +61,8 @@ describe('limits REST shapes and permissions', () => {
     expect(Object.keys(basic).sort()).toEqual(['configuredLimit', 'name', 'region', 'resource', 'usage']);
   });
 
-  it('streams a collection watch of limits', async () => {
+  it('streams a collection watch of limits', async (context) => {
+    const usage = (await api.limit('projects/web', 'r1')).usage;
     const controller = new AbortController();
     const stream = server.admin.watch<Record<string, unknown>>(
       '/v1/projects/web/limits:watch',
@@ -67,9 +71,10 @@ describe('limits REST shapes and permissions', () => {
     );
     const snapshot = await stream.next();
     expect(JSON.stringify(snapshot.value?.['limitChanges'])).toContain(limitName('projects/web', 'r1'));
-    await api.device('projects/web', 'r1', 'watched');
+    await api.device('projects/web', 'r1', perAttempt(context, 'watched'));
     let change = '';
-    while (!change.includes('"usage":1')) change = JSON.stringify((await stream.next()).value?.['limitChanges'] ?? []);
+    while (!change.includes(`"usage":${usage + 1}`))
+      change = JSON.stringify((await stream.next()).value?.['limitChanges'] ?? []);
     expect(change).toContain(limitName('projects/web', 'r1'));
     controller.abort();
     await stream.return(undefined);
@@ -77,6 +82,7 @@ describe('limits REST shapes and permissions', () => {
 
   it('keeps Limits and LimitPools to the system: no create, no delete, only metadata writable', async () => {
     const limit = limitName('projects/web', 'r1');
+    const { usage } = await api.limit('projects/web', 'r1');
     expect((await refused(server.admin.create('projects/web', 'limits', {}))).status).toBe('UNIMPLEMENTED');
     expect((await refused(server.admin.create('organizations/shop', 'limitPools', {}))).status).toBe('UNIMPLEMENTED');
     expect(
@@ -86,10 +92,10 @@ describe('limits REST shapes and permissions', () => {
     const replaced = await server.admin.update<Record<string, unknown>>({
       name: limit,
       configuredLimit: 9999,
-      usage: 0,
+      usage: usage + 5,
       metadata: { labels: { team: 'a' } },
     });
-    expect(replaced).toMatchObject({ configuredLimit: 7, usage: 1, metadata: { labels: { team: 'a' } } });
+    expect(replaced).toMatchObject({ configuredLimit: 7, usage, metadata: { labels: { team: 'a' } } });
     expect((await refused(server.admin.delete(limit))).status).toBe('FAILED_PRECONDITION');
     expect((await refused(server.admin.delete(poolName('organizations/shop', 'r1')))).status).toBe(
       'FAILED_PRECONDITION',
@@ -109,33 +115,36 @@ describe('limits REST shapes and permissions', () => {
     expect(readOnly.status).toBe('FAILED_PRECONDITION');
   });
 
-  it('keeps PlanAssignments from their assignee: a key holding planAssignments.* cannot delete its own', async () => {
-    await api.organization('keep');
-    await api.project('kept', ['r1'], { parentOrganization: 'organizations/keep' });
-    const assignment = await api.assignment('projects/kept');
+  it('keeps PlanAssignments from their assignee: a key holding planAssignments.* cannot delete its own', async (context) => {
+    const organization = perAttempt(context, 'keep');
+    const kept = perAttempt(context, 'kept');
+    const project = `projects/${kept}`;
+    await api.organization(organization);
+    await api.project(kept, ['r1'], { parentOrganization: `organizations/${organization}` });
+    const assignment = await api.assignment(project);
     const name = String(assignment['name']);
-    const assignee = await keyWith([{ permission: PERMISSION('planAssignments', '*'), scope: 'projects/kept' }]);
+    const assignee = await keyWith([{ permission: PERMISSION('planAssignments', '*'), scope: project }]);
     expect((await assignee.client.get<{ name: string }>(name)).name).toBe(name);
     for (const client of [assignee.client, server.admin]) {
       const err = await refused(client.delete(name));
       expect(err.status).toBe('FAILED_PRECONDITION');
       expect(err.message).toBe(
-        `the plan assignments of projects/kept are removed by its assigner: delete the AcceptedPlan ` +
-          `${String(assignment['source'])} there, or create an unassign PlanAssignmentRequest under projects/kept`,
+        `the plan assignments of ${project} are removed by its assigner: delete the AcceptedPlan ` +
+          `${String(assignment['source'])} there, or create an unassign PlanAssignmentRequest under ${project}`,
       );
     }
-    expect(await api.assignment('projects/kept')).toEqual(assignment);
+    expect(await api.assignment(project)).toEqual(assignment);
     expect((await server.admin.get<{ name: string }>(String(assignment['source']))).name).toBe(assignment['source']);
-    expect((await api.limit('projects/kept', 'r1')).configuredLimit).toBe(1000);
-    const requests = await server.admin.list('projects/kept', 'planAssignmentRequests');
+    expect((await api.limit(project, 'r1')).configuredLimit).toBe(1000);
+    const requests = await server.admin.list(project, 'planAssignmentRequests');
     expect(requests['planAssignmentRequests'] ?? []).toEqual([]);
 
-    const unassign = await api.request('projects/kept', 'drop', { unassign: { assignment: name } });
+    const unassign = await api.request(project, 'drop', { unassign: { assignment: name } });
     expect(unassign.status.conclusion).toBe('APPROVED');
-    expect((await server.admin.list('projects/kept', 'planAssignments'))['planAssignments'] ?? []).toEqual([]);
+    expect((await server.admin.list(project, 'planAssignments'))['planAssignments'] ?? []).toEqual([]);
   });
 
-  it('needs one permission per operation, named services/limits.outpost/permissions/<coll>.<verb>', async () => {
+  it('needs one permission per operation, named services/limits.outpost/permissions/<coll>.<verb>', async (context) => {
     const limit = limitName('projects/web', 'r1');
     const reader = await keyWith([{ permission: PERMISSION('limits', 'get'), scope: 'projects/web' }]);
     expect((await reader.limit('projects/web', 'r1')).name).toBe(limit);
@@ -157,8 +166,16 @@ describe('limits REST shapes and permissions', () => {
     controller.abort();
     await stream.return(undefined);
 
-    await api.plan('organizations/shop', 'p50', 'PROJECT', 50);
-    const pending = await api.request('projects/web', 'up', { assign: { plan: 'organizations/shop/plans/p50' } });
+    // a retry finds its first attempt's p50 accepted: back to p7 (a decrease, approved at once), so 50 needs accepting
+    if ((await api.limit('projects/web', 'r1')).configuredLimit !== 7) {
+      await api.request('projects/web', perAttempt(context, 'back'), {
+        assign: { plan: 'organizations/shop/plans/p7' },
+      });
+    }
+    const plan = await api.plan('organizations/shop', perAttempt(context, 'p50'), 'PROJECT', 50);
+    const pending = await api.request('projects/web', perAttempt(context, 'up'), {
+      assign: { plan: String(plan['name']) },
+    });
     const decliner = await keyWith([
       { permission: PERMISSION('planAssignmentRequests', 'decline'), scope: 'organizations/shop' },
     ]);
@@ -170,14 +187,18 @@ describe('limits REST shapes and permissions', () => {
 
     const approverList = PERMISSION('approverPlanAssignmentRequests', 'list');
     const lister = await keyWith([{ permission: approverList, scope: '*' }]);
-    const listed = await lister.client.request<{ planAssignmentRequests: unknown[] }>(
+    const listed = await lister.client.request<{ planAssignmentRequests: { name: string }[] }>(
       'GET',
       '/v1/planAssignmentRequests:listApprover',
       {
         query: { approver: 'organizations/shop' },
       },
     );
-    expect(listed.planAssignmentRequests).toHaveLength(2);
+    // every request of projects/web (this one, the first test's, and those of a retry's first attempt) and no other
+    const made = await server.admin.list<{ name: string }>('projects/web', 'planAssignmentRequests');
+    const names = (page: { name: string }[] | undefined) => (page ?? []).map((r) => r.name).sort();
+    expect(names(listed.planAssignmentRequests)).toContain(pending.name);
+    expect(names(listed.planAssignmentRequests)).toEqual(names(made['planAssignmentRequests']));
     const notLister = await keyWith([{ permission: PERMISSION('planAssignmentRequests', 'list'), scope: '*' }]);
     expect((await refused(notLister.client.request('GET', '/v1/planAssignmentRequests:listApprover'))).status).toBe(
       'PERMISSION_DENIED',
