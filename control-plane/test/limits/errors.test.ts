@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { perAttempt } from '../helpers/per-attempt.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import {
   DEVICES,
@@ -26,9 +27,10 @@ describe('spec 001 Errors', () => {
     await server.dispose();
   });
 
-  it('1: an update whose cas comparison fails is ABORTED and changes nothing', async () => {
-    const plan = 'organizations/org/plans/cas';
-    await api.plan('organizations/org', 'cas', 'PROJECT', 7, { displayName: 'A' });
+  it('1: an update whose cas comparison fails is ABORTED and changes nothing', async (context) => {
+    const id = perAttempt(context, 'cas');
+    const plan = `organizations/org/plans/${id}`;
+    await api.plan('organizations/org', id, 'PROJECT', 7, { displayName: 'A' });
     const err = await refused(
       server.admin.update(
         { name: plan, displayName: 'B' },
@@ -67,10 +69,13 @@ describe('spec 001 Errors', () => {
     }
   });
 
-  it('3: update with allow_missing creates a missing AcceptedPlan, Plan, PlanAssignment or PlanAssignmentRequest', async () => {
+  it('3: update with allow_missing creates a missing AcceptedPlan, Plan, PlanAssignment or PlanAssignmentRequest', async (context) => {
+    const upserted = `organizations/org/plans/${perAttempt(context, 'upserted')}`;
+    const upsert = perAttempt(context, 'upsert');
+    const things = `services/${perAttempt(context, 'things')}.outpost`;
     const plan = await server.admin.update<Record<string, unknown>>(
       {
-        name: 'organizations/org/plans/upserted',
+        name: upserted,
         planLevel: 'PROJECT',
         resourceLimits: [{ resource: DEVICES, value: 3 }],
       },
@@ -78,49 +83,47 @@ describe('spec 001 Errors', () => {
     );
     expect(plan).toMatchObject({ service: SERVICE, generation: 1 });
 
-    await api.project('upsert', ['r1'], { parentOrganization: 'organizations/org' });
-    const accepted = 'organizations/org/acceptedPlans/project-upsert.devices.outpost';
+    await api.project(upsert, ['r1'], { parentOrganization: 'organizations/org' });
+    const accepted = `organizations/org/acceptedPlans/project-${upsert}.devices.outpost`;
     await server.admin.delete(accepted);
-    expect((await refused(api.limit('projects/upsert', 'r1'))).status).toBe('NOT_FOUND');
+    expect((await refused(api.limit(`projects/${upsert}`, 'r1'))).status).toBe('NOT_FOUND');
     const created = await server.admin.update<Record<string, unknown>>(
       {
         name: accepted,
-        defaultRegionalPlan: 'organizations/org/plans/upserted',
-        assignee: { projectAssignee: 'projects/upsert' },
+        defaultRegionalPlan: upserted,
+        assignee: { projectAssignee: `projects/${upsert}` },
       },
       { allowMissing: true },
     );
     expect(created['allowances']).toEqual([{ resource: DEVICES, value: 3, region: 'r1' }]);
-    expect((await api.limit('projects/upsert', 'r1')).configuredLimit).toBe(3);
+    expect((await api.limit(`projects/${upsert}`, 'r1')).configuredLimit).toBe(3);
 
     const request = await server.admin.update<RequestJson>(
       {
-        name: 'projects/upsert/planAssignmentRequests/upserted',
+        name: `projects/${upsert}/planAssignmentRequests/upserted`,
         request: { assign: { plan: 'organizations/org/plans/cas' } },
       },
       { allowMissing: true },
     );
     expect(request.status.conclusion).toBe('PENDING');
 
-    await api.plan(SERVICE, 'service-own-2', 'SERVICE', 5);
-    await server.admin.create('', 'services', { name: 'services/things.outpost' });
-    await server.admin.create('services/things.outpost', 'plans', {
-      name: 'services/things.outpost/plans/own',
+    await api.plan(SERVICE, perAttempt(context, 'service-own-2'), 'SERVICE', 5);
+    await server.admin.create('', 'services', { name: things });
+    await server.admin.create(things, 'plans', {
+      name: `${things}/plans/own`,
       planLevel: 'SERVICE',
-      resourceLimits: [{ resource: 'services/things.outpost/resources/things', value: 9 }],
+      resourceLimits: [{ resource: `${things}/resources/things`, value: 9 }],
     });
     const own = await server.admin.update<Record<string, unknown>>(
       {
-        name: 'services/things.outpost/planAssignments/mine',
-        defaultRegionalPlan: 'services/things.outpost/plans/own',
+        name: `${things}/planAssignments/mine`,
+        defaultRegionalPlan: `${things}/plans/own`,
       },
       { allowMissing: true },
     );
-    expect(own['source']).toBe('services/things.outpost/acceptedPlans/mine');
-    expect(
-      (await server.admin.get<Record<string, unknown>>('services/things.outpost/acceptedPlans/mine'))['assignee'],
-    ).toEqual({
-      serviceAssignee: 'services/things.outpost',
+    expect(own['source']).toBe(`${things}/acceptedPlans/mine`);
+    expect((await server.admin.get<Record<string, unknown>>(`${things}/acceptedPlans/mine`))['assignee']).toEqual({
+      serviceAssignee: things,
     });
   });
 
@@ -152,60 +155,62 @@ describe('spec 001 Errors', () => {
     expect(pools.missing).toEqual([poolName('organizations/xx', 'r1')]);
   });
 
-  it('5: a limit cannot be sized beyond its parent pool', async () => {
-    await api.plan('organizations/org', 'huge', 'PROJECT', 200_000);
+  it('5: a limit cannot be sized beyond its parent pool', async (context) => {
+    const hugeId = perAttempt(context, 'huge');
+    const huge = `organizations/org/plans/${hugeId}`;
+    await api.plan('organizations/org', hugeId, 'PROJECT', 200_000);
     const accepted = 'organizations/org/acceptedPlans/project-proj.devices.outpost';
     const before = await api.pool('organizations/org', 'r1');
     const err = await refused(
-      server.admin.update(
-        { name: accepted, defaultRegionalPlan: 'organizations/org/plans/huge' },
-        { updateMask: 'defaultRegionalPlan' },
-      ),
+      server.admin.update({ name: accepted, defaultRegionalPlan: huge }, { updateMask: 'defaultRegionalPlan' }),
     );
     expect(err.status).toBe('FAILED_PRECONDITION');
     expect(err.message).toContain(poolName('organizations/org', 'r1'));
     expect((await api.limit('projects/proj', 'r1')).configuredLimit).toBe(1000);
     expect(await api.pool('organizations/org', 'r1')).toEqual(before);
 
-    const pending = await api.request('projects/proj', 'huge', { assign: { plan: 'organizations/org/plans/huge' } });
+    const pending = await api.request('projects/proj', hugeId, { assign: { plan: huge } });
     expect(pending.status.conclusion).toBe('PENDING');
     expect((await refused(api.accept(pending.name))).status).toBe('FAILED_PRECONDITION');
     expect((await server.admin.get<RequestJson>(pending.name)).status.conclusion).toBe('PENDING');
   });
 
-  it('5: a limit pool cannot be sized beyond its parent pool', async () => {
-    await api.plan(SERVICE, 'org-medium', 'ORGANIZATION', 5000, { businessTier: 'MEDIUM' });
-    await api.organization('child', {
+  it('5: a limit pool cannot be sized beyond its parent pool', async (context) => {
+    const child = perAttempt(context, 'child');
+    await api.plan(SERVICE, perAttempt(context, 'org-medium'), 'ORGANIZATION', 5000, { businessTier: 'MEDIUM' });
+    await api.organization(child, {
       parentOrganization: 'organizations/org',
       regions: ['r1'],
       businessTier: 'MEDIUM',
     });
-    expect((await api.pool('organizations/child', 'r1')).configuredSize).toBe(5000);
-    await api.plan(SERVICE, 'org-huge', 'ORGANIZATION', 150_000);
+    expect((await api.pool(`organizations/${child}`, 'r1')).configuredSize).toBe(5000);
+    const orgHuge = perAttempt(context, 'org-huge');
+    await api.plan(SERVICE, orgHuge, 'ORGANIZATION', 150_000);
     const err = await refused(
       server.admin.update(
         {
-          name: 'organizations/org/acceptedPlans/organization-child.devices.outpost',
-          defaultRegionalPlan: `${SERVICE}/plans/org-huge`,
+          name: `organizations/org/acceptedPlans/organization-${child}.devices.outpost`,
+          defaultRegionalPlan: `${SERVICE}/plans/${orgHuge}`,
         },
         { updateMask: 'defaultRegionalPlan' },
       ),
     );
     expect(err.status).toBe('FAILED_PRECONDITION');
-    expect((await api.pool('organizations/child', 'r1')).configuredSize).toBe(5000);
+    expect((await api.pool(`organizations/${child}`, 'r1')).configuredSize).toBe(5000);
   });
 
-  it('5: plan assignments without backing limits are refused for organizations and services; the system is exempt', async () => {
+  it('5: plan assignments without backing limits are refused for organizations and services; the system is exempt', async (context) => {
+    const orgPlan = `services/things.outpost/plans/${perAttempt(context, 'org')}`;
     // things.outpost has no pools for organizations to draw from: its own plan covers no region yet
     await server.admin.create('services/things.outpost', 'plans', {
-      name: 'services/things.outpost/plans/org',
+      name: orgPlan,
       planLevel: 'ORGANIZATION',
       resourceLimits: [{ resource: 'services/things.outpost/resources/things', value: 100 }],
     });
     const err = await refused(
       server.admin.create('services/things.outpost', 'acceptedPlans', {
         name: 'services/things.outpost/acceptedPlans/for-org',
-        defaultRegionalPlan: 'services/things.outpost/plans/org',
+        defaultRegionalPlan: orgPlan,
         assignee: { organizationAssignee: 'organizations/org' },
       }),
     );
@@ -221,10 +226,11 @@ describe('spec 001 Errors', () => {
     expect(direct.status).toBe('FAILED_PRECONDITION');
 
     // the system assigns itself without limits: a service plan far above anything is accepted
-    await api.plan(SERVICE, 'unbounded', 'SERVICE', 9_000_000_000_000);
+    const unbounded = perAttempt(context, 'unbounded');
+    await api.plan(SERVICE, unbounded, 'SERVICE', 9_000_000_000_000);
     const own = await api.assignment(SERVICE);
     await server.admin.update(
-      { name: String(own['source']), defaultRegionalPlan: `${SERVICE}/plans/unbounded` },
+      { name: String(own['source']), defaultRegionalPlan: `${SERVICE}/plans/${unbounded}` },
       { updateMask: 'defaultRegionalPlan' },
     );
     expect((await api.pool(SERVICE, 'r1')).configuredSize).toBe(9_000_000_000_000);
