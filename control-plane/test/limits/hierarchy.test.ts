@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { perAttempt } from '../helpers/per-attempt.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { limitName, limitsApi, poolName, refused, SERVICE, type LimitJson, type LimitsApi } from './limits-fixture.js';
 
@@ -43,63 +44,74 @@ describe('the limits hierarchy', () => {
     for (const [call, status] of cases) expect((await refused(call)).status).toBe(status);
   });
 
-  it('gives a new project the default plan of its business tier, an organization plan above it first', async () => {
-    await api.organization('tiers', { regions: ['r1'] });
-    await api.plan(SERVICE, 'project-large', 'PROJECT', 5000, { businessTier: 'LARGE' });
-    await api.project('large', ['r1'], { parentOrganization: 'organizations/tiers', businessTier: 'LARGE' });
-    expect((await api.limit('projects/large', 'r1')).configuredLimit).toBe(5000);
+  it('gives a new project the default plan of its business tier, an organization plan above it first', async (context) => {
+    const tiers = perAttempt(context, 'tiers');
+    const large = perAttempt(context, 'large');
+    const topId = perAttempt(context, 'top');
+    const house = perAttempt(context, 'house');
+    await api.organization(tiers, { regions: ['r1'] });
+    await api.plan(SERVICE, perAttempt(context, 'project-large'), 'PROJECT', 5000, { businessTier: 'LARGE' });
+    await api.project(large, ['r1'], { parentOrganization: `organizations/${tiers}`, businessTier: 'LARGE' });
+    expect((await api.limit(`projects/${large}`, 'r1')).configuredLimit).toBe(5000);
 
-    await api.plan('organizations/tiers', 'house', 'PROJECT', 42, { businessTier: 'SMALL' });
-    await api.project('house', ['r1'], { parentOrganization: 'organizations/tiers' });
-    expect((await api.assignment('projects/house'))['defaultRegionalPlan']).toBe('organizations/tiers/plans/house');
+    await api.plan(`organizations/${tiers}`, 'house', 'PROJECT', 42, { businessTier: 'SMALL' });
+    await api.project(house, ['r1'], { parentOrganization: `organizations/${tiers}` });
+    expect((await api.assignment(`projects/${house}`))['defaultRegionalPlan']).toBe(
+      `organizations/${tiers}/plans/house`,
+    );
 
-    await api.project('top', ['r1']);
-    const top = await api.limit('projects/top', 'r1');
+    await api.project(topId, ['r1']);
+    const top = await api.limit(`projects/${topId}`, 'r1');
     expect(top).toMatchObject({ configuredLimit: 1000, sources: [poolName(SERVICE, 'r1')] });
-    expect((await api.assignment('projects/top'))['source']).toBe(
-      `${SERVICE}/acceptedPlans/project-top.devices.outpost`,
+    expect((await api.assignment(`projects/${topId}`))['source']).toBe(
+      `${SERVICE}/acceptedPlans/project-${topId}.devices.outpost`,
     );
   });
 
-  it('keeps plans to their owners: an organization offers its plans to what lies under it', async () => {
-    await api.organization('other', { regions: ['r1'] });
-    await api.project('outsider', ['r1'], { parentOrganization: 'organizations/other' });
+  it('keeps plans to their owners: an organization offers its plans to what lies under it', async (context) => {
+    const other = perAttempt(context, 'other');
+    const outsider = perAttempt(context, 'outsider');
+    await api.organization(other, { regions: ['r1'] });
+    await api.project(outsider, ['r1'], { parentOrganization: `organizations/${other}` });
     const err = await refused(
-      api.request('projects/outsider', 'steal', { assign: { plan: 'organizations/tiers/plans/house' } }),
+      api.request(`projects/${outsider}`, 'steal', { assign: { plan: 'organizations/tiers/plans/house' } }),
     );
     expect(err.status).toBe('FAILED_PRECONDITION');
     expect((await refused(server.admin.delete('organizations/tiers/plans/house'))).status).toBe('FAILED_PRECONDITION');
   });
 
-  it('moves a project to another organization: accepted plan, sources and reservations follow', async () => {
-    await api.organization('from', { regions: ['r1'] });
-    await api.organization('to', { regions: ['r1'] });
-    await api.project('mover', ['r1'], { parentOrganization: 'organizations/from' });
-    await api.plan('organizations/from', 'pending-plan', 'PROJECT', 3000);
-    const pending = await api.request('projects/mover', 'later', {
+  it('moves a project to another organization: accepted plan, sources and reservations follow', async (context) => {
+    const from = perAttempt(context, 'from');
+    const to = perAttempt(context, 'to');
+    const mover = perAttempt(context, 'mover');
+    await api.organization(from, { regions: ['r1'] });
+    await api.organization(to, { regions: ['r1'] });
+    await api.project(mover, ['r1'], { parentOrganization: `organizations/${from}` });
+    await api.plan(`organizations/${from}`, 'pending-plan', 'PROJECT', 3000);
+    const pending = await api.request(`projects/${mover}`, 'later', {
       assign: { plan: `${SERVICE}/plans/project-large` },
     });
-    expect(pending.approver).toBe('organizations/from');
+    expect(pending.approver).toBe(`organizations/${from}`);
 
     await server.admin.update(
-      { name: 'projects/mover', parentOrganization: 'organizations/to' },
+      { name: `projects/${mover}`, parentOrganization: `organizations/${to}` },
       { updateMask: 'parentOrganization' },
     );
-    const assignment = await api.assignment('projects/mover');
-    expect(assignment['source']).toBe('organizations/to/acceptedPlans/project-mover.devices.outpost');
+    const assignment = await api.assignment(`projects/${mover}`);
+    expect(assignment['source']).toBe(`organizations/${to}/acceptedPlans/project-${mover}.devices.outpost`);
     expect(
-      (await refused(server.admin.get('organizations/from/acceptedPlans/project-mover.devices.outpost'))).status,
+      (await refused(server.admin.get(`organizations/${from}/acceptedPlans/project-${mover}.devices.outpost`))).status,
     ).toBe('NOT_FOUND');
-    expect((await api.limit('projects/mover', 'r1')).sources).toEqual([poolName('organizations/to', 'r1')]);
-    expect((await api.pool('organizations/from', 'r1')).reserved).toBe(0);
-    expect((await api.pool('organizations/to', 'r1')).reserved).toBe(1000);
-    expect((await server.admin.get<{ approver: string }>(pending.name)).approver).toBe('organizations/to');
+    expect((await api.limit(`projects/${mover}`, 'r1')).sources).toEqual([poolName(`organizations/${to}`, 'r1')]);
+    expect((await api.pool(`organizations/${from}`, 'r1')).reserved).toBe(0);
+    expect((await api.pool(`organizations/${to}`, 'r1')).reserved).toBe(1000);
+    expect((await server.admin.get<{ approver: string }>(pending.name)).approver).toBe(`organizations/${to}`);
 
     // the migrate methods find nothing left to do, and answer the resource
-    const limit = await server.admin.request<LimitJson>('POST', `/v1/${limitName('projects/mover', 'r1')}:migrate`, {
+    const limit = await server.admin.request<LimitJson>('POST', `/v1/${limitName(`projects/${mover}`, 'r1')}:migrate`, {
       body: {},
     });
-    expect(limit.sources).toEqual([poolName('organizations/to', 'r1')]);
+    expect(limit.sources).toEqual([poolName(`organizations/${to}`, 'r1')]);
     const migrated = await server.admin.request<Record<string, unknown>>(
       'PUT',
       `/v1/${String(assignment['name'])}:migrate`,
@@ -110,28 +122,30 @@ describe('the limits hierarchy', () => {
     expect(migrated['source']).toBe(assignment['source']);
     const pool = await server.admin.request<{ source: string }>(
       'POST',
-      `/v1/${poolName('organizations/to', 'r1')}:migrate`,
+      `/v1/${poolName(`organizations/${to}`, 'r1')}:migrate`,
       { body: {} },
     );
     expect(pool.source).toBe(poolName(SERVICE, 'r1'));
   });
 
-  it('refuses a move the new parent cannot back, and an organization under itself', async () => {
-    await api.plan(SERVICE, 'org-tiny', 'ORGANIZATION', 10, { businessTier: 'MEDIUM' });
-    await api.organization('tiny', { regions: ['r1'], businessTier: 'MEDIUM' });
+  it('refuses a move the new parent cannot back, and an organization under itself', async (context) => {
+    const tiny = perAttempt(context, 'tiny');
+    const inner = perAttempt(context, 'inner');
+    await api.plan(SERVICE, perAttempt(context, 'org-tiny'), 'ORGANIZATION', 10, { businessTier: 'MEDIUM' });
+    await api.organization(tiny, { regions: ['r1'], businessTier: 'MEDIUM' });
     const err = await refused(
       server.admin.update(
-        { name: 'projects/mover', parentOrganization: 'organizations/tiny' },
+        { name: 'projects/mover', parentOrganization: `organizations/${tiny}` },
         { updateMask: 'parentOrganization' },
       ),
     );
     expect(err.status).toBe('FAILED_PRECONDITION');
     expect((await api.limit('projects/mover', 'r1')).sources).toEqual([poolName('organizations/to', 'r1')]);
 
-    await api.organization('inner', { parentOrganization: 'organizations/to' });
+    await api.organization(inner, { parentOrganization: 'organizations/to' });
     const cycle = await refused(
       server.admin.update(
-        { name: 'organizations/to', parentOrganization: 'organizations/inner' },
+        { name: 'organizations/to', parentOrganization: `organizations/${inner}` },
         { updateMask: 'parentOrganization' },
       ),
     );
@@ -139,43 +153,49 @@ describe('the limits hierarchy', () => {
     expect((await refused(server.admin.delete('organizations/to'))).status).toBe('FAILED_PRECONDITION');
   });
 
-  it('moves an organization with its projects under another organization', async () => {
-    await api.organization('holding', { regions: ['r1'] });
-    await api.plan(SERVICE, 'org-big', 'ORGANIZATION', 500_000);
+  it('moves an organization with its projects under another organization', async (context) => {
+    const holding = perAttempt(context, 'holding');
+    await api.organization(holding, { regions: ['r1'] });
+    const orgBig = perAttempt(context, 'org-big');
+    await api.plan(SERVICE, orgBig, 'ORGANIZATION', 500_000);
     await server.admin.update(
       {
-        name: `${SERVICE}/acceptedPlans/organization-holding.devices.outpost`,
-        defaultRegionalPlan: `${SERVICE}/plans/org-big`,
+        name: `${SERVICE}/acceptedPlans/organization-${holding}.devices.outpost`,
+        defaultRegionalPlan: `${SERVICE}/plans/${orgBig}`,
       },
       { updateMask: 'defaultRegionalPlan' },
     );
     await server.admin.update(
-      { name: 'organizations/from', parentOrganization: 'organizations/holding' },
+      { name: 'organizations/from', parentOrganization: `organizations/${holding}` },
       { updateMask: 'parentOrganization' },
     );
-    expect((await api.pool('organizations/from', 'r1')).source).toBe(poolName('organizations/holding', 'r1'));
-    expect((await api.pool('organizations/holding', 'r1')).reserved).toBe(100_000);
+    expect((await api.pool('organizations/from', 'r1')).source).toBe(poolName(`organizations/${holding}`, 'r1'));
+    expect((await api.pool(`organizations/${holding}`, 'r1')).reserved).toBe(100_000);
     expect((await api.assignment('organizations/from'))['source']).toBe(
-      'organizations/holding/acceptedPlans/organization-from.devices.outpost',
+      `organizations/${holding}/acceptedPlans/organization-from.devices.outpost`,
     );
   });
 
-  it('a key scoped to an organization covers the projects under it', async () => {
-    await api.organization('scoped', { regions: ['r1'] });
-    await api.project('inside', ['r1'], { parentOrganization: 'organizations/scoped' });
-    await api.project('outside', ['r1']);
+  it('a key scoped to an organization covers the projects under it', async (context) => {
+    const scoped = perAttempt(context, 'scoped');
+    const inside = perAttempt(context, 'inside');
+    const outside = perAttempt(context, 'outside');
+    await api.organization(scoped, { regions: ['r1'] });
+    await api.project(inside, ['r1'], { parentOrganization: `organizations/${scoped}` });
+    await api.project(outside, ['r1']);
     const { secret } = await server.admin.request<{ secret: string }>('POST', '/v1/apiKeys', {
-      body: { displayName: 'org admin', grants: [{ permission: '*', scope: 'organizations/scoped' }] },
+      body: { displayName: 'org admin', grants: [{ permission: '*', scope: `organizations/${scoped}` }] },
     });
     const orgAdmin = limitsApi(server.clientWith(secret));
-    expect((await orgAdmin.limit('projects/inside', 'r1')).configuredLimit).toBe(1000);
-    await orgAdmin.device('projects/inside', 'r1', 'd1');
-    expect((await refused(orgAdmin.limit('projects/outside', 'r1'))).status).toBe('PERMISSION_DENIED');
+    expect((await orgAdmin.limit(`projects/${inside}`, 'r1')).configuredLimit).toBe(1000);
+    await orgAdmin.device(`projects/${inside}`, 'r1', 'd1');
+    expect((await refused(orgAdmin.limit(`projects/${outside}`, 'r1'))).status).toBe('PERMISSION_DENIED');
   });
 
-  it('deletes a service only when nothing uses it', async () => {
+  it('deletes a service only when nothing uses it', async (context) => {
+    const empty = `services/${perAttempt(context, 'empty')}.outpost`;
     expect((await refused(server.admin.delete(SERVICE))).status).toBe('FAILED_PRECONDITION');
-    await server.admin.create('', 'services', { name: 'services/empty.outpost', regions: ['r1'] });
-    await server.admin.delete('services/empty.outpost');
+    await server.admin.create('', 'services', { name: empty, regions: ['r1'] });
+    await server.admin.delete(empty);
   });
 });
