@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { perAttempt } from '../helpers/per-attempt.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { DEVICES, limitsApi, refused, SERVICE, type LimitsApi, type RequestJson } from './limits-fixture.js';
 
@@ -35,9 +36,11 @@ describe('plan assignment requests', () => {
     await server.dispose();
   });
 
-  it('assign, extend and unassign follow the RequestType rules, auto-approving what lowers limits', async () => {
-    await api.project('pa', ['r1', 'r2'], { parentOrganization: 'organizations/acme' });
-    const pa = 'projects/pa';
+  it('assign, extend and unassign follow the RequestType rules, auto-approving what lowers limits', async (context) => {
+    const paId = perAttempt(context, 'pa');
+    const pb = perAttempt(context, 'pb');
+    await api.project(paId, ['r1', 'r2'], { parentOrganization: 'organizations/acme' });
+    const pa = `projects/${paId}`;
     const assignment = String((await api.assignment(pa))['name']);
 
     // assign with a region: an override for that region only
@@ -98,20 +101,21 @@ describe('plan assignment requests', () => {
     expect((await refused(api.device(pa, 'r1', 'd2'))).status).toBe('RESOURCE_EXHAUSTED');
 
     // without usage, unassign is approved at once and the limits go
-    await api.project('pb', ['r1'], { parentOrganization: 'organizations/acme' });
-    const other = String((await api.assignment('projects/pb'))['name']);
-    expect((await api.request('projects/pb', 'bye', { unassign: { assignment: other } })).status.conclusion).toBe(
+    await api.project(pb, ['r1'], { parentOrganization: 'organizations/acme' });
+    const other = String((await api.assignment(`projects/${pb}`))['name']);
+    expect((await api.request(`projects/${pb}`, 'bye', { unassign: { assignment: other } })).status.conclusion).toBe(
       'APPROVED',
     );
-    expect((await refused(api.limit('projects/pb', 'r1'))).status).toBe('NOT_FOUND');
+    expect((await refused(api.limit(`projects/${pb}`, 'r1'))).status).toBe('NOT_FOUND');
 
     // and a new assign brings the assignment back (approval needed: it raises)
-    expect(await settled('projects/pb', 'back', { assign: { plan: plan('p20') } })).toBe('PENDING');
-    expect((await api.limit('projects/pb', 'r1')).configuredLimit).toBe(20);
+    expect(await settled(`projects/${pb}`, 'back', { assign: { plan: plan('p20') } })).toBe('PENDING');
+    expect((await api.limit(`projects/${pb}`, 'r1')).configuredLimit).toBe(20);
   });
 
-  it('refuses malformed requests and requests about other entities', async () => {
-    await api.project('pc', ['r1'], { parentOrganization: 'organizations/acme' });
+  it('refuses malformed requests and requests about other entities', async (context) => {
+    const pc = perAttempt(context, 'pc');
+    await api.project(pc, ['r1'], { parentOrganization: 'organizations/acme' });
     const foreign = String((await api.assignment('projects/pb'))['name']);
     const cases: [Record<string, unknown>, string][] = [
       [{}, 'INVALID_ARGUMENT'],
@@ -119,16 +123,16 @@ describe('plan assignment requests', () => {
       [{ assign: { plan: 'organizations/acme/plans/none' } }, 'FAILED_PRECONDITION'],
       [{ assign: { plan: `${SERVICE}/plans/organization-small` } }, 'INVALID_ARGUMENT'],
       [{ extend: { assignment: foreign, additions: [{ resource: DEVICES, value: 1 }] } }, 'INVALID_ARGUMENT'],
-      [{ unassign: { assignment: 'projects/pc/planAssignments/none' } }, 'NOT_FOUND'],
+      [{ unassign: { assignment: `projects/${pc}/planAssignments/none` } }, 'NOT_FOUND'],
       [{ assign: { plan: plan('p5'), extensions: [{ resource: 'devices', value: 1 }] } }, 'INVALID_ARGUMENT'],
     ];
     for (const [request, status] of cases) {
-      const err = await refused(api.request('projects/pc', 'bad', request));
+      const err = await refused(api.request(`projects/${pc}`, 'bad', request));
       expect({ request, status: err.status }).toEqual({ request, status });
     }
-    expect((await refused(server.admin.get('projects/pc/planAssignmentRequests/bad'))).status).toBe('NOT_FOUND');
+    expect((await refused(server.admin.get(`projects/${pc}/planAssignmentRequests/bad`))).status).toBe('NOT_FOUND');
     const wrongService = await refused(
-      server.admin.create('projects/pc', 'planAssignmentRequests', {
+      server.admin.create(`projects/${pc}`, 'planAssignmentRequests', {
         request: { assign: { plan: plan('p5') } },
         service: 'services/other.outpost',
       }),
@@ -136,17 +140,18 @@ describe('plan assignment requests', () => {
     expect(wrongService.status).toBe('INVALID_ARGUMENT');
   });
 
-  it('a pending request may be rewritten and is judged again; a concluded one keeps its request', async () => {
-    await api.project('pd', ['r1'], { parentOrganization: 'organizations/acme' });
-    await api.request('projects/pd', 'lower', { assign: { plan: plan('p10') } });
-    const pending = await api.request('projects/pd', 'rewrite', { assign: { plan: plan('p20') } });
+  it('a pending request may be rewritten and is judged again; a concluded one keeps its request', async (context) => {
+    const pd = perAttempt(context, 'pd');
+    await api.project(pd, ['r1'], { parentOrganization: 'organizations/acme' });
+    await api.request(`projects/${pd}`, 'lower', { assign: { plan: plan('p10') } });
+    const pending = await api.request(`projects/${pd}`, 'rewrite', { assign: { plan: plan('p20') } });
     expect(pending.status.conclusion).toBe('PENDING');
     const rewritten = await server.admin.update<RequestJson>(
       { name: pending.name, request: { assign: { plan: plan('p5') } } },
       { updateMask: 'request' },
     );
     expect(rewritten.status.conclusion).toBe('APPROVED');
-    expect((await api.limit('projects/pd', 'r1')).configuredLimit).toBe(5);
+    expect((await api.limit(`projects/${pd}`, 'r1')).configuredLimit).toBe(5);
     const labelled = await server.admin.update<RequestJson & { metadata: { labels: Record<string, string> } }>(
       { name: pending.name, metadata: { labels: { ticket: 't-1' } } },
       { updateMask: 'metadata.labels' },
@@ -165,23 +170,35 @@ describe('plan assignment requests', () => {
     expect(status.status).toBe('INVALID_ARGUMENT');
   });
 
-  it('organizations request from the service; approvers list what waits for them', async () => {
-    await api.plan(SERVICE, 'org-large', 'ORGANIZATION', 300_000);
-    const orgRequest = await api.request('organizations/acme', 'grow', {
-      assign: { plan: `${SERVICE}/plans/org-large` },
+  it('organizations request from the service; approvers list what waits for them', async (context) => {
+    // the attempt's own organization: what waits for it is this attempt's request only
+    const orgId = perAttempt(context, 'rising');
+    const org = `organizations/${orgId}`;
+    await api.organization(orgId, { regions: ['r1'] });
+    const orgLarge = perAttempt(context, 'org-large');
+    await api.plan(SERVICE, orgLarge, 'ORGANIZATION', 300_000);
+    const listForService = async () =>
+      server.admin.request<{ planAssignmentRequests: RequestJson[] }>(
+        'GET',
+        '/v1/planAssignmentRequests:listApprover',
+        {
+          query: { approver: SERVICE },
+        },
+      );
+    // a retry finds its first attempt's request to the service there before
+    const before = (await listForService()).planAssignmentRequests.map((r) => r.name);
+    const orgRequest = await api.request(org, 'grow', {
+      assign: { plan: `${SERVICE}/plans/${orgLarge}` },
     });
     expect(orgRequest).toMatchObject({ approver: SERVICE, status: { conclusion: 'PENDING' } });
-    await api.project('pe', ['r1'], { parentOrganization: 'organizations/acme' });
-    await api.plan('organizations/acme', 'p2000', 'PROJECT', 2000);
-    const projectRequest = await api.request('projects/pe', 'grow', { assign: { plan: plan('p2000') } });
-    expect(projectRequest.approver).toBe('organizations/acme');
+    const pe = perAttempt(context, 'pe');
+    await api.project(pe, ['r1'], { parentOrganization: org });
+    await api.plan(org, 'p2000', 'PROJECT', 2000);
+    const projectRequest = await api.request(`projects/${pe}`, 'grow', { assign: { plan: `${org}/plans/p2000` } });
+    expect(projectRequest.approver).toBe(org);
 
-    const forService = await server.admin.request<{ planAssignmentRequests: RequestJson[] }>(
-      'GET',
-      '/v1/planAssignmentRequests:listApprover',
-      { query: { approver: SERVICE } },
-    );
-    expect(forService.planAssignmentRequests.map((r) => r.name)).toEqual([orgRequest.name]);
+    const forService = await listForService();
+    expect(forService.planAssignmentRequests.map((r) => r.name).sort()).toEqual([...before, orgRequest.name].sort());
     expect(Object.keys(forService).sort()).toEqual(['nextPageToken', 'planAssignmentRequests', 'prevPageToken']);
 
     const forOrg = await server.admin.request<{
@@ -191,7 +208,7 @@ describe('plan assignment requests', () => {
       totalResultsCount: number;
     }>('GET', '/v1/planAssignmentRequests:listApprover', {
       query: {
-        approver: 'organizations/acme',
+        approver: org,
         filter: 'status.conclusion = "PENDING"',
         pageSize: 1,
         includePagingInfo: true,
@@ -209,7 +226,9 @@ describe('plan assignment requests', () => {
     expect(everything.planAssignmentRequests[0]).toEqual({ name: expect.any(String) });
 
     const accepted = await api.accept(orgRequest.name);
-    expect(accepted.acceptedPlan).toMatchObject({ name: `${SERVICE}/acceptedPlans/organization-acme.devices.outpost` });
-    expect((await api.pool('organizations/acme', 'r1')).configuredSize).toBe(300_000);
+    expect(accepted.acceptedPlan).toMatchObject({
+      name: `${SERVICE}/acceptedPlans/organization-${orgId}.devices.outpost`,
+    });
+    expect((await api.pool(org, 'r1')).configuredSize).toBe(300_000);
   });
 });
