@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerLimitsCommands } from '../../src/cli/limits-commands.js';
 import { runCli } from '../cli/harness.js';
+import { perAttempt } from '../helpers/per-attempt.js';
 import { startTestServer, TEST_ADMIN_KEY, type TestServer } from '../helpers/test-server.js';
 import { DEVICES, limitName, poolName, SERVICE } from './limits-fixture.js';
 
@@ -17,6 +18,19 @@ describe('outpost limits', () => {
   };
   const json = async <T>(...argv: string[]): Promise<T> =>
     JSON.parse((await outpost('-o', 'json', ...argv)).stdout) as T;
+  /** the attempt's own organization (region r1) and a project under it */
+  const organizationWithProject = async (org: string, project: string) => {
+    await outpost('limits', 'create', 'organizations', '--id', org, '--json', '{"regions":["r1"]}');
+    await outpost(
+      'limits',
+      'create',
+      'projects',
+      '--id',
+      project,
+      '--json',
+      JSON.stringify({ regions: ['r1'], parentOrganization: `organizations/${org}` }),
+    );
+  };
 
   beforeAll(async () => {
     server = await startTestServer();
@@ -25,34 +39,27 @@ describe('outpost limits', () => {
     await server.dispose();
   });
 
-  it('creates, lists, gets, updates and deletes through the standard verbs', async () => {
-    await outpost('limits', 'create', 'organizations', '--id', 'cli-org', '--json', '{"regions":["r1"]}');
-    await outpost(
-      'limits',
-      'create',
-      'projects',
-      '--id',
-      'cli-proj',
-      '--json',
-      '{"regions":["r1"],"parentOrganization":"organizations/cli-org"}',
-    );
-    const table = await outpost('limits', 'list', 'limits', '--parent', 'projects/cli-proj');
+  it('creates, lists, gets, updates and deletes through the standard verbs', async (context) => {
+    const org = perAttempt(context, 'cli-org');
+    const proj = perAttempt(context, 'cli-proj');
+    await organizationWithProject(org, proj);
+    const table = await outpost('limits', 'list', 'limits', '--parent', `projects/${proj}`);
     expect(table.stdout).toMatch(/NAME\s+CONFIGURED\s+ACTIVE\s+USAGE/);
-    const row = table.stdout.split('\n').find((line) => line.startsWith(limitName('projects/cli-proj', 'r1')));
+    const row = table.stdout.split('\n').find((line) => line.startsWith(limitName(`projects/${proj}`, 'r1')));
     expect(row?.split(/\s+/).slice(1)).toEqual(['1000', '1000', '0']);
 
     const limit = await json<{ configuredLimit: number }>(
       'limits',
       'get',
       'limits',
-      limitName('projects/cli-proj', 'r1'),
+      limitName(`projects/${proj}`, 'r1'),
     );
     expect(limit.configuredLimit).toBe(1000);
     const batch = await json<{ limitPools: unknown[]; missing: string[] }>(
       'limits',
       'batch-get',
       'limitPools',
-      poolName('organizations/cli-org', 'r1'),
+      poolName(`organizations/${org}`, 'r1'),
       poolName('organizations/cli-none', 'r1'),
     );
     expect(batch.limitPools).toHaveLength(1);
@@ -63,7 +70,7 @@ describe('outpost limits', () => {
       'create',
       'plans',
       '--parent',
-      'organizations/cli-org',
+      `organizations/${org}`,
       '--id',
       'p9',
       '--json',
@@ -73,23 +80,27 @@ describe('outpost limits', () => {
       'limits',
       'update',
       'plans',
-      'organizations/cli-org/plans/p9',
+      `organizations/${org}/plans/p9`,
       '--update-mask',
       'resourceLimits',
       '--json',
       JSON.stringify({ resourceLimits: [{ resource: DEVICES, value: 8 }] }),
     );
     expect(updated.generation).toBe(2);
-    expect((await outpost('limits', 'delete', 'plans', 'organizations/cli-org/plans/p9')).stdout).toContain('deleted');
+    expect((await outpost('limits', 'delete', 'plans', `organizations/${org}/plans/p9`)).stdout).toContain('deleted');
   });
 
-  it('accepts, declines and lists requests as their approver, and migrates', async () => {
+  it('accepts, declines and lists requests as their approver, and migrates', async (context) => {
+    // its own approver: the list holds this attempt's two requests only
+    const org = perAttempt(context, 'cli-approver');
+    const proj = perAttempt(context, 'cli-asker');
+    await organizationWithProject(org, proj);
     await outpost(
       'limits',
       'create',
       'plans',
       '--parent',
-      'organizations/cli-org',
+      `organizations/${org}`,
       '--id',
       'p2000',
       '--json',
@@ -101,11 +112,11 @@ describe('outpost limits', () => {
         'create',
         'planAssignmentRequests',
         '--parent',
-        'projects/cli-proj',
+        `projects/${proj}`,
         '--id',
         id,
         '--json',
-        JSON.stringify({ request: { assign: { plan: 'organizations/cli-org/plans/p2000' } } }),
+        JSON.stringify({ request: { assign: { plan: `organizations/${org}/plans/p2000` } } }),
       );
     const first = await request('first');
     const second = await request('second');
@@ -116,7 +127,7 @@ describe('outpost limits', () => {
       'list-approver',
       'planAssignmentRequests',
       '--approver',
-      'organizations/cli-org',
+      `organizations/${org}`,
     );
     expect(listed.stdout).toMatch(/NAME\s+APPROVER\s+CONCLUSION\s+REASON/);
     expect(listed.stdout).toContain(first.name);
@@ -130,13 +141,13 @@ describe('outpost limits', () => {
       'planAssignmentRequests',
       second.name,
     );
-    expect(accepted.acceptedPlan.defaultRegionalPlan).toBe('organizations/cli-org/plans/p2000');
+    expect(accepted.acceptedPlan.defaultRegionalPlan).toBe(`organizations/${org}/plans/p2000`);
     const statuses = await json<{ planAssignmentRequests: { status: { conclusion: string } }[] }>(
       'limits',
       'list-approver',
       'planAssignmentRequests',
       '--approver',
-      'organizations/cli-org',
+      `organizations/${org}`,
     );
     expect(statuses.planAssignmentRequests.map((r) => r.status.conclusion)).toEqual(['REJECTED', 'APPROVED']);
 
@@ -144,19 +155,19 @@ describe('outpost limits', () => {
       'limits',
       'migrate',
       'limits',
-      limitName('projects/cli-proj', 'r1'),
+      limitName(`projects/${proj}`, 'r1'),
     );
-    expect(migratedLimit.sources).toEqual([poolName('organizations/cli-org', 'r1')]);
+    expect(migratedLimit.sources).toEqual([poolName(`organizations/${org}`, 'r1')]);
     const migratedPool = await json<{ source: string }>(
       'limits',
       'migrate',
       'limitPools',
-      poolName('organizations/cli-org', 'r1'),
+      poolName(`organizations/${org}`, 'r1'),
     );
     expect(migratedPool.source).toBe(poolName(SERVICE, 'r1'));
-    const assignment = 'projects/cli-proj/planAssignments/project-cli-proj.devices.outpost';
+    const assignment = `projects/${proj}/planAssignments/project-${proj}.devices.outpost`;
     const migrated = await json<{ source: string }>('limits', 'migrate', 'planAssignments', assignment);
-    expect(migrated.source).toBe('organizations/cli-org/acceptedPlans/project-cli-proj.devices.outpost');
+    expect(migrated.source).toBe(`organizations/${org}/acceptedPlans/project-${proj}.devices.outpost`);
   });
 
   it('refuses unknown collections for the custom verbs', async () => {
