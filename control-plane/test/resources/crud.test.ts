@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '@outpost/shared';
+import { perAttempt } from '../helpers/per-attempt.js';
 import { startTestServer } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
 import { widgetDefinition } from '../helpers/widgets.js';
@@ -31,8 +32,8 @@ describe('create', () => {
     expect(w.metadata?.createTime).toBe(w.metadata?.updateTime);
   });
 
-  it('keeps an explicit name, refuses a second create and a name outside the parent', async () => {
-    const name = `${parent}/widgets/w-explicit`;
+  it('keeps an explicit name, refuses a second create and a name outside the parent', async (context) => {
+    const name = perAttempt(context, `${parent}/widgets/w-explicit`);
     await server.admin.create(parent, 'widgets', { name, spec: { size: 3 } });
     expect((await refused(server.admin.create(parent, 'widgets', { name }))).status).toBe('ALREADY_EXISTS');
     const err = await refused(
@@ -56,14 +57,15 @@ describe('create', () => {
     );
   });
 
-  it('ignores output-only fields in the body and honours the response mask', async () => {
+  it('ignores output-only fields in the body and honours the response mask', async (context) => {
+    const name = perAttempt(context, `${parent}/widgets/w-status`);
     const w = await server.admin.create<Widget>(
       parent,
       'widgets',
-      { name: `${parent}/widgets/w-status`, status: { counter: 9 }, metadata: { uuid: 'mine', labels: { a: 'b' } } },
+      { name, status: { counter: 9 }, metadata: { uuid: 'mine', labels: { a: 'b' } } },
       { responseMask: { bodyMask: 'name,metadata.labels,status' } },
     );
-    expect(w).toEqual({ name: `${parent}/widgets/w-status`, metadata: { labels: { a: 'b' } } });
+    expect(w).toEqual({ name, metadata: { labels: { a: 'b' } } });
     const skipped = await server.admin.create(
       parent,
       'widgets',
@@ -75,8 +77,8 @@ describe('create', () => {
 });
 
 describe('get and batchGet', () => {
-  it('gets with views and field masks', async () => {
-    const name = `${parent}/widgets/w-view`;
+  it('gets with views and field masks', async (context) => {
+    const name = perAttempt(context, `${parent}/widgets/w-view`);
     await server.admin.create(parent, 'widgets', { name, displayName: 'V', spec: { color: 'blue', size: 2 } });
     expect(await server.admin.get(name, { view: 'NAME' })).toEqual({ name });
     expect(await server.admin.get(name, { view: 'BASIC' })).toEqual({
@@ -94,8 +96,8 @@ describe('get and batchGet', () => {
     expect((await refused(server.admin.get(`${parent}/widgets/absent`))).status).toBe('NOT_FOUND');
   });
 
-  it('batchGet lists absent names in missing', async () => {
-    const name = `${parent}/widgets/w-batch`;
+  it('batchGet lists absent names in missing', async (context) => {
+    const name = perAttempt(context, `${parent}/widgets/w-batch`);
     await server.admin.create(parent, 'widgets', { name });
     const result = await server.admin.batchGet('widgets', [name, `${parent}/widgets/ghost`]);
     expect((result as { widgets: Widget[] }).widgets.map((w) => w.name)).toEqual([name]);
@@ -179,8 +181,8 @@ describe('update', () => {
     expect(skipped).toEqual({});
   });
 
-  it('allowMissing creates an absent resource, ignoring the mask; without it NOT_FOUND', async () => {
-    const absent = `${parent}/widgets/w-upsert`;
+  it('allowMissing creates an absent resource, ignoring the mask; without it NOT_FOUND', async (context) => {
+    const absent = perAttempt(context, `${parent}/widgets/w-upsert`);
     expect((await refused(server.admin.update({ name: absent, spec: { size: 1 } }))).status).toBe('NOT_FOUND');
     const w = await server.admin.update<Widget>(
       { name: absent, displayName: 'made', spec: { size: 1 } },
@@ -192,8 +194,8 @@ describe('update', () => {
 });
 
 describe('delete', () => {
-  it('deletes, then NOT_FOUND unless allowMissing', async () => {
-    const name = `${parent}/widgets/w-del`;
+  it('deletes, then NOT_FOUND unless allowMissing', async (context) => {
+    const name = perAttempt(context, `${parent}/widgets/w-del`);
     await server.admin.create(parent, 'widgets', { name });
     await server.admin.delete(name);
     expect((await refused(server.admin.delete(name))).status).toBe('NOT_FOUND');
