@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '@outpost/shared';
+import { perAttempt } from '../helpers/per-attempt.js';
 import { startTestServer } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
 import { widgetDefinition } from '../helpers/widgets.js';
@@ -12,8 +13,8 @@ beforeAll(async () => {
 afterAll(async () => server.dispose());
 
 describe('compare-and-swap under concurrency', () => {
-  it('8 concurrent clients incrementing a counter with CAS never lose an update', async () => {
-    const name = 'projects/cas/regions/r1/widgets/counter';
+  it('8 concurrent clients incrementing a counter with CAS never lose an update', async (context) => {
+    const name = perAttempt(context, 'projects/cas/regions/r1/widgets/counter');
     await server.admin.create('projects/cas/regions/r1', 'widgets', { name, spec: { size: 0 } });
     const perClient = 25;
     let conflicts = 0;
