@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ResourceEngine } from '../../src/resources/resource-engine.js';
 import { watchStateless } from '../../src/resources/watch/stateless-watch.js';
 import type { SerializedResponse, WatchCollectionResponse } from '../../src/resources/watch/watch-types.js';
+import { perAttempt } from '../helpers/per-attempt.js';
 import { describeStorages } from '../helpers/storages.js';
 import { startTestServer } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
@@ -49,14 +50,16 @@ describe('stateless watch over HTTP', () => {
   });
   afterAll(async () => server.dispose());
 
-  it('a watcher cut off mid-stream and resumed with its token misses nothing: each record changed meanwhile comes once, as it is now', async () => {
+  it('a watcher cut off mid-stream and resumed with its token misses nothing: each record changed meanwhile comes once, as it is now', async (context) => {
+    // the attempt's own parent: a retry's snapshot holds none of its first attempt's records
+    const region = `${perAttempt(context, 'projects/watch')}/regions/r1`;
     const widgets = server.engine.resource('widgets');
-    for (let i = 0; i < 5; i++) widgets.put({ name: `${parent}/widgets/s${i}`, spec: { size: 0 } });
+    for (let i = 0; i < 5; i++) widgets.put({ name: `${region}/widgets/s${i}`, spec: { size: 0 } });
 
     const first = new AbortController();
     const stream1 = iterate(
       server.admin.watch<WireResponse>(
-        `/v1/${parent}/widgets:watch`,
+        `/v1/${region}/widgets:watch`,
         { type: 'STATELESS', maxChunkSize: 2 },
         first.signal,
       ),
@@ -75,8 +78,8 @@ describe('stateless watch over HTTP', () => {
     const expected: string[] = [];
     const change = (i: number): void => {
       version++;
-      widgets.put({ name: `${parent}/widgets/s${i}`, spec: { size: version } });
-      expected.push(`${parent}/widgets/s${i}@${version}`);
+      widgets.put({ name: `${region}/widgets/s${i}`, spec: { size: version } });
+      expected.push(`${region}/widgets/s${i}@${version}`);
     };
     for (let k = 0; k < 6; k++) change(k % 5);
     const live = await collect(stream1, (_r, all) => versionsOf(all).length >= 6);
@@ -90,12 +93,12 @@ describe('stateless watch over HTTP', () => {
       change(k % 3); // while disconnected: several changes per record
       if (k >= 6) meanwhile.push(expected.at(-1)!); // the last change of each record
     }
-    widgets.remove(`${parent}/widgets/s4`);
+    widgets.remove(`${region}/widgets/s4`);
 
     const second = new AbortController();
     const stream2 = iterate(
       server.admin.watch<WireResponse>(
-        `/v1/${parent}/widgets:watch`,
+        `/v1/${region}/widgets:watch`,
         { type: 'STATELESS', resumeToken: token },
         second.signal,
       ),
@@ -104,13 +107,13 @@ describe('stateless watch over HTTP', () => {
     second.abort();
     expect(versionsOf(resumed)).toEqual(meanwhile);
     expect(resumed.flatMap((r) => r.widgetChanges.filter((c) => c['removed']).map((c) => c['removed']!.name))).toEqual([
-      `${parent}/widgets/s4`,
+      `${region}/widgets/s4`,
     ]);
   });
 
-  it('filters and masks: changes outside the filter or the mask are not sent', async () => {
+  it('filters and masks: changes outside the filter or the mask are not sent', async (context) => {
     const widgets = server.engine.resource('widgets');
-    const p = 'projects/watch2/regions/r1';
+    const p = `${perAttempt(context, 'projects/watch2')}/regions/r1`;
     widgets.put({ name: `${p}/widgets/a1`, spec: { color: 'red', size: 1 } });
     const controller = new AbortController();
     const stream = iterate(
@@ -156,13 +159,15 @@ describe('stateful watch over HTTP', () => {
   });
   afterAll(async () => server.dispose());
 
-  it('with a page size, sees records enter and leave its page', async () => {
+  it('with a page size, sees records enter and leave its page', async (context) => {
+    // the attempt's own parent: a retry's snapshot holds none of its first attempt's records
+    const region = `${perAttempt(context, 'projects/page')}/regions/r1`;
     const widgets = server.engine.resource('widgets');
-    for (const id of ['b', 'd', 'f', 'h']) widgets.put({ name: `${parent}/widgets/w${id}`, spec: { size: 1 } });
+    for (const id of ['b', 'd', 'f', 'h']) widgets.put({ name: `${region}/widgets/w${id}`, spec: { size: 1 } });
     const controller = new AbortController();
     const stream = iterate(
       server.admin.watch<WireResponse>(
-        `/v1/${parent}/widgets:watch`,
+        `/v1/${region}/widgets:watch`,
         { type: 'STATEFUL', pageSize: 3 },
         controller.signal,
       ),
@@ -175,31 +180,31 @@ describe('stateful watch over HTTP', () => {
     ]);
     expect(initial!.pageTokenChange?.nextPageToken).not.toBe('');
 
-    widgets.put({ name: `${parent}/widgets/wa`, spec: { size: 1 } }); // enters at the top, pushes wf out
+    widgets.put({ name: `${region}/widgets/wa`, spec: { size: 1 } }); // enters at the top, pushes wf out
     const [entered] = await collect(stream, (r) => r.isCurrent);
-    expect(entered!.widgetChanges).toContainEqual({ removed: { name: `${parent}/widgets/wf`, viewIndex: 2 } });
+    expect(entered!.widgetChanges).toContainEqual({ removed: { name: `${region}/widgets/wf`, viewIndex: 2 } });
     expect(entered!.widgetChanges).toContainEqual({
-      added: { widget: expect.objectContaining({ name: `${parent}/widgets/wa` }), viewIndex: 0 },
+      added: { widget: expect.objectContaining({ name: `${region}/widgets/wa` }), viewIndex: 0 },
     });
     expect(entered!.widgetChanges).toContainEqual({
-      modified: expect.objectContaining({ name: `${parent}/widgets/wd`, previousViewIndex: 1, viewIndex: 2 }),
+      modified: expect.objectContaining({ name: `${region}/widgets/wd`, previousViewIndex: 1, viewIndex: 2 }),
     });
 
-    widgets.remove(`${parent}/widgets/wb`); // leaves; wf comes back
+    widgets.remove(`${region}/widgets/wb`); // leaves; wf comes back
     const [left] = await collect(stream, (r) => r.isCurrent);
-    expect(left!.widgetChanges).toContainEqual({ removed: { name: `${parent}/widgets/wb`, viewIndex: 1 } });
+    expect(left!.widgetChanges).toContainEqual({ removed: { name: `${region}/widgets/wb`, viewIndex: 1 } });
     expect(left!.widgetChanges).toContainEqual({
-      added: { widget: expect.objectContaining({ name: `${parent}/widgets/wf` }), viewIndex: 2 },
+      added: { widget: expect.objectContaining({ name: `${region}/widgets/wf` }), viewIndex: 2 },
     });
 
-    widgets.put({ name: `${parent}/widgets/wz`, spec: { size: 1 } }); // beyond the page: nothing sent for it
-    widgets.patch(`${parent}/widgets/wa`, (d) => ({ ...d, spec: { size: 2 } }));
+    widgets.put({ name: `${region}/widgets/wz`, spec: { size: 1 } }); // beyond the page: nothing sent for it
+    widgets.patch(`${region}/widgets/wa`, (d) => ({ ...d, spec: { size: 2 } }));
     const [modified] = await collect(stream, (r) => r.isCurrent);
     controller.abort();
     expect(modified!.widgetChanges).toEqual([
       {
         modified: expect.objectContaining({
-          name: `${parent}/widgets/wa`,
+          name: `${region}/widgets/wa`,
           fieldMask: expect.stringContaining('spec.size'),
         }),
       },
