@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Device } from '@outpost/shared';
 import { registerDeviceCommands } from '../../src/cli/device-commands.js';
 import { runCli } from '../cli/harness.js';
+import { perAttempt } from '../helpers/per-attempt.js';
 import { startTestServer, TEST_ADMIN_KEY } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
 import { publishSimVersion } from '../web/os-catalog-fixture.js';
@@ -44,9 +45,10 @@ const post = (path: string, body: unknown, authorization = `Bearer ${TEST_ADMIN_
   });
 
 describe('outpost devices provision --device-type T --factory-version V', () => {
-  it('records the type and the version on the device: before its agent reports, the OS-version rules hold', async () => {
-    const name = `${parent}/devices/fresh-1`;
-    const root = join(work, 'fresh-1');
+  it('records the type and the version on the device: before its agent reports, the OS-version rules hold', async (context) => {
+    const id = perAttempt(context, 'fresh-1');
+    const name = `${parent}/devices/${id}`;
+    const root = join(work, id);
     const provisioned = await outpost(
       'devices',
       'provision',
@@ -80,8 +82,9 @@ describe('outpost devices provision --device-type T --factory-version V', () => 
     expect(accepted.status?.conditions).toContainEqual(expect.objectContaining({ type: 'OSReady', reason: 'Pending' }));
   });
 
-  it('keeps what the device itself reported when it is provisioned again', async () => {
-    const name = `${parent}/devices/known-1`;
+  it('keeps what the device itself reported when it is provisioned again', async (context) => {
+    const id = perAttempt(context, 'known-1');
+    const name = `${parent}/devices/${id}`;
     server.engine.resource('devices').put({
       name,
       status: { deviceInfo: { deviceType: 'sim', osVersion: '1.2.0', architecture: 'amd64' } },
@@ -91,7 +94,7 @@ describe('outpost devices provision --device-type T --factory-version V', () => 
       'provision',
       name,
       '--device-root',
-      join(work, 'known-1'),
+      join(work, id),
       '--device-type',
       'other',
       '--factory-version',
@@ -103,8 +106,9 @@ describe('outpost devices provision --device-type T --factory-version V', () => 
     await setVersion(name, '2.0.0');
   });
 
-  it(':provision refuses a malformed type or version with INVALID_ARGUMENT and changes nothing', async () => {
-    const name = `${parent}/devices/bad-1`;
+  it(':provision refuses a malformed type or version with INVALID_ARGUMENT and changes nothing', async (context) => {
+    const id = perAttempt(context, 'bad-1');
+    const name = `${parent}/devices/${id}`;
     await server.admin.create(parent, 'devices', { name });
     const { credential } = (await (await post(`${name}:issueCredential`, {})).json()) as { credential: string };
     const before = await server.admin.get(name);
@@ -126,17 +130,18 @@ describe('outpost devices provision --device-type T --factory-version V', () => 
 });
 
 describe('self-registration with a provisioning token', () => {
-  it('records the device type and OS version the device registers with', async () => {
+  it('records the device type and OS version the device registers with', async (context) => {
+    const id = perAttempt(context, 'self-1');
     const { token } = (await (await post(`${parent}/devices:createProvisioningToken`, {})).json()) as {
       token: string;
     };
     const res = await post(
       `${parent}/devices:register`,
-      { deviceId: 'self-1', deviceInfo: { deviceType: 'sim', osVersion: '1.0.0', architecture: 'amd64' } },
+      { deviceId: id, deviceInfo: { deviceType: 'sim', osVersion: '1.0.0', architecture: 'amd64' } },
       `Bearer ${token}`,
     );
     expect(res.status).toBe(200);
-    const name = `${parent}/devices/self-1`;
+    const name = `${parent}/devices/${id}`;
     expect((await server.admin.get<Device>(name)).status?.deviceInfo).toEqual({
       deviceType: 'sim',
       osVersion: '1.0.0',
