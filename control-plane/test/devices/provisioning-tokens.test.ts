@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerDeviceCommands } from '../../src/cli/device-commands.js';
 import { runCli } from '../cli/harness.js';
+import { perAttempt } from '../helpers/per-attempt.js';
 import { startTestServer, TEST_ADMIN_KEY } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
 
@@ -46,24 +47,27 @@ const listed = async (at = parent): Promise<ListedToken[]> => {
 };
 
 describe('--max-uses', () => {
-  it('registers that many devices and then no more; a registration that fails uses nothing up', async () => {
+  it('registers that many devices and then no more; a registration that fails uses nothing up', async (context) => {
+    const firstId = perAttempt(context, 'first-1');
+    const secondId = perAttempt(context, 'second-1');
+    const thirdId = perAttempt(context, 'third-1');
     const created = await outpost('devices', 'create-provisioning-token', '--parent', parent, '--max-uses', '2');
     expect(created.code, created.stderr).toBe(0);
     const token = created.stdout.trim();
     expect(token).toMatch(/^opt_/);
 
-    expect((await register(token, 'first-1')).status).toBe(200);
+    expect((await register(token, firstId)).status).toBe(200);
     // refused: a device that exists, a malformed body
-    expect((await register(token, 'first-1')).status).toBe(409);
+    expect((await register(token, firstId)).status).toBe(409);
     expect((await call('POST', `${parent}/devices:register`, { deviceId: 7 }, `Bearer ${token}`)).status).toBe(400);
-    expect((await register(token, 'second-1')).status).toBe(200);
+    expect((await register(token, secondId)).status).toBe(200);
 
-    const third = await register(token, 'third-1');
+    const third = await register(token, thirdId);
     expect(third.status).toBe(401);
     expect(await third.json()).toEqual({
       error: { code: 401, status: 'UNAUTHENTICATED', message: 'this provisioning token has registered all it may' },
     });
-    expect((await call('GET', `${parent}/devices/third-1`)).status).toBe(404);
+    expect((await call('GET', `${parent}/devices/${thirdId}`)).status).toBe(404);
     expect(await listed()).toContainEqual(expect.objectContaining({ uses: 2, maxUses: 2 }));
   });
 
@@ -83,8 +87,9 @@ describe('--max-uses', () => {
 });
 
 describe('list and revoke', () => {
-  it('lists the tokens of a region without the tokens themselves, and a revoked one registers no more', async () => {
-    const at = 'projects/tokens/regions/us';
+  it('lists the tokens of a region without the tokens themselves, and a revoked one registers no more', async (context) => {
+    // the attempt's own region: it holds exactly this attempt's two tokens
+    const at = `${perAttempt(context, 'projects/tokens')}/regions/us`;
     const made = await outpost('devices', 'create-provisioning-token', '--parent', at, '--ttl', '3600', '-o', 'json');
     expect(made.code, made.stderr).toBe(0);
     const { token, id } = JSON.parse(made.stdout) as { token: string; id: string };
