@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DesiredDevice, HealthCheck } from '@outpost/shared';
 import { ApiError } from '@outpost/shared';
+import { perAttempt } from '../helpers/per-attempt.js';
 import { startTestServer } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
 import { RawAgent, createDevice } from './helpers/raw-agent.js';
@@ -27,9 +28,11 @@ async function refusal(promise: Promise<unknown>): Promise<ApiError> {
 }
 
 describe('HealthCheck resource (projects/{p}/regions/{r}/healthChecks/{id})', () => {
-  it('creates, gets, lists with a filter, updates with a mask and deletes through the generic engine', async () => {
-    const created = await server.admin.create<HealthCheck>(parent, 'healthChecks', {
-      name: `${parent}/healthChecks/web`,
+  it('creates, gets, lists with a filter, updates with a mask and deletes through the generic engine', async (context) => {
+    // the attempt's own region: the TCP filter finds exactly this attempt's check
+    const region = `${perAttempt(context, 'projects/acme')}/regions/eu`;
+    const created = await server.admin.create<HealthCheck>(region, 'healthChecks', {
+      name: `${region}/healthChecks/web`,
       displayName: 'local web UI',
       spec: {
         type: 'HTTP',
@@ -44,23 +47,23 @@ describe('HealthCheck resource (projects/{p}/regions/{r}/healthChecks/{id})', ()
       intervalSeconds: 30,
       selector: { matchLabels: { role: 'gateway' } },
     });
-    await server.admin.create(parent, 'healthChecks', {
-      name: `${parent}/healthChecks/port`,
+    await server.admin.create(region, 'healthChecks', {
+      name: `${region}/healthChecks/port`,
       spec: { type: 'TCP', tcp: { host: '127.0.0.1', port: 22 } },
     });
-    const tcp = await server.admin.list<HealthCheck>(parent, 'healthChecks', { filter: 'spec.type = "TCP"' });
-    expect(tcp.healthChecks?.map((c) => c.name)).toEqual([`${parent}/healthChecks/port`]);
+    const tcp = await server.admin.list<HealthCheck>(region, 'healthChecks', { filter: 'spec.type = "TCP"' });
+    expect(tcp.healthChecks?.map((c) => c.name)).toEqual([`${region}/healthChecks/port`]);
     const updated = await server.admin.update<HealthCheck>(
       {
-        name: `${parent}/healthChecks/port`,
+        name: `${region}/healthChecks/port`,
         spec: { type: 'TCP', tcp: { host: '127.0.0.1', port: 22 }, failureThreshold: 5 },
       },
       { updateMask: 'spec.failureThreshold' },
     );
     expect(updated.spec.failureThreshold).toBe(5);
     expect(updated.metadata?.generation).toBe(2);
-    await server.admin.delete(`${parent}/healthChecks/port`);
-    expect((await refusal(server.admin.get(`${parent}/healthChecks/port`))).status).toBe('NOT_FOUND');
+    await server.admin.delete(`${region}/healthChecks/port`);
+    expect((await refusal(server.admin.get(`${region}/healthChecks/port`))).status).toBe('NOT_FOUND');
   });
 
   it('refuses definitions that do not fit their type, and changes nothing', async () => {
@@ -85,8 +88,9 @@ describe('HealthCheck resource (projects/{p}/regions/{r}/healthChecks/{id})', ()
 });
 
 describe('the gateway sends each device the checks that apply to it, and pushes again when they change', () => {
-  it('selector, spec.healthChecks, label changes, check changes and deletes all reach the agent', async () => {
-    const region = 'projects/acme/regions/north';
+  it('selector, spec.healthChecks, label changes, check changes and deletes all reach the agent', async (context) => {
+    const project = perAttempt(context, 'projects/acme');
+    const region = `${project}/regions/north`;
     const credential = await createDevice(server, `${region}/devices/gw-1`, { role: 'gateway' });
     const agent = await RawAgent.connect(server, credential);
     agents.push(agent);
@@ -107,8 +111,8 @@ describe('the gateway sends each device the checks that apply to it, and pushes 
     ]);
 
     // checks elsewhere or selecting other labels do not concern it: no push
-    await server.admin.create('projects/acme/regions/south', 'healthChecks', {
-      name: 'projects/acme/regions/south/healthChecks/web',
+    await server.admin.create(`${project}/regions/south`, 'healthChecks', {
+      name: `${project}/regions/south/healthChecks/web`,
       spec: { type: 'ICMP', icmp: { host: '127.0.0.1' }, selector: { matchLabels: {} } },
     });
     await server.admin.create(region, 'healthChecks', {
