@@ -4,6 +4,7 @@ import { registerDeviceCommands } from '../../src/cli/device-commands.js';
 import { healthCheckFromFlags, registerHealthCommands } from '../../src/cli/health-commands.js';
 import { UsageError } from '../../src/cli/usage-error.js';
 import { runCli } from '../cli/harness.js';
+import { perAttempt } from '../helpers/per-attempt.js';
 import { startTestServer, TEST_ADMIN_KEY } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
 
@@ -21,13 +22,15 @@ const outpost = (...argv: string[]) =>
   });
 
 describe('outpost devices create health-check, and the generic verbs on healthChecks', () => {
-  it('creates each type from flags; lists, gets and deletes them', async () => {
+  it('creates each type from flags; lists, gets and deletes them', async (context) => {
+    // the attempt's own region: its list holds exactly this attempt's checks
+    const region = `${perAttempt(context, 'projects/acme')}/regions/eu`;
     const http = await outpost(
       'devices',
       'create',
       'health-check',
       '--parent',
-      parent,
+      region,
       '--id',
       'web',
       '--type',
@@ -69,7 +72,7 @@ describe('outpost devices create health-check, and the generic verbs on healthCh
       'create',
       'health-check',
       '--parent',
-      parent,
+      region,
       '--id',
       'script',
       '--type',
@@ -95,26 +98,26 @@ describe('outpost devices create health-check, and the generic verbs on healthCh
       ['--id', 'modem', '--type', 'device-file', '--path', '/dev/ttyUSB0', '--file-type', 'CHARACTER_DEVICE'],
       ['--id', 'ssh', '--type', 'tcp', '--host', '127.0.0.1', '--port', '22'],
     ]) {
-      const created = await outpost('devices', 'create', 'health-check', '--parent', parent, ...args);
+      const created = await outpost('devices', 'create', 'health-check', '--parent', region, ...args);
       expect(created.stderr).toBe('');
       expect(created.code).toBe(0);
     }
 
-    const list = await outpost('devices', 'list', 'healthChecks', '--parent', parent);
+    const list = await outpost('devices', 'list', 'healthChecks', '--parent', region);
     expect(list.code).toBe(0);
     expect(list.stdout.split('\n')[0]).toMatch(/^NAME\s+TYPE\s+INTERVAL\s+SELECTOR$/);
-    expect(list.stdout).toMatch(new RegExp(`${parent}/healthChecks/modem\\s+DEVICE_FILE`));
+    expect(list.stdout).toMatch(new RegExp(`${region}/healthChecks/modem\\s+DEVICE_FILE`));
     expect(list.stdout.trim().split('\n')).toHaveLength(7);
 
-    const got = await outpost('devices', 'get', 'healthChecks', `${parent}/healthChecks/rpc`, '-o', 'json');
+    const got = await outpost('devices', 'get', 'healthChecks', `${region}/healthChecks/rpc`, '-o', 'json');
     expect((JSON.parse(got.stdout) as HealthCheck).spec.grpc).toEqual({
       host: '127.0.0.1',
       port: 50051,
       service: 'db',
     });
 
-    const deleted = await outpost('devices', 'delete', 'healthChecks', `${parent}/healthChecks/rpc`);
-    expect(deleted.stdout).toBe(`deleted ${parent}/healthChecks/rpc\n`);
+    const deleted = await outpost('devices', 'delete', 'healthChecks', `${region}/healthChecks/rpc`);
+    expect(deleted.stdout).toBe(`deleted ${region}/healthChecks/rpc\n`);
 
     // the generic create with a file still works next to the health-check form
     const generic = await outpost(
@@ -122,7 +125,7 @@ describe('outpost devices create health-check, and the generic verbs on healthCh
       'create',
       'healthChecks',
       '--parent',
-      parent,
+      region,
       '--id',
       'raw',
       '--json',
