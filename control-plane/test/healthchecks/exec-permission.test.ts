@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { perAttempt } from '../helpers/per-attempt.js';
 import { startTestServer, TEST_ADMIN_KEY, type TestServer } from '../helpers/test-server.js';
 import { createDevice } from './helpers/raw-agent.js';
 
@@ -75,19 +76,20 @@ describe('running programs on devices needs devices.exec (COMMAND checks, pods),
     expect(await exists(`${region}/healthChecks/whoami`)).toBe(false);
   });
 
-  it('lets the same key create checks that run no program', async () => {
+  it('lets the same key create checks that run no program', async (context) => {
     const http = await createCheck(checksOnly, {
-      name: `${region}/healthChecks/web`,
+      name: `${region}/healthChecks/${perAttempt(context, 'web')}`,
       spec: { type: 'HTTP', http: { url: 'http://127.0.0.1:8000/' } },
     });
     expect(http.status, JSON.stringify(http.body)).toBe(200);
   });
 
-  it('creates a COMMAND check for a key holding devices.exec; running it as root needs devices.execAsRoot', async () => {
-    const created = await createCheck(checksAndExec, commandCheck('disk', { argv: ['test', '-w', '/outpost'] }));
+  it('creates a COMMAND check for a key holding devices.exec; running it as root needs devices.execAsRoot', async (context) => {
+    const disk = commandCheck(perAttempt(context, 'disk'), { argv: ['test', '-w', '/outpost'] });
+    const created = await createCheck(checksAndExec, disk);
     expect(created.status, JSON.stringify(created.body)).toBe(200);
 
-    const asRoot = commandCheck('root-disk', { argv: ['test', '-w', '/'], runAsRoot: true });
+    const asRoot = commandCheck(perAttempt(context, 'root-disk'), { argv: ['test', '-w', '/'], runAsRoot: true });
     const refused = await createCheck(checksAndExec, asRoot);
     expect(refused.status).toBe(403);
     expect(errorOf(refused).message).toBe(`missing permission ${EXEC_AS_ROOT} on ${region}`);
@@ -101,8 +103,11 @@ describe('running programs on devices needs devices.exec (COMMAND checks, pods),
     });
   });
 
-  it('needs devices.exec to change what a COMMAND check runs or where, not to rename it', async () => {
-    const name = `${region}/healthChecks/disk`;
+  it('needs devices.exec to change what a COMMAND check runs or where, not to rename it', async (context) => {
+    // the attempt's own check (a retry finds its first attempt's changes on a shared one)
+    const check = commandCheck(perAttempt(context, 'edited'), { argv: ['test', '-w', '/outpost'] });
+    expect((await createCheck(checksAndExec, check)).status).toBe(200);
+    const name = check.name;
     const changeArgv = await call('PATCH', `/v1/${name}?updateMask=spec.command`, checksOnly, {
       spec: { type: 'COMMAND', command: { argv: ['sh', '-c', 'cat /etc/shadow'] } },
     });
@@ -129,9 +134,9 @@ describe('running programs on devices needs devices.exec (COMMAND checks, pods),
     expect(errorOf(toRoot).message).toBe(`missing permission ${EXEC_AS_ROOT} on ${region}`);
   });
 
-  it('needs devices.exec to create a pod or change its spec; runAsRoot needs devices.execAsRoot', async () => {
+  it('needs devices.exec to create a pod or change its spec; runAsRoot needs devices.execAsRoot', async (context) => {
     const pod = {
-      name: `${region}/pods/app`,
+      name: `${region}/pods/${perAttempt(context, 'app')}`,
       spec: { node: `${region}/devices/box`, services: [{ name: 'main', command: ['sleep', '1000'] }] },
     };
     const create = (key: string, body: typeof pod) => call('POST', `/v1/${region}/pods`, key, body);
