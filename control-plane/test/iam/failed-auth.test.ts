@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_FAILED_AUTH_LIMITS } from '../../src/iam/failed-auth-limiter.js';
 import { startTestServer, TEST_ADMIN_KEY, type TestServer } from '../helpers/test-server.js';
 
@@ -16,53 +16,61 @@ async function get(server: TestServer, headers: Record<string, string>) {
   return { status: res.status, retryAfter: res.headers.get('retry-after'), body: (await res.json()) as unknown };
 }
 
+async function withServer(starting: Promise<TestServer>, test: (server: TestServer) => Promise<void>): Promise<void> {
+  const server = await starting;
+  try {
+    await test(server);
+  } finally {
+    await server.dispose();
+  }
+}
+
 const wrongKey = (i: number, extra: Record<string, string> = {}) => ({
   authorization: `Bearer opk_nobody${i}_guess`,
   ...extra,
 });
 
 describe('failed authentications over HTTP', () => {
+  // each test starts its own server: the failures a first attempt counted would limit its retry from the start
   describe('straight from the client', () => {
-    let server: TestServer;
-    beforeAll(async () => (server = await startTestServer()));
-    afterAll(() => server.dispose());
-
     it(`answers 429 with Retry-After after ${ALLOWED} wrong keys, and still lets a valid key in`, async () => {
-      for (let i = 0; i < ALLOWED; i++) {
-        const attempt = await get(server, i % 2 === 0 ? wrongKey(i) : { authorization: 'Basic Zm9vOmJhcg==' });
-        expect(attempt.status, `attempt ${i + 1}`).toBe(401);
-      }
-      const limited = await get(server, wrongKey(ALLOWED));
-      expect(limited.status).toBe(429);
-      expect(limited.body).toMatchObject({ error: { code: 429, status: 'RESOURCE_EXHAUSTED' } });
-      expect(Number(limited.retryAfter)).toBeGreaterThanOrEqual(1);
-      expect(Number(limited.retryAfter)).toBeLessThanOrEqual(60);
+      await withServer(startTestServer(), async (server) => {
+        for (let i = 0; i < ALLOWED; i++) {
+          const attempt = await get(server, i % 2 === 0 ? wrongKey(i) : { authorization: 'Basic Zm9vOmJhcg==' });
+          expect(attempt.status, `attempt ${i + 1}`).toBe(401);
+        }
+        const limited = await get(server, wrongKey(ALLOWED));
+        expect(limited.status).toBe(429);
+        expect(limited.body).toMatchObject({ error: { code: 429, status: 'RESOURCE_EXHAUSTED' } });
+        expect(Number(limited.retryAfter)).toBeGreaterThanOrEqual(1);
+        expect(Number(limited.retryAfter)).toBeLessThanOrEqual(60);
 
-      expect((await get(server, { authorization: `Bearer ${TEST_ADMIN_KEY}` })).status).toBe(200);
-      // X-Forwarded-For from a peer that is not a trusted proxy is the client's word: ignored
-      expect((await get(server, wrongKey(99, { 'x-forwarded-for': '198.51.100.1' }))).status).toBe(429);
-      expect((await get(server, { authorization: `Bearer ${TEST_ADMIN_KEY}` })).status).toBe(200);
+        expect((await get(server, { authorization: `Bearer ${TEST_ADMIN_KEY}` })).status).toBe(200);
+        // X-Forwarded-For from a peer that is not a trusted proxy is the client's word: ignored
+        expect((await get(server, wrongKey(99, { 'x-forwarded-for': '198.51.100.1' }))).status).toBe(429);
+        expect((await get(server, { authorization: `Bearer ${TEST_ADMIN_KEY}` })).status).toBe(200);
+      });
     });
   });
 
   describe('behind a trusted proxy', () => {
-    let server: TestServer;
-    beforeAll(async () => (server = await startTestServer({}, { config: { trustedProxies: ['127.0.0.1', '::1'] } })));
-    afterAll(() => server.dispose());
+    const behindProxy = () => startTestServer({}, { config: { trustedProxies: ['127.0.0.1', '::1'] } });
 
     it('counts per client address from X-Forwarded-For', async () => {
-      const from = (client: string) => ({ 'x-forwarded-for': client });
-      for (let i = 0; i < ALLOWED; i++) {
-        expect((await get(server, wrongKey(i, from('203.0.113.7')))).status).toBe(401);
-      }
-      expect((await get(server, wrongKey(0, from('203.0.113.7')))).status).toBe(429);
-      // an address the client wrote left of the proxy's entry changes nothing
-      expect((await get(server, wrongKey(0, from('203.0.113.9, 203.0.113.7')))).status).toBe(429);
-      expect((await get(server, wrongKey(0, from('203.0.113.8')))).status).toBe(401);
-      expect((await get(server, wrongKey(0))).status).toBe(401);
-      expect((await get(server, { authorization: `Bearer ${TEST_ADMIN_KEY}`, ...from('203.0.113.7') })).status).toBe(
-        200,
-      );
+      await withServer(behindProxy(), async (server) => {
+        const from = (client: string) => ({ 'x-forwarded-for': client });
+        for (let i = 0; i < ALLOWED; i++) {
+          expect((await get(server, wrongKey(i, from('203.0.113.7')))).status).toBe(401);
+        }
+        expect((await get(server, wrongKey(0, from('203.0.113.7')))).status).toBe(429);
+        // an address the client wrote left of the proxy's entry changes nothing
+        expect((await get(server, wrongKey(0, from('203.0.113.9, 203.0.113.7')))).status).toBe(429);
+        expect((await get(server, wrongKey(0, from('203.0.113.8')))).status).toBe(401);
+        expect((await get(server, wrongKey(0))).status).toBe(401);
+        expect((await get(server, { authorization: `Bearer ${TEST_ADMIN_KEY}`, ...from('203.0.113.7') })).status).toBe(
+          200,
+        );
+      });
     });
   });
 });
