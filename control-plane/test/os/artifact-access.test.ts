@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerOsCommands } from '../../src/cli/os-commands.js';
 import { runCli } from '../cli/harness.js';
+import { perAttempt } from '../helpers/per-attempt.js';
 import { startTestServer, TEST_ADMIN_KEY } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
 
@@ -62,14 +63,14 @@ const download = (sha256: string, secret: string, method = 'GET') =>
 const artifactFile = (sha256: string): string => join(server.dataDir, 'artifacts', sha256);
 
 describe('what a device may download', () => {
-  it('the artifacts of versions published for its type, and no other (404 to it), while API keys get any', async () => {
+  it('the artifacts of versions published for its type, and no other (404 to it), while API keys get any', async (context) => {
     const simImage = await upload();
     const otherImage = await upload();
     const unpublished = await upload();
-    await publish('sim', '1.0.0', simImage);
-    await publish('other', '1.0.0', otherImage);
-    const sim = await deviceCredential('sim-1', 'sim');
-    const untyped = await deviceCredential('untyped-1');
+    await publish('sim', perAttempt(context, '1.0.0'), simImage);
+    await publish('other', perAttempt(context, '1.0.0'), otherImage);
+    const sim = await deviceCredential(perAttempt(context, 'sim-1'), 'sim');
+    const untyped = await deviceCredential(perAttempt(context, 'untyped-1'));
 
     expect((await download(simImage.sha256, sim)).status).toBe(200);
     expect((await download(simImage.sha256, sim, 'HEAD')).status).toBe(200);
@@ -86,11 +87,12 @@ describe('what a device may download', () => {
     }
   });
 
-  it('a download in progress ends at the revocation of its credential', async () => {
+  it('a download in progress ends at the revocation of its credential', async (context) => {
     const big = await upload(32 * 1024 * 1024);
-    await publish('sim', '2.0.0', big);
-    const name = `${parent}/devices/revoked-1`;
-    const credential = await deviceCredential('revoked-1', 'sim');
+    await publish('sim', perAttempt(context, '2.0.0'), big);
+    const revoked = perAttempt(context, 'revoked-1');
+    const name = `${parent}/devices/${revoked}`;
+    const credential = await deviceCredential(revoked, 'sim');
     const res = await download(big.sha256, credential);
     expect(res.status).toBe(200);
     const reader = res.body!.getReader();
@@ -114,10 +116,10 @@ describe('what a device may download', () => {
 });
 
 describe('artifacts no version refers to', () => {
-  it('go with the last version that refers to them', async () => {
+  it('go with the last version that refers to them', async (context) => {
     const shared = await upload();
-    const first = await publish('sim', '3.0.0', shared);
-    const second = await publish('other', '3.0.0', shared);
+    const first = await publish('sim', perAttempt(context, '3.0.0'), shared);
+    const second = await publish('other', perAttempt(context, '3.0.0'), shared);
     await server.admin.delete(first);
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(existsSync(artifactFile(shared.sha256))).toBe(true);
@@ -126,9 +128,9 @@ describe('artifacts no version refers to', () => {
     expect((await download(shared.sha256, TEST_ADMIN_KEY)).status).toBe(404);
   });
 
-  it('are removed by outpost os gc once older than --min-age; referenced and recent ones stay', async () => {
+  it('are removed by outpost os gc once older than --min-age; referenced and recent ones stay', async (context) => {
     const referenced = await upload();
-    await publish('sim', '4.0.0', referenced);
+    await publish('sim', perAttempt(context, '4.0.0'), referenced);
     const old = await upload();
     const recent = await upload();
     const hourAgo = new Date(Date.now() - 2 * 3600 * 1000);
