@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Device } from '@outpost/shared';
+import { perAttempt } from '../helpers/per-attempt.js';
 import { startTestServer, TEST_ADMIN_KEY } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
 
@@ -120,8 +121,8 @@ describe('device configuration is checked when written (issue 18)', () => {
     expect(lookup.status).toBe(404);
   });
 
-  it('a value stored before these checks does not block writes to other fields, but is checked when changed', async () => {
-    const legacy = `${parent}/devices/cfg-legacy`;
+  it('a value stored before these checks does not block writes to other fields, but is checked when changed', async (context) => {
+    const legacy = perAttempt(context, `${parent}/devices/cfg-legacy`);
     await server.admin.create(parent, 'devices', { name: legacy });
     // as an older control plane stored it, unchecked
     server.engine
