@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Device } from '@outpost/shared';
+import { perAttempt } from '../helpers/per-attempt.js';
 import { startTestServer, TEST_ADMIN_KEY } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
 
@@ -10,7 +11,7 @@ import type { TestServer } from '../helpers/test-server.js';
 let server: TestServer;
 const parent = 'projects/bulk/regions/eu';
 const auth = { authorization: `Bearer ${TEST_ADMIN_KEY}`, 'content-type': 'application/json' };
-const name = (id: string): string => `${parent}/devices/${id}`;
+const name = (id: string, at = parent): string => `${at}/devices/${id}`;
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -20,8 +21,8 @@ afterAll(async () => server.dispose());
 const batchCreate = (body: unknown, at = parent) =>
   fetch(`${server.url}/v1/${at}/devices:batchCreate`, { method: 'POST', headers: auth, body: JSON.stringify(body) });
 
-async function stored(): Promise<string[]> {
-  const { devices } = await server.admin.request<{ devices: Device[] }>('GET', `/v1/${parent}/devices?pageSize=1000`);
+async function stored(at = parent): Promise<string[]> {
+  const { devices } = await server.admin.request<{ devices: Device[] }>('GET', `/v1/${at}/devices?pageSize=1000`);
   return devices.map((device) => device.name);
 }
 
@@ -31,20 +32,26 @@ async function refusal(res: Response): Promise<[number, string, string]> {
 }
 
 describe('devices:batchCreate', () => {
-  it('creates every device in the order asked, through the rules of a create, an id generated where none is given', async () => {
+  it('creates every device in the order asked, through the rules of a create, an id generated where none is given', async (context) => {
+    // the attempt's own parent: it holds exactly what this attempt created
+    const at = `${perAttempt(context, 'projects/bulk')}/regions/eu`;
+    const inAt = (id: string) => name(id, at);
     const ids = Array.from({ length: 40 }, (_, i) => `b-${String(i).padStart(2, '0')}`);
-    const res = await batchCreate({
-      requests: [
-        ...ids.map((id) => ({ device: { name: name(id), metadata: { labels: { site: 'berlin' } } } })),
-        { parent, device: {} },
-      ],
-    });
+    const res = await batchCreate(
+      {
+        requests: [
+          ...ids.map((id) => ({ device: { name: inAt(id), metadata: { labels: { site: 'berlin' } } } })),
+          { parent: at, device: {} },
+        ],
+      },
+      at,
+    );
     expect(res.status).toBe(200);
     const { devices } = (await res.json()) as { devices: Device[] };
-    expect(devices.slice(0, 40).map((device) => device.name)).toEqual(ids.map(name));
-    expect(devices[40]?.name).toMatch(new RegExp(`^${parent}/devices/[a-z0-9-]+$`));
+    expect(devices.slice(0, 40).map((device) => device.name)).toEqual(ids.map(inAt));
+    expect(devices[40]?.name).toMatch(new RegExp(`^${at}/devices/[a-z0-9-]+$`));
     expect(devices[3]?.status?.connectionStatus).toBe('DISCONNECTED');
-    expect(await stored()).toEqual([...ids.map(name), devices[40]!.name].sort());
+    expect(await stored(at)).toEqual([...ids.map(inAt), devices[40]!.name].sort());
   });
 
   it('is all or nothing: one refused create answers its error and nothing is created', async () => {
