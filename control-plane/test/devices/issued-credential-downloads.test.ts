@@ -6,6 +6,7 @@
  */
 import { generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { perAttempt } from '../helpers/per-attempt.js';
 import { startTestServer, TEST_ADMIN_KEY } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
 
@@ -59,20 +60,21 @@ beforeAll(async () => {
 afterAll(async () => server.dispose());
 
 describe('a bearer credential issued to a device that had a key pair', () => {
-  it('downloads the artifacts published for its type', async () => {
-    const credential = await keyedThenIssued('keyed-sim-1', 'sim');
+  it('downloads the artifacts published for its type', async (context) => {
+    const credential = await keyedThenIssued(perAttempt(context, 'keyed-sim-1'), 'sim');
     expect((await download(published, credential)).status).toBe(200);
   });
 
-  it('is a device without a type: 404 for the artifact, not 401', async () => {
-    const credential = await keyedThenIssued('keyed-untyped-1');
+  it('is a device without a type: 404 for the artifact, not 401', async (context) => {
+    const credential = await keyedThenIssued(perAttempt(context, 'keyed-untyped-1'));
     const refused = await download(published, credential);
     expect(refused.status).toBe(404);
   });
 
-  it('is 401 once a key registered after it replaces it', async () => {
-    const credential = await keyedThenIssued('keyed-rekeyed-1', 'sim');
-    const name = `${parent}/devices/keyed-rekeyed-1`;
+  it('is 401 once a key registered after it replaces it', async (context) => {
+    const id = perAttempt(context, 'keyed-rekeyed-1');
+    const credential = await keyedThenIssued(id, 'sim');
+    const name = `${parent}/devices/${id}`;
     expect((await post(`${name}:issueCredential`, { publicKey: devicePublicKey() })).status).toBe(200);
     expect((await download(published, credential)).status).toBe(401);
   });
