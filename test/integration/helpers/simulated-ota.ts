@@ -63,6 +63,8 @@ export interface SimulatedDevice {
 export class SimulatedOtaWorld {
   readonly agents: RunningProcess[] = [];
   private readonly timelines: DeviceTimeline[] = [];
+  /** how many devices were made for each id */
+  private readonly ids = new Map<string, number>();
 
   private constructor(
     readonly server: TestServer,
@@ -110,8 +112,12 @@ export class SimulatedOtaWorld {
 
   /** `outpost devices provision` at factory version 1.0.0 of type simulated, with the signing key trusted. */
   async device(id: string, backend = 'file'): Promise<SimulatedDevice> {
-    const name = `${this.parent}/devices/${id}`;
-    const root = join(this.work, id);
+    // a retried test (CI) asks for its id again: it gets a device of its own, not the one its first attempt upgraded
+    const uses = (this.ids.get(id) ?? 0) + 1;
+    this.ids.set(id, uses);
+    const unique = uses === 1 ? id : `${id}-${uses}`;
+    const name = `${this.parent}/devices/${unique}`;
+    const root = join(this.work, unique);
     await provisionSimulatedDevice(this.cliEnv(), name, root, join(this.work, 'signing.pub'), backend);
     const timeline = new DeviceTimeline(this.server.admin, name);
     this.timelines.push(timeline);
