@@ -70,8 +70,10 @@ export class PgArtifactHolds {
 
   /** Whether a holder other than `holder` has a live hold of `sha256`; expired holds of the artifact are removed. */
   async heldElsewhere(sha256: string, holder: string): Promise<boolean> {
-    await this.pool.query('DELETE FROM outpost_artifact_holds WHERE sha256 = $1 AND expires <= now()', [sha256]);
+    // looked at first, removed after: a hold found expired is then expired for the DELETE too (the other order
+    // could keep a hold that expired between the two statements while answering that none is live)
     const { rows } = await this.pool.query<{ held: boolean }>(HELD_ELSEWHERE, [sha256, holder]);
+    await this.pool.query('DELETE FROM outpost_artifact_holds WHERE sha256 = $1 AND expires <= now()', [sha256]);
     return rows[0]?.held === true;
   }
 
