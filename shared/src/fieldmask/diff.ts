@@ -38,23 +38,39 @@ function walkChanges(
     (afterIsObject || after === undefined) &&
     (beforeIsObject || afterIsObject);
   if (!descend) return !deepEqual(before, after) && found(path);
-  const a = beforeIsObject ? before : {};
-  const b = afterIsObject ? after : {};
-  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
-  if (keys.size === 0) return beforeIsObject !== afterIsObject && found(path);
-  for (const key of keys) {
+  const a = beforeIsObject ? before : NO_MEMBERS;
+  const b = afterIsObject ? after : NO_MEMBERS;
+  // this runs on every write: the members of both sides are visited without building their union, and a
+  // member that is the same value on both sides (writes share what they keep) is passed over without its path
+  const visit = (key: string): boolean => {
     const below = skipped?.get(key);
-    if (below === true) continue;
-    const at = path === '' ? key : `${path}.${key}`;
-    if (walkChanges(getOwn(a, key), getOwn(b, key), at, below, found)) return true;
+    if (below === true) return false;
+    const from = getOwn(a, key);
+    const to = getOwn(b, key);
+    if (Object.is(from, to)) return false;
+    return walkChanges(from, to, path === '' ? key : `${path}.${key}`, below, found);
+  };
+  let members = 0;
+  for (const key of Object.keys(a)) {
+    members++;
+    if (visit(key)) return true;
   }
-  return false;
+  for (const key of Object.keys(b)) {
+    if (Object.hasOwn(a, key)) continue;
+    members++;
+    if (visit(key)) return true;
+  }
+  return members === 0 && beforeIsObject !== afterIsObject && found(path);
 }
+
+const NO_MEMBERS: Readonly<Record<string, unknown>> = Object.freeze({});
 
 export function deepEqual(a: unknown, b: unknown): boolean {
   if (Object.is(a, b)) return true;
   if (Array.isArray(a) || Array.isArray(b)) {
-    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => deepEqual(x, b[i]));
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i])) return false;
+    return true;
   }
   if (!isPlainObject(a) || !isPlainObject(b)) return false;
   const keys = Object.keys(a);
