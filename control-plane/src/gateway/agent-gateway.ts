@@ -597,6 +597,9 @@ function rawText(data: RawData): string {
 
 /** Answers an upgrade request with the error instead (its JSON body, as any API error). */
 export function refuseUpgrade(socket: Duplex, err: ApiError, headers: Readonly<Record<string, string>> = {}): void {
+  // node's HTTP server stops handling the socket's errors once it hands the upgrade over: a client that resets
+  // the connection meanwhile (it gave up waiting for the answer) must not take the server down
+  socket.on('error', () => socket.destroy());
   const body = JSON.stringify(err.toBody());
   const extra = Object.entries(headers)
     .map(([name, value]) => `${name}: ${value}\r\n`)
