@@ -8,10 +8,11 @@ export interface RowLayout {
   scalars: readonly { column: string; type: ColumnType }[];
 }
 
-/** The side-table values of a row: one (path, value) pair each. */
+/** The side-table values of a row: one (path, value) pair each, kept with the row's name. */
 export interface MultiValues {
   paths: string[];
   values: string[];
+  name: string;
 }
 
 /** A row's write: its document as JSON, every column's value as text (cast per column), its side-table values. */
@@ -97,10 +98,12 @@ export function updateStatements(layout: RowLayout, rows: readonly RowWrite[]): 
 function multiInsert(layout: RowLayout, rows: readonly RowWrite[]): Sql[] {
   const ids = rows.flatMap((r) => (r.multi?.paths ?? []).map(() => r.id));
   if (ids.length === 0) return [];
+  // each with its row's name, which a list by one value reads in order (see valueDrivenRead)
+  const names = rows.flatMap((r) => (r.multi?.paths ?? []).map(() => r.multi!.name));
   return [
     {
-      sql: `INSERT INTO ${layout.multiTable}(row_id, path, value) SELECT * FROM unnest(?::bigint[], ?::text[], ?::text[])`,
-      params: [ids, rows.flatMap((r) => r.multi?.paths ?? []), rows.flatMap((r) => r.multi?.values ?? [])],
+      sql: `INSERT INTO ${layout.multiTable}(row_id, path, value, row_name) SELECT * FROM unnest(?::bigint[], ?::text[], ?::text[], ?::text[])`,
+      params: [ids, rows.flatMap((r) => r.multi?.paths ?? []), rows.flatMap((r) => r.multi?.values ?? []), names],
     },
   ];
 }

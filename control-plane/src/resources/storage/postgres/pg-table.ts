@@ -18,6 +18,7 @@ import { fieldLayout } from '../field-layout.js';
 import type { MultiField, ScalarField } from '../field-layout.js';
 import { INDEX_SHAPES, indexShapeOf } from '../index-shapes.js';
 import { orderedSelect, whereClause } from '../select-sql.js';
+import { valueDrivenRead } from './pg-value-driven.js';
 
 interface ScalarColumn extends ScalarField {
   type: ColumnType;
@@ -76,16 +77,17 @@ export class PgTable extends TableBase implements ResourceTable {
     this.createSchema(filterSchema);
   }
 
+  private get containsSql(): string {
+    return `${this.table}.id IN (SELECT row_id FROM ${this.multiTable} WHERE path = ? AND value = ?)`;
+  }
+
   readonly sqlTarget: SqlTarget = {
     scalar: (field, mapKey) =>
       mapKey === undefined && !isMultiValued(field)
         ? columnOf(field)
         : jsonTextAt(mapKey === undefined ? field.path.split('.') : [...field.path.split('.'), mapKey]),
-    // uncorrelated, so PostgreSQL reads the matching rows once into a hash rather than probing once per row
-    contains: (field, value) => ({
-      sql: `${this.table}.id IN (SELECT row_id FROM ${this.multiTable} WHERE path = ? AND value = ?)`,
-      params: [field.path, value],
-    }),
+    // a list filtered by one of these at its top level is read in the side table's order (see valueDrivenRead)
+    contains: (field, value) => ({ sql: this.containsSql, params: [field.path, value] }),
     containsAny: (field, values) => ({
       sql: `${this.table}.id IN (SELECT row_id FROM ${this.multiTable} WHERE path = ? AND value = ANY(?::text[]))`,
       params: [field.path, [...values]],
@@ -123,9 +125,12 @@ export class PgTable extends TableBase implements ResourceTable {
           sql: `CREATE TABLE IF NOT EXISTS ${v} (
             row_id bigint NOT NULL,
             path text COLLATE "C" NOT NULL,
-            value text COLLATE "C" NOT NULL)`,
+            value text COLLATE "C" NOT NULL,
+            row_name text COLLATE "C" NOT NULL)`,
         },
+        ...this.rowNamesInSideTable(),
         ...index(`${v}_by_value`, `${v}(path, value, row_id)`),
+        ...index(`${v}_in_name_order`, `${v}(path, value, row_name) INCLUDE (row_id)`),
         ...index(`${v}_by_row`, `${v}(row_id)`),
         ...index(`${t}_by_parent`, `${t}(parent, name)`),
       ]);
@@ -174,6 +179,26 @@ export class PgTable extends TableBase implements ResourceTable {
       if (changes.length > 0) this.storage.run(changes);
       if (added.length > 0) this.fill(added);
     });
+  }
+
+  /**
+   * A side table made before it held its rows' names (which valueDrivenRead reads in order) gets them from the
+   * kind's table.
+   */
+  private rowNamesInSideTable(): Sql[] {
+    const v = this.multiTable;
+    const columns = this.storage
+      .query(
+        'SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ?',
+        [folded(v)],
+      )
+      .rows.map((row) => String(row[0]));
+    if (columns.length === 0 || columns.includes('row_name')) return [];
+    return [
+      { sql: `ALTER TABLE ${v} ADD COLUMN row_name text COLLATE "C"` },
+      { sql: `UPDATE ${v} SET row_name = t.name FROM ${this.table} t WHERE t.id = ${v}.row_id` },
+      { sql: `ALTER TABLE ${v} ALTER COLUMN row_name SET NOT NULL` },
+    ];
   }
 
   /** Sets columns just added to an existing table from the documents it holds. */
@@ -306,13 +331,14 @@ export class PgTable extends TableBase implements ResourceTable {
   private multiValuesOf(doc: Doc): MultiValues {
     const paths: string[] = [];
     const values: string[] = [];
+    const name = String(doc['name']);
     for (const { field, keys } of this.multiFields) {
       for (const value of new Set(multiValuesOf(field, valueAt(doc, keys)))) {
         paths.push(field.path);
         values.push(value);
       }
     }
-    return { paths, values };
+    return { paths, values, name };
   }
 
   private multiValuesDiffer(before: Doc, after: Doc, within: (keys: readonly string[]) => boolean): boolean {
@@ -340,14 +366,32 @@ export class PgTable extends TableBase implements ResourceTable {
   }
 
   private selectOf(q: TableQuery): Sql {
-    const { conditions, params } = this.conditionsOf(q.where, q.seek && { keys: q.keys, ...q.seek });
-    return { sql: orderedSelect(this.table, q, conditions), params };
+    const { from, keys, conditions, params } = this.readOf(q.where, q.keys, q.seek);
+    return { sql: orderedSelect(from, { ...q, keys }, conditions), params };
   }
 
   count(where: SqlFragment[], seek?: { keys: SortKey[]; values: unknown[]; before: boolean }): number {
-    const { conditions, params } = this.conditionsOf(where, seek);
-    const sql = `SELECT COUNT(*) FROM ${this.table}` + whereClause(conditions);
+    const { from, conditions, params } = this.readOf(where, seek?.keys ?? [], seek);
+    const sql = `SELECT COUNT(*) FROM ${from}` + whereClause(conditions);
     return Number(this.storage.query(sql, params).rows[0]?.[0] ?? 0);
+  }
+
+  /** The FROM clause and conditions of a read: from the side table's index when it gives the order (see valueDrivenRead). */
+  private readOf(
+    where: readonly SqlFragment[],
+    keys: SortKey[],
+    seek: { values: unknown[]; before: boolean; inclusive?: boolean } | undefined,
+  ): { from: string; keys: SortKey[]; conditions: string[]; params: unknown[] } {
+    const tables = { table: this.table, multiTable: this.multiTable, containsSql: this.containsSql };
+    const driven = this.multiFields.length > 0 ? valueDrivenRead(tables, where, keys, seek) : undefined;
+    if (!driven) return { from: this.table, keys, ...this.conditionsOf(where, seek && { keys, ...seek }) };
+    const own = this.conditionsOf(driven.rest, undefined);
+    return {
+      from: driven.from,
+      keys: driven.keys,
+      conditions: [...driven.conditions, ...own.conditions],
+      params: [...driven.params, ...own.params],
+    };
   }
 
   private conditionsOf(

@@ -1,0 +1,94 @@
+import type { SqlFragment } from '@outpost/shared';
+import type { SortKey } from '../../resource-table.js';
+import { seekCondition } from '../row-values.js';
+
+/** The alias of the side table when a list is read in the order of its index (see valueDrivenRead). */
+const DRIVING = 'driving';
+
+/** Where a list filtered by one side-table value starts reading: the tables it joins and what it adds to WHERE. */
+export interface ValueDrivenRead {
+  /** the FROM clause: the side table's matching rows joined to the kind's rows */
+  from: string;
+  /** conditions on the side table, the index's columns in order, the seek included */
+  conditions: string[];
+  params: unknown[];
+  /** the list's other conditions, for the kind's rows (the `CONTAINS` read from the index left out) */
+  rest: SqlFragment[];
+  /** the sort key to select and order by: the side table's copy of the name, in its index's order */
+  keys: SortKey[];
+}
+
+/** The tables and the SQL of one kind's `CONTAINS` (see PgTable.sqlTarget.contains). */
+export interface ValueDrivenTables {
+  table: string;
+  multiTable: string;
+  /** the SQL of one `CONTAINS` value, whose parameters are the path and the value */
+  containsSql: string;
+}
+
+/**
+ * A list in name order whose filter is, at its top level, one `CONTAINS` of a label or list value is read from
+ * the side table's index on (path, value, row_name), which keeps each value's rows in name order: a
+ * page costs its own rows, however many or few rows carry the value. Walking the names instead and probing the
+ * side table per row costs ten probes per row listed for a value one row in ten carries, and every row of the
+ * table for a value only a few carry (a generic plan, as prepared statements soon get, cannot tell the two).
+ * Undefined when the list is another shape. The list's other conditions (the parent, the filter's other terms)
+ * still apply to the joined rows; its seek applies to the side table's names.
+ */
+export function valueDrivenRead(
+  tables: ValueDrivenTables,
+  where: readonly SqlFragment[],
+  keys: readonly SortKey[],
+  seek: { values: unknown[]; before: boolean; inclusive?: boolean } | undefined,
+): ValueDrivenRead | undefined {
+  if (keys.length !== 1 || keys[0]!.sql !== 'name') return undefined;
+  const driving = where.find((w) => unwrapped(w.sql) === tables.containsSql && w.params.length === 2);
+  if (!driving) return undefined;
+  const [path, value] = driving.params;
+  const conditions = [`${DRIVING}.path = ?`, `${DRIVING}.value = ?`];
+  const params: unknown[] = [path, value];
+  // the names under a parent are those from `parent/` up to `parent0` ('0' follows '/' in byte order)
+  const parent = where.find((w) => unwrapped(w.sql) === 'parent = ?' && w.params.length === 1)?.params[0];
+  if (typeof parent === 'string' && parent !== '') {
+    conditions.push(`${DRIVING}.row_name > ?`, `${DRIVING}.row_name < ?`);
+    params.push(`${parent}/`, `${parent}0`);
+  }
+  if (seek) {
+    const s = seekCondition(
+      [{ sql: `${DRIVING}.row_name`, desc: keys[0]!.desc }],
+      seek.values,
+      seek.before,
+      'IS NOT DISTINCT FROM',
+      seek.inclusive,
+    );
+    conditions.push(s.sql);
+    params.push(...s.params);
+  }
+  const { table, multiTable } = tables;
+  return {
+    // ordered by the side table's copy of the name only: were the tables joined on the names too, PostgreSQL
+    // could walk the kind's names instead and probe the side table per row, the plan this replaces
+    from: `${multiTable} ${DRIVING} JOIN ${table} ON ${table}.id = ${DRIVING}.row_id`,
+    keys: [{ sql: `${DRIVING}.row_name`, desc: keys[0]!.desc }],
+    conditions,
+    params,
+    rest: where.filter((w) => w !== driving),
+  };
+}
+
+/** The SQL inside any parentheses that enclose all of it. */
+function unwrapped(sql: string): string {
+  let s = sql.trim();
+  while (s.startsWith('(') && closingOf(s) === s.length - 1) s = s.slice(1, -1).trim();
+  return s;
+}
+
+/** The index of the parenthesis that closes the one at 0. */
+function closingOf(s: string): number {
+  let depth = 0;
+  for (let i = 0; i < s.length; i++) {
+    if (s[i] === '(') depth++;
+    else if (s[i] === ')' && --depth === 0) return i;
+  }
+  return -1;
+}
