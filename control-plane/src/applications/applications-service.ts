@@ -121,6 +121,8 @@ export function createApplicationsService(
   // Any write that leaves the device DISCONNECTED counts, not only a CONNECTED → DISCONNECTED change: status
   // writes are batched, so a short connection's CONNECTED and DISCONNECTED can reach the store as one change.
   const unsubscribeDevices = devices.subscribe((change) => {
+    // the replica that stored the change marks the pods (it runs this too); another one reads no document here
+    if (change.foreign) return;
     const is = change.after?.status?.connectionStatus;
     if (is !== 'DISCONNECTED') return;
     // after the commit that published this change, not inside it

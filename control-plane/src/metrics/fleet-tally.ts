@@ -10,6 +10,21 @@ export interface FleetCounts {
   byOsReadyReason: Map<string, number>;
 }
 
+/** The paths of a device that the counts read. */
+const COUNTED_PATHS = ['status.connectionStatus', 'status.deviceInfo.osVersion', 'status.conditions'];
+
+const atOrUnder = (path: string, other: string): boolean => path === other || path.startsWith(`${other}.`);
+
+/**
+ * Whether an update with these changed paths (undefined: a create or a delete) can move the counts. Those it
+ * cannot are skipped without looking at their documents, which for a change another replica made are read
+ * only when looked at (foreign-changes.ts).
+ */
+export function movesCounts(changed: readonly string[] | undefined): boolean {
+  if (changed === undefined) return true;
+  return changed.some((path) => COUNTED_PATHS.some((counted) => atOrUnder(path, counted) || atOrUnder(counted, path)));
+}
+
 export class FleetTally {
   private readonly counts: FleetCounts = {
     total: 0,

@@ -1,7 +1,7 @@
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Device } from '@outpost/shared';
 import type { ResourceHandle } from '../resources/resource-handle.js';
-import { FleetTally } from './fleet-tally.js';
+import { FleetTally, movesCounts } from './fleet-tally.js';
 
 /** Where the server gauges read their values. */
 export interface ServerFigures {
@@ -29,7 +29,9 @@ export function createPrometheusMetrics(devices: ResourceHandle<Device>, server:
 
   const tally = new FleetTally();
   for (const device of devices.list()) tally.change(null, device);
-  const unsubscribe = devices.subscribe((change) => tally.change(change.before, change.after));
+  const unsubscribe = devices.subscribe((change) => {
+    if (movesCounts(change.changed)) tally.change(change.before, change.after);
+  });
 
   const registers = [registry];
   new Gauge({

@@ -127,6 +127,11 @@ export interface ChangeLog {
   flush(): void;
   /** After a rollback: what was buffered is gone, and so are the sequence numbers it used. */
   rollBack(): void;
+  /**
+   * Called first inside a write transaction: returns the head as the transaction found it (before its own
+   * appends). A store may read it together with the transaction's first statement rather than at once.
+   */
+  openTransaction(): () => number;
   /** The newest sequence number written so far (0 when empty); inside a write transaction, its own appends too. */
   head(): number;
   /** True when every change after `seq` is still in the log. */

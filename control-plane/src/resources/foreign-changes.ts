@@ -1,7 +1,8 @@
 import { decodePaths, undoOnView } from './change-facts.js';
 import type { PriorValue } from './change-facts.js';
-import type { Change, LoggedChange } from './change-log.js';
+import type { Change, ChangeOp, LoggedChange } from './change-log.js';
 import type { ResourceEngine } from './resource-engine.js';
+import type { ResourceHandle } from './resource-handle.js';
 import type { Doc } from './resource-table.js';
 
 export interface ForeignChanges {
@@ -10,6 +11,9 @@ export interface ForeignChanges {
   /** the log position they bring the reader to */
   position: number;
 }
+
+/** How far past a read's end the log is searched for the delete of a resource gone since (see documentsOf). */
+const DELETE_LOOKAHEAD = 10_000;
 
 /**
  * The changes another process committed to the same store after `afterSeq` (up to `upTo`, at most `limit` of
@@ -21,6 +25,11 @@ export interface ForeignChanges {
  * fields it changed and its changed paths). So filterable fields and changed paths are exact, while the other
  * fields of `before` are those of `after`, and `after` may be a newer document than the change wrote when the
  * resource was written again meanwhile (its next change follows).
+ *
+ * The documents are read only when a listener first looks at one (then those of every change of the read, of
+ * that kind, at once): most listeners of a replica look at the name first (a device linked elsewhere) or at
+ * the changed paths, and reading and parsing every document another replica wrote would cost each replica
+ * as much as the write did.
  */
 export function foreignChangesOf(
   engine: ResourceEngine,
@@ -43,36 +52,99 @@ export function foreignChangesOf(
     const handle = engine.all().find((h) => h.def.plural === plural);
     if (handle === undefined) continue; // a kind this process does not serve
     handle.table.invalidate();
-    const now = handle.findRows(byName.keys());
-    for (const [name, logged] of byName) rebuild(plural, name, logged, now.get(name)?.doc ?? null, changes);
+    let states: Map<number, Sides> | undefined;
+    const sidesOf = (seq: number): Sides => {
+      states ??= documentsOf(engine, handle, byName, position);
+      return states.get(seq) ?? NEITHER;
+    };
+    for (const [name, logged] of byName) {
+      for (const change of logged) changes.push(new ForeignChange(plural, name, change, sidesOf));
+    }
   }
   changes.sort((a, b) => a.seq - b.seq);
   return { changes, position };
 }
 
-/** Walks one resource's changes back from its current document, adding each to `into`. */
-function rebuild(plural: string, name: string, logged: readonly LoggedChange[], now: Doc | null, into: Change[]): void {
-  let state = now;
-  for (let i = logged.length - 1; i >= 0; i--) {
-    const change = logged[i]!;
-    const after = change.op === 'delete' ? null : state;
-    const before = stateBefore(change, after);
-    state = before;
-    if (after === null && before === null) continue; // nothing left to tell it by
-    const changed = change.op === 'update' && change.paths !== null ? decodePaths(change.paths) : undefined;
-    into.push({
-      seq: change.seq,
-      plural,
-      name,
-      op: after === null ? 'delete' : 'put',
-      before,
-      after,
-      changed,
-      bytes: JSON.stringify(after ?? before).length,
-      time: change.time,
-      foreign: true,
-    });
+interface Sides {
+  before: Doc | null;
+  after: Doc | null;
+}
+
+const NEITHER: Sides = { before: null, after: null };
+
+/** A change read from the log, its documents rebuilt when first asked for. */
+class ForeignChange implements Change {
+  readonly seq: number;
+  readonly op: ChangeOp;
+  readonly time: string;
+  readonly foreign = true;
+  private decoded: readonly string[] | undefined;
+  private size: number | undefined;
+
+  constructor(
+    readonly plural: string,
+    readonly name: string,
+    private readonly logged: LoggedChange,
+    private readonly sidesOf: (seq: number) => Sides,
+  ) {
+    this.seq = logged.seq;
+    this.op = logged.op === 'delete' ? 'delete' : 'put';
+    this.time = logged.time;
   }
+
+  get before(): Doc | null {
+    return this.logged.op === 'create' ? null : this.sidesOf(this.seq).before;
+  }
+
+  get after(): Doc | null {
+    return this.logged.op === 'delete' ? null : this.sidesOf(this.seq).after;
+  }
+
+  get changed(): readonly string[] | undefined {
+    if (this.logged.op !== 'update' || this.logged.paths === null) return undefined;
+    return (this.decoded ??= decodePaths(this.logged.paths));
+  }
+
+  get bytes(): number {
+    return (this.size ??= JSON.stringify(this.after ?? this.before ?? { name: this.name }).length);
+  }
+}
+
+/**
+ * Every change's documents, by position: each resource's changes walked back from its current document. A
+ * resource deleted after the read (its delete is not among them) is walked back from the document its delete
+ * kept; when that is gone from the log too, from its name alone.
+ */
+function documentsOf(
+  engine: ResourceEngine,
+  handle: ResourceHandle,
+  byName: ReadonlyMap<string, readonly LoggedChange[]>,
+  upTo: number,
+): Map<number, Sides> {
+  const now = handle.findRows(byName.keys());
+  let laterDeletes: Map<string, Doc> | undefined;
+  const deletedLater = (name: string): Doc | null => {
+    laterDeletes ??= new Map(
+      engine.log
+        .read(handle.def.plural, upTo, DELETE_LOOKAHEAD)
+        .filter((change) => change.op === 'delete' && change.deleted !== null)
+        .map((change) => [change.name, change.deleted!]),
+    );
+    return laterDeletes.get(name) ?? null;
+  };
+  const sides = new Map<number, Sides>();
+  for (const [name, logged] of byName) {
+    const last = logged[logged.length - 1]!;
+    let state: Doc | null = now.get(name)?.doc ?? (last.op === 'delete' ? null : (deletedLater(name) ?? { name }));
+    for (let i = logged.length - 1; i >= 0; i--) {
+      const change = logged[i]!;
+      const after = change.op === 'delete' ? null : state;
+      const before = stateBefore(change, after);
+      sides.set(change.seq, { before, after });
+      state = before;
+    }
+  }
+  return sides;
 }
 
 function stateBefore(change: LoggedChange, after: Doc | null): Doc | null {

@@ -122,9 +122,10 @@ export class ResourceEngine {
     let last = 0;
     try {
       result = this.storage.transaction(() => {
-        first = this.log.head();
+        const start = this.log.openTransaction();
         const value = fn();
         this.log.flush();
+        first = start();
         last = this.log.head();
         if (this.checkpoints && this.log.head() - first >= LARGE_TRANSACTION_WRITES) {
           deferred = true;

@@ -86,4 +86,52 @@ describe.skipIf(skipped)('replicas on one PostgreSQL database [postgres]', () =>
     expect(seen).toHaveLength(5);
     follower.stop();
   });
+
+  it("reads the documents of the others' changes only when a listener looks at one", () => {
+    const url = cluster.createDatabase();
+    const a = replica(url);
+    const b = replica(url);
+    const storageOfB = opened[opened.length - 1]!;
+    const follower = new WatchFollower(b, { announce: () => {}, onError: (err) => expect.fail(String(err)) });
+    const seen: Change[] = [];
+    b.bus.subscribe('fancyWidgets', (change) => seen.push(change));
+    const onA = a.resource('fancyWidgets');
+    for (let i = 0; i < 20; i++) onA.put({ name: NAME(`w${i}`), displayName: `w${i}`, spec: { color: 'red' } });
+    for (let i = 0; i < 20; i++) onA.patch(NAME(`w${i}`), (doc) => ({ ...doc, spec: { color: 'blue' } }));
+
+    const before = storageOfB.roundTrips;
+    follower.catchUp();
+    // the head and the log read alone: names, positions and changed paths come from the log
+    expect(storageOfB.roundTrips - before).toBe(2);
+    expect(seen.map((c) => c.seq)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+    expect(seen[25]?.changed).toContain('spec.color');
+    expect(storageOfB.roundTrips - before).toBe(2);
+    // the first look reads every document of the read at once
+    expect((seen[25]?.after?.['spec'] as { color?: string }).color).toBe('blue');
+    expect((seen[25]?.before?.['spec'] as { color?: string }).color).toBe('red');
+    expect(seen[3]?.before).toBeNull();
+    expect(seen[3]?.after?.['displayName']).toBe('w3');
+    expect(storageOfB.roundTrips - before).toBe(3);
+    follower.stop();
+  });
+
+  it('rebuilds a change of a resource deleted before its documents were looked at from its delete', () => {
+    const url = cluster.createDatabase();
+    const a = replica(url);
+    const b = replica(url);
+    const follower = new WatchFollower(b, { announce: () => {}, onError: (err) => expect.fail(String(err)) });
+    const seen: Change[] = [];
+    b.bus.subscribe('fancyWidgets', (change) => seen.push(change));
+    const onA = a.resource('fancyWidgets');
+    onA.put({ name: NAME('gone'), displayName: 'soon gone' });
+    follower.catchUp();
+    onA.remove(NAME('gone'));
+    expect(seen.map((c) => [c.op, c.after?.['displayName']])).toEqual([['put', 'soon gone']]);
+    follower.catchUp();
+    expect(seen.map((c) => [c.op, c.before?.['displayName'] ?? null])).toEqual([
+      ['put', null],
+      ['delete', 'soon gone'],
+    ]);
+    follower.stop();
+  });
 });

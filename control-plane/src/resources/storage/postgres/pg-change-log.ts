@@ -3,6 +3,8 @@ import { loggedChangeOf, logRowOf } from '../../change-log.js';
 import type { Appended, ChangeLog, LoggedChange, LogRow } from '../../change-log.js';
 import type { PgStorage } from './pg-storage.js';
 
+const LOCK_HEAD = 'SELECT seq FROM change_log_head FOR UPDATE';
+
 /** Appended rows written per statement (one JSON parameter: one statement whatever the count). */
 const ROWS_PER_WRITE = 2000;
 
@@ -20,6 +22,11 @@ export class PgChangeLog implements ChangeLog {
   /** the head as this transaction holds it (locked), and which transaction that is */
   private knownHead: number | undefined;
   private lockedIn = 0;
+  /** the lock of the head queued at the start of transaction `lockedIn`, until its answer is taken */
+  private queuedLock: (() => number | undefined) | undefined;
+  /** the head as transaction `startIn` first locked it: where its own appends begin */
+  private start = 0;
+  private startIn = 0;
 
   constructor(
     private readonly storage: PgStorage,
@@ -74,6 +81,27 @@ export class PgChangeLog implements ChangeLog {
   rollBack(): void {
     this.buffered = [];
     this.knownHead = undefined;
+    // a lock still queued is kept: nothing was appended yet (an append takes its answer), so it is still right
+  }
+
+  /**
+   * Locks the head as the transaction's first statement without a round trip of its own: the lock goes out with
+   * the transaction's first statement that is waited for (whose reads then see every write committed before the
+   * lock, as when it went alone). Returns the head as the transaction found it, read when first asked for.
+   */
+  openTransaction(): () => number {
+    const transaction = this.storage.transactionNumber;
+    const read = this.storage.deferRead({ sql: LOCK_HEAD });
+    this.lockedIn = transaction;
+    this.knownHead = undefined;
+    this.queuedLock = () => {
+      const row = read()?.rows[0];
+      return row === undefined ? undefined : Number(row[0] ?? 0);
+    };
+    return () => {
+      if (this.startIn !== transaction) this.head();
+      return this.start;
+    };
   }
 
   head(): number {
@@ -84,8 +112,11 @@ export class PgChangeLog implements ChangeLog {
     }
     if (this.lockedIn !== transaction || this.knownHead === undefined) {
       // this transaction's first look (or its first after a savepoint was undone): lock the head, then read it
-      this.knownHead = Number(this.storage.query('SELECT seq FROM change_log_head FOR UPDATE').rows[0]?.[0] ?? 0);
+      const queued = this.lockedIn === transaction ? this.queuedLock : undefined;
+      this.queuedLock = undefined;
+      this.knownHead = queued?.() ?? Number(this.storage.query(LOCK_HEAD).rows[0]?.[0] ?? 0);
       this.lockedIn = transaction;
+      if (this.startIn !== transaction) [this.start, this.startIn] = [this.knownHead, transaction];
     }
     return this.knownHead;
   }

@@ -81,6 +81,25 @@ export class PgStorage implements Storage {
     else this.queue.push(statement, mapError);
   }
 
+  /**
+   * In a transaction: queues a read whose result is wanted later, to go out with the next round trip. Returns how
+   * to get its result: sends the queue first when it has not gone out yet; undefined when it went out with a
+   * statement that failed (or outside a transaction).
+   */
+  deferRead(statement: Sql): () => PgResult | undefined {
+    if (this.depth === 0) return () => undefined;
+    let result: PgResult | undefined;
+    let queued = true;
+    this.queue.push(statement, undefined, (received) => (result = received));
+    const transaction = this.transactions;
+    const sendsAt = this.sends;
+    return () => {
+      if (queued && this.sends === sendsAt && this.transactionNumber === transaction && !this.aborted) this.send([]);
+      queued = false;
+      return result;
+    };
+  }
+
   /** In a transaction: queues the write of row `id`, to go out with the queued writes of other rows of its shape. */
   deferRow<R>(shape: RowShape<R>, id: number, row: R): void {
     if (this.depth === 0) this.mapped(() => this.run(shape.statements([row])), [shape.mapError]);
@@ -154,7 +173,9 @@ export class PgStorage implements Storage {
     }));
     this.sends++;
     try {
-      return this.mapped(() => this.pg.run(all), queued.mappers).slice(queued.statements.length);
+      const results = this.mapped(() => this.pg.run(all), queued.mappers);
+      queued.receivers.forEach((receive, i) => receive?.(results[i]!));
+      return results.slice(queued.statements.length);
     } catch (err) {
       if (this.depth > 0) this.aborted = true;
       throw err;

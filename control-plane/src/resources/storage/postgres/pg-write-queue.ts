@@ -1,4 +1,4 @@
-import type { PostgresError } from './sync-postgres.js';
+import type { PgResult, PostgresError } from './sync-postgres.js';
 
 /** A statement with `?` parameters, as the engine writes them. */
 export interface Sql {
@@ -8,6 +8,9 @@ export interface Sql {
 
 /** How the failure of a queued statement is reported to whoever runs into it (e.g. as the request's fault). */
 export type ErrorMapper = (err: PostgresError) => Error;
+
+/** Takes the result of a queued read once it went out (see PgStorage.deferRead). */
+export type ResultReceiver = (result: PgResult) => void;
 
 /** A kind of row write whose writes of many rows go out together, as a few statements whatever their count. */
 export interface RowShape<R> {
@@ -20,7 +23,7 @@ export interface RowShape<R> {
 const ROWS_PER_ENTRY = 5000;
 
 type Entry =
-  | { kind: 'statement'; statement: Sql; mapError?: ErrorMapper }
+  | { kind: 'statement'; statement: Sql; mapError?: ErrorMapper; receive?: ResultReceiver }
   | { kind: 'rows'; shape: RowShape<unknown>; ids: Set<number>; rows: unknown[] };
 
 /**
@@ -36,8 +39,13 @@ export class WriteQueue {
     return this.entries.length;
   }
 
-  push(statement: Sql, mapError?: ErrorMapper): void {
-    this.entries.push({ kind: 'statement', statement, ...(mapError ? { mapError } : {}) });
+  push(statement: Sql, mapError?: ErrorMapper, receive?: ResultReceiver): void {
+    this.entries.push({
+      kind: 'statement',
+      statement,
+      ...(mapError ? { mapError } : {}),
+      ...(receive ? { receive } : {}),
+    });
   }
 
   pushRow<R>(shape: RowShape<R>, id: number, row: R): void {
@@ -55,19 +63,22 @@ export class WriteQueue {
     this.entries.length = Math.min(length, this.entries.length);
   }
 
-  /** Empties the queue: its statements in order, and for each how its failure is reported. */
-  take(): { statements: Sql[]; mappers: (ErrorMapper | undefined)[] } {
+  /** Empties the queue: its statements in order, for each how its failure is reported and who takes its result. */
+  take(): { statements: Sql[]; mappers: (ErrorMapper | undefined)[]; receivers: (ResultReceiver | undefined)[] } {
     const statements: Sql[] = [];
     const mappers: (ErrorMapper | undefined)[] = [];
+    const receivers: (ResultReceiver | undefined)[] = [];
     for (const entry of this.entries) {
       const made = entry.kind === 'statement' ? [entry.statement] : entry.shape.statements(entry.rows);
       const mapError = entry.kind === 'statement' ? entry.mapError : entry.shape.mapError;
+      const receive = entry.kind === 'statement' ? entry.receive : undefined;
       for (const statement of made) {
         statements.push(statement);
         mappers.push(mapError);
+        receivers.push(receive);
       }
     }
     this.entries = [];
-    return { statements, mappers };
+    return { statements, mappers, receivers };
   }
 }

@@ -122,6 +122,11 @@ export class SqliteChangeLog implements ChangeLog {
   }
 
   /** The newest sequence number written so far (0 when empty). */
+  openTransaction(): () => number {
+    const start = this.head();
+    return () => start;
+  }
+
   head(): number {
     this.knownHead ??= this.bounds.get()?.newest ?? 0;
     return this.knownHead;
