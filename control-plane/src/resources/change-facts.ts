@@ -1,4 +1,4 @@
-import { changedPaths } from '@outpost/shared';
+import { changedPaths, deepEqual } from '@outpost/shared';
 import type { FilterSchema } from '@outpost/shared';
 
 type Doc = Record<string, unknown>;
@@ -19,11 +19,31 @@ export function changedMemberPaths(before: Doc, after: Doc): string[] {
     const a = before[key];
     const b = after[key];
     if (Object.is(a, b)) return;
+    // neither side an object: the member is one leaf (what changedPaths would say, without its walk and sort)
+    if (!isPlainObject(a) && !isPlainObject(b)) {
+      if (!deepEqual(a, b)) changed.push(key);
+      return;
+    }
     for (const path of changedPaths(a, b)) changed.push(path === '' ? key : `${key}.${path}`);
   };
   for (const key of Object.keys(before)) visit(key);
   for (const key of Object.keys(after)) if (!Object.hasOwn(before, key)) visit(key);
-  return changed.sort();
+  return sortFew(changed);
+}
+
+/**
+ * Sorts a short list of strings in place, in the order Array.prototype.sort gives them (UTF-16 code units):
+ * that sort allocates over a kilobyte of state per call, and this runs for every update.
+ */
+function sortFew(list: string[]): string[] {
+  if (list.length > 16) return list.sort();
+  for (let i = 1; i < list.length; i++) {
+    const item = list[i]!;
+    let j = i - 1;
+    for (; j >= 0 && list[j]! > item; j--) list[j + 1] = list[j]!;
+    list[j + 1] = item;
+  }
+  return list;
 }
 
 /** A filterable path and its value (null when absent) before an update. */
@@ -40,11 +60,17 @@ const touches = (changed: readonly string[], path: string): boolean =>
 
 /** The previous values of the filterable fields that `changed` touches. */
 export function priorFilterValues(before: Doc, changed: readonly string[], schema: FilterSchema): PriorValue[] {
-  const prior: PriorValue[] = [];
-  for (const field of schema.fields) {
-    if (touches(changed, field.path)) prior.push([field.path, valueAt(before, field.path) ?? null]);
-  }
-  return prior;
+  return priorValuesAt(before, touchedFilterPaths(changed, schema));
+}
+
+/** The filterable paths that `changed` touches. */
+export function touchedFilterPaths(changed: readonly string[], schema: FilterSchema): string[] {
+  return schema.fields.filter((field) => touches(changed, field.path)).map((field) => field.path);
+}
+
+/** The values (null when absent) at `paths` of the document as it was before an update. */
+export function priorValuesAt(before: Doc, paths: readonly string[]): PriorValue[] {
+  return paths.map((path) => [path, valueAt(before, path) ?? null]);
 }
 
 /**

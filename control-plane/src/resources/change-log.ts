@@ -1,7 +1,8 @@
 import type { FilterSchema } from '@outpost/shared';
 import { parseDocument } from './doc-utils.js';
 import type { Doc } from './resource-table.js';
-import { changedMemberPaths, encodePaths, priorFilterValues } from './change-facts.js';
+import { changedMemberPaths, priorValuesAt } from './change-facts.js';
+import type { ChangeShapes } from './change-shapes.js';
 
 export type ChangeOp = 'put' | 'delete';
 
@@ -74,7 +75,7 @@ export type LogRow = [
 
 /**
  * The row that logs a change (a create when `before` is null, a delete when `after` is), and the changed paths of
- * an update. `schema`: the kind's filterable fields, whose previous values an update keeps.
+ * an update. `schema`: the kind's filterable fields, whose previous values an update keeps; `shapes`: the log's.
  */
 export function logRowOf(
   seq: number,
@@ -84,6 +85,7 @@ export function logRowOf(
   after: Record<string, unknown> | null,
   time: string,
   schema: FilterSchema | undefined,
+  shapes: ChangeShapes,
 ): { row: LogRow; changed: string[] | undefined } {
   if (after === null) {
     const doc = before === null ? null : JSON.stringify(before);
@@ -91,9 +93,10 @@ export function logRowOf(
   }
   if (before === null) return { row: [seq, plural, name, 'create', null, null, null, time], changed: undefined };
   const changed = changedMemberPaths(before, after);
-  const prior = schema ? priorFilterValues(before, changed, schema) : [];
+  const shape = shapes.of(plural, changed, schema);
+  const prior = priorValuesAt(before, shape.touched);
   const priorText = prior.length === 0 ? null : JSON.stringify(prior);
-  return { row: [seq, plural, name, 'update', null, encodePaths(changed), priorText, time], changed };
+  return { row: [seq, plural, name, 'update', null, shape.encoded, priorText, time], changed };
 }
 
 /** A stored log row as read back: the deleted document parsed. */

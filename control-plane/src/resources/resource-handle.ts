@@ -358,11 +358,10 @@ export class ResourceHandle<T extends Doc = Doc> {
    * other rather than all over each index, which makes large writes much cheaper.
    */
   mergeRows(entries: Iterable<readonly [StoredRow, Doc]>): void {
-    const ordered = [...entries].map((entry) => ({ name: String(entry[0].doc['name']), entry }));
-    ordered.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const ordered = inNameOrder([...entries]);
     this.engine.transaction(() => {
       const now = this.engine.now().toISOString(); // one call: its writes happen at one time
-      for (const { entry } of ordered) this.writeMerged(entry[0], entry[1], now);
+      for (const [row, fields] of ordered) this.writeMerged(row, fields, now);
     });
   }
 
@@ -592,4 +591,12 @@ export class ResourceHandle<T extends Doc = Doc> {
     const bodyMask = this.parseMask(mask.bodyMask);
     return bodyMask.length > 0 ? projectFields(doc, bodyMask) : doc;
   }
+}
+
+/** Rows to merge sorted by name (callers mostly pass them in that order already: then they are only checked). */
+function inNameOrder(entries: (readonly [StoredRow, Doc])[]): (readonly [StoredRow, Doc])[] {
+  const names = entries.map(([row]) => String(row.doc['name']));
+  if (names.every((name, i) => i === 0 || names[i - 1]! <= name)) return entries;
+  const order = names.map((_, i) => i).sort((a, b) => (names[a]! < names[b]! ? -1 : names[a]! > names[b]! ? 1 : 0));
+  return order.map((i) => entries[i]!);
 }

@@ -1,5 +1,6 @@
 import type { FilterSchema } from '@outpost/shared';
 import { loggedChangeOf, logRowOf } from '../../change-log.js';
+import { ChangeShapes } from '../../change-shapes.js';
 import type { Appended, ChangeLog, LoggedChange, LogRow } from '../../change-log.js';
 import type { PgStorage } from './pg-storage.js';
 
@@ -17,6 +18,8 @@ const ROWS_PER_WRITE = 2000;
  */
 export class PgChangeLog implements ChangeLog {
   private readonly schemas = new Map<string, FilterSchema>();
+  /** what each kind's lists of changed paths give (see ChangeShapes) */
+  private readonly shapes = new ChangeShapes();
   private buffered: LogRow[] = [];
   private appendsSincePrune = 0;
   /** the head as this transaction holds it (locked), and which transaction that is */
@@ -46,7 +49,7 @@ export class PgChangeLog implements ChangeLog {
   ): Appended {
     if (this.storage.transactionNumber === 0) throw new Error('the change log is written only in a transaction');
     const seq = this.head() + 1;
-    const { row, changed } = logRowOf(seq, plural, name, before, after, time, this.schemas.get(plural));
+    const { row, changed } = logRowOf(seq, plural, name, before, after, time, this.schemas.get(plural), this.shapes);
     this.buffered.push(row);
     this.knownHead = seq;
     if (this.buffered.length >= ROWS_PER_WRITE) this.flush();

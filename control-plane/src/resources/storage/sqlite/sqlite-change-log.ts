@@ -2,6 +2,7 @@ import type { Statement } from 'better-sqlite3';
 import type { FilterSchema } from '@outpost/shared';
 import type { Db } from '../../../db/open-database.js';
 import { loggedChangeOf, logRowOf } from '../../change-log.js';
+import { ChangeShapes } from '../../change-shapes.js';
 import type { Appended, ChangeLog, LoggedChange, LoggedOp, LogRow } from '../../change-log.js';
 
 interface ChangeRow {
@@ -35,6 +36,8 @@ export class SqliteChangeLog implements ChangeLog {
   private readonly bounds;
   /** the filterable fields of each kind, whose previous values an update logs */
   private readonly schemas = new Map<string, FilterSchema>();
+  /** what each kind's lists of changed paths give (see ChangeShapes) */
+  private readonly shapes = new ChangeShapes();
   /** appended rows not yet written, COLUMNS values each */
   private buffered: unknown[] = [];
   private appendsSincePrune = 0;
@@ -73,7 +76,7 @@ export class SqliteChangeLog implements ChangeLog {
     time: string,
   ): Appended {
     const seq = this.head() + 1;
-    const { row, changed } = logRowOf(seq, plural, name, before, after, time, this.schemas.get(plural));
+    const { row, changed } = logRowOf(seq, plural, name, before, after, time, this.schemas.get(plural), this.shapes);
     this.buffered.push(...row);
     this.knownHead = seq;
     if (this.buffered.length >= ROWS_PER_INSERT[0] * COLUMNS) this.flush();

@@ -185,11 +185,16 @@ export class SqliteTable extends TableBase implements ResourceTable {
   update(id: number, doc: Doc, text = JSON.stringify(doc), before?: Doc, touched?: ReadonlySet<string>): void {
     this.writing();
     const within = (keys: readonly string[]): boolean => touched === undefined || touched.has(keys[0] ?? '');
-    const changed =
-      before === undefined
-        ? this.scalars
-        : this.scalars.filter((c) => within(c.keys) && mayDiffer(before, doc, c.keys));
-    this.updateStatement(changed).run(text, ...changed.map((c) => sqlValueOf(valueAt(doc, c.keys))), id);
+    // one pass and one array of parameters: this runs for each of the tens of thousands of rows a recompute writes
+    const changed: ScalarField[] = [];
+    const params: unknown[] = [text];
+    for (const c of this.scalars) {
+      if (before !== undefined && !(within(c.keys) && mayDiffer(before, doc, c.keys))) continue;
+      changed.push(c);
+      params.push(sqlValueOf(valueAt(doc, c.keys)));
+    }
+    params.push(id);
+    this.updateStatement(changed).run(params);
     if (this.multiFields.length > 0 && (before === undefined || this.multiValuesDiffer(before, doc, within))) {
       this.deleteMulti.run(id);
       this.writeMultiValues(id, doc);
