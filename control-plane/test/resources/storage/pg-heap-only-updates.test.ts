@@ -4,7 +4,7 @@ import { ResourceEngine } from '../../../src/resources/resource-engine.js';
 import { where } from '../../../src/resources/resource-query.js';
 import { RESOURCE_TABLE_FILLFACTOR } from '../../../src/resources/storage/postgres/pg-table.js';
 import type { PgStorage } from '../../../src/resources/storage/postgres/pg-storage.js';
-import { SyncPostgres } from '../../../src/resources/storage/postgres/sync-postgres.js';
+import { settledTableStats } from '../../helpers/pg-table-stats.js';
 import { postgresSuiteSkipped, suitePostgres } from '../../helpers/suite-postgres.js';
 import { widgetDefinition } from '../../helpers/widgets.js';
 
@@ -17,7 +17,6 @@ import { widgetDefinition } from '../../helpers/widgets.js';
 const PARENT = 'projects/p1/regions/eu';
 const ROWS = 150;
 const TITLE = 'PostgreSQL heap-only status writes';
-const STATS_TIMEOUT_MS = 60_000;
 
 const name = (i: number): string => `${PARENT}/widgets/w${i}`;
 
@@ -100,18 +99,11 @@ function fillfactorOf(storage: PgStorage): number | undefined {
  * when it goes idle, within seconds), read on a connection of its own.
  */
 async function settledStats(url: string, updates: number): Promise<{ updated: number; heapOnly: number }> {
-  const pg = new SyncPostgres(url);
-  try {
-    const deadline = Date.now() + STATS_TIMEOUT_MS;
-    for (;;) {
-      pg.query('SELECT pg_stat_clear_snapshot()');
-      const row = pg.query("SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables WHERE relname = 'r_widgets'")
-        .rows[0];
-      const stats = { updated: Number(row?.[0] ?? 0), heapOnly: Number(row?.[1] ?? 0) };
-      if (stats.updated >= updates || Date.now() > deadline) return stats;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  } finally {
-    pg.close();
-  }
+  const [updated = 0, heapOnly = 0] = await settledTableStats(
+    url,
+    'r_widgets',
+    ['n_tup_upd', 'n_tup_hot_upd'],
+    ([done = 0]) => done >= updates,
+  );
+  return { updated, heapOnly };
 }

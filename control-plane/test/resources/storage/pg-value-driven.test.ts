@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ResourceEngine } from '../../../src/resources/resource-engine.js';
 import { where } from '../../../src/resources/resource-query.js';
 import { SyncPostgres } from '../../../src/resources/storage/postgres/sync-postgres.js';
+import { settledTableStats } from '../../helpers/pg-table-stats.js';
 import { postgresSuiteSkipped, suitePostgres } from '../../helpers/suite-postgres.js';
 import { widgetDefinition } from '../../helpers/widgets.js';
 
@@ -18,7 +19,6 @@ const RARE = [100, 1_000, 1_900];
 const LISTS = 8;
 const PAGE = 100;
 const TITLE = 'PostgreSQL lists by one label';
-const STATS_TIMEOUT_MS = 60_000;
 
 const name = (i: number): string => `${PARENT}/widgets/w${String(i).padStart(5, '0')}`;
 
@@ -50,10 +50,10 @@ describe.skipIf(postgresSuiteSkipped(TITLE))(TITLE, () => {
     let marks = 0;
     const mark = (): void => void widgets.put({ name: name(ROWS + marks++) });
     mark();
-    const before = await settledTableStats(url, ROWS + 1);
+    const before = await fetchedAfter(url, ROWS + 1);
     for (let i = 0; i < LISTS; i++) expect(listed('rare:yes')).toEqual(RARE.map(name));
     mark();
-    const after = await settledTableStats(url, ROWS + 2);
+    const after = await fetchedAfter(url, ROWS + 2);
     expect(after.fetched - before.fetched).toBe(LISTS * RARE.length);
   });
 
@@ -85,23 +85,14 @@ function analyze(url: string): void {
   }
 }
 
-/** The kind's table's statistics once they count `inserts` inserts: rows fetched (by index or scan), inserts. */
-async function settledTableStats(url: string, inserts: number): Promise<{ fetched: number; inserted: number }> {
-  const pg = new SyncPostgres(url);
-  try {
-    const deadline = Date.now() + STATS_TIMEOUT_MS;
-    for (;;) {
-      pg.query('SELECT pg_stat_clear_snapshot()');
-      const row = pg.query(
-        `SELECT coalesce(idx_tup_fetch, 0) + coalesce(seq_tup_read, 0), n_tup_ins
-         FROM pg_stat_user_tables WHERE relname = 'r_widgets'`,
-      ).rows[0];
-      const stats = { fetched: Number(row?.[0] ?? 0), inserted: Number(row?.[1] ?? 0) };
-      if (stats.inserted >= inserts) return stats;
-      if (Date.now() > deadline) throw new Error(`the statistics did not count ${inserts} inserts`);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  } finally {
-    pg.close();
-  }
+/** The kind's table's rows fetched (by index or by scan) and inserted, once it counts `inserts` inserts. */
+async function fetchedAfter(url: string, inserts: number): Promise<{ fetched: number; inserted: number }> {
+  const [fetched = 0, inserted = 0] = await settledTableStats(
+    url,
+    'r_widgets',
+    ['coalesce(idx_tup_fetch, 0) + coalesce(seq_tup_read, 0)', 'n_tup_ins'],
+    ([, done = 0]) => done >= inserts,
+  );
+  if (inserted < inserts) throw new Error(`the statistics did not count ${inserts} inserts`);
+  return { fetched, inserted };
 }
