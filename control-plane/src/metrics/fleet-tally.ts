@@ -1,4 +1,5 @@
 import type { Device } from '@outpost/shared';
+import { touches } from '../resources/change-facts.js';
 
 /** Counts of the fleet for the Prometheus gauges, kept up to date change by change. */
 export interface FleetCounts {
@@ -13,8 +14,6 @@ export interface FleetCounts {
 /** The paths of a device that the counts read. */
 const COUNTED_PATHS = ['status.connectionStatus', 'status.deviceInfo.osVersion', 'status.conditions'];
 
-const atOrUnder = (path: string, other: string): boolean => path === other || path.startsWith(`${other}.`);
-
 /**
  * Whether an update with these changed paths (undefined: a create or a delete) can move the counts. Those it
  * cannot are skipped without looking at their documents, which for a change another replica made are read
@@ -22,7 +21,7 @@ const atOrUnder = (path: string, other: string): boolean => path === other || pa
  */
 export function movesCounts(changed: readonly string[] | undefined): boolean {
   if (changed === undefined) return true;
-  return changed.some((path) => COUNTED_PATHS.some((counted) => atOrUnder(path, counted) || atOrUnder(counted, path)));
+  return COUNTED_PATHS.some((counted) => touches(changed, counted));
 }
 
 export class FleetTally {

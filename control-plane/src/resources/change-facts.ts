@@ -55,7 +55,8 @@ const DOT = 46;
 const atOrUnder = (a: string, b: string): boolean =>
   a.length === b.length ? a === b : a.length > b.length && a.charCodeAt(b.length) === DOT && a.startsWith(b);
 
-const touches = (changed: readonly string[], path: string): boolean =>
+/** Whether a change at any of `changed` reaches `path`: one lies at, under or above the other. */
+export const touches = (changed: readonly string[], path: string): boolean =>
   changed.some((c) => atOrUnder(c, path) || atOrUnder(path, c));
 
 /** The previous values of the filterable fields that `changed` touches. */

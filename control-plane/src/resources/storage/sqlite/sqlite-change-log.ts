@@ -124,12 +124,12 @@ export class SqliteChangeLog implements ChangeLog {
     this.knownHead = undefined;
   }
 
-  /** The newest sequence number written so far (0 when empty). */
   openTransaction(): () => number {
     const start = this.head();
     return () => start;
   }
 
+  /** The newest sequence number written so far (0 when empty). */
   head(): number {
     this.knownHead ??= this.bounds.get()?.newest ?? 0;
     return this.knownHead;
