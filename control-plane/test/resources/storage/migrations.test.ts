@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../src/db/open-database.js';
 import { ResourceEngine } from '../../../src/resources/resource-engine.js';
+import { where } from '../../../src/resources/resource-query.js';
 import { SQLITE_MIGRATIONS } from '../../../src/resources/storage/sqlite/sqlite-migrations.js';
 import { SqliteStorage } from '../../../src/resources/storage/sqlite/sqlite-storage.js';
 import { PgStorage } from '../../../src/resources/storage/postgres/pg-storage.js';
@@ -38,6 +39,33 @@ describe('SQLite schema migrations', () => {
     ]);
     widgets.put({ name: `${PARENT}/widgets/new`, spec: { color: 'red' } });
     expect(engine.log.head()).toBe(3);
+    reopened.close();
+  });
+
+  it('names the rows of the side tables of the previous schema (version 3) and lists by label from them', () => {
+    const { db, file } = freshDatabase();
+    const name = (i: number): string => `${PARENT}/widgets/w${String(i).padStart(2, '0')}`;
+    const before = new ResourceEngine(db).register(widgetDefinition);
+    for (let i = 0; i < 30; i++) before.put({ name: name(i), metadata: { labels: { zone: `z${i % 3}` } } });
+    // the side table as version 3 left it: no names, so no index in their order
+    db.exec('DROP INDEX r_widgets_values_in_name_order');
+    db.exec('ALTER TABLE r_widgets_values DROP COLUMN row_name');
+    db.pragma('user_version = 3');
+    db.close();
+
+    const reopened = openDatabase(file);
+    const widgets = new ResourceEngine(reopened).register(widgetDefinition);
+    expect(reopened.pragma('user_version', { simple: true })).toBe(latest(SQLITE_MIGRATIONS));
+    const unnamed = reopened.prepare("SELECT count(*) FROM r_widgets_values WHERE row_name = ''").pluck().get();
+    expect(unnamed).toBe(0);
+    widgets.put({ name: name(30), metadata: { labels: { zone: 'z1' } } });
+    const listed = widgets.list({ where: [where.parent(PARENT), where.contains('metadata.labels', 'zone:z1')] });
+    expect(listed.map((w) => w.name)).toEqual([...Array.from({ length: 10 }, (_, k) => name(1 + 3 * k)), name(30)]);
+    const indexes = reopened
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'r_widgets_values'")
+      .pluck()
+      .all();
+    expect(indexes).toContain('r_widgets_values_in_name_order');
     reopened.close();
   });
 

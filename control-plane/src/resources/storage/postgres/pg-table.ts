@@ -3,7 +3,7 @@ import { deepEqual, invalidArgument } from '@outpost/shared';
 import type { Doc, QueriedRow, ResourceTable, SortKey, StoredRow, TableQuery } from '../../resource-table.js';
 import { parseDocument } from '../../doc-utils.js';
 import { columnOf, isMultiValued, multiValuesOf } from '../../sql-columns.js';
-import { seekCondition, valueAt } from '../row-values.js';
+import { valueAt } from '../row-values.js';
 import { TableBase } from '../table-base.js';
 import { SCHEMA_LOCK } from './pg-migrations.js';
 import { columnDeclaration, columnTypeOf, columnValueOf, identifier, jsonTextAt, POSTGRES_DIALECT } from './pg-sql.js';
@@ -18,7 +18,8 @@ import { fieldLayout } from '../field-layout.js';
 import type { MultiField, ScalarField } from '../field-layout.js';
 import { INDEX_SHAPES, indexShapeOf } from '../index-shapes.js';
 import { orderedSelect, whereClause } from '../select-sql.js';
-import { valueDrivenRead } from './pg-value-driven.js';
+import { tableRead } from '../value-driven.js';
+import type { TableRead } from '../value-driven.js';
 
 interface ScalarColumn extends ScalarField {
   type: ColumnType;
@@ -26,6 +27,8 @@ interface ScalarColumn extends ScalarField {
 
 /** Names per batched lookup. */
 const NAMES_PER_LOOKUP = 500;
+/** PostgreSQL's null-safe equality, which a seek compares the keys before the last with */
+const SAME = 'IS NOT DISTINCT FROM';
 /** Rows per statement when columns added to an existing table are filled. */
 const ROWS_PER_FILL = 1000;
 /** Row ids taken from the table's sequence at a time, for the inserts to come (see insert). */
@@ -381,34 +384,9 @@ export class PgTable extends TableBase implements ResourceTable {
     where: readonly SqlFragment[],
     keys: SortKey[],
     seek: { values: unknown[]; before: boolean; inclusive?: boolean } | undefined,
-  ): { from: string; keys: SortKey[]; conditions: string[]; params: unknown[] } {
-    const tables = { table: this.table, multiTable: this.multiTable, containsSql: this.containsSql };
-    const driven = this.multiFields.length > 0 ? valueDrivenRead(tables, where, keys, seek) : undefined;
-    if (!driven) return { from: this.table, keys, ...this.conditionsOf(where, seek && { keys, ...seek }) };
-    const own = this.conditionsOf(driven.rest, undefined);
-    return {
-      from: driven.from,
-      keys: driven.keys,
-      conditions: [...driven.conditions, ...own.conditions],
-      params: [...driven.params, ...own.params],
-    };
-  }
-
-  private conditionsOf(
-    where: readonly SqlFragment[],
-    seek: { keys: SortKey[]; values: unknown[]; before: boolean; inclusive?: boolean } | undefined,
-  ): { conditions: string[]; params: unknown[] } {
-    const params: unknown[] = [];
-    const conditions = where.map((w) => {
-      params.push(...w.params);
-      return `(${booleanCondition(w.sql)})`;
-    });
-    if (seek) {
-      const s = seekCondition(seek.keys, seek.values, seek.before, 'IS NOT DISTINCT FROM', seek.inclusive);
-      conditions.push(s.sql);
-      params.push(...s.params);
-    }
-    return { conditions, params };
+  ): TableRead {
+    const tables = { table: this.table, multiTable: this.multiTable, containsSql: this.containsSql, same: SAME };
+    return tableRead(tables, this.multiFields.length > 0, where, keys, seek, booleanCondition);
   }
 }
 

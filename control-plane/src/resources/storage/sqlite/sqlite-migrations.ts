@@ -78,6 +78,13 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       'CREATE INDEX IF NOT EXISTS device_metric_points_age ON device_metric_points (resolution_ms, bucket)',
     ],
   },
+  {
+    version: 4,
+    description:
+      "each value in the resource kinds' side tables (r_<plural>_values) with its row's name, which a list by " +
+      'one label reads in name order; the index in that order comes with each kind as it is registered',
+    statements: [],
+  },
 ];
 
 /** Brings the database to the newest schema version, each step in a transaction of its own. */
@@ -87,6 +94,7 @@ export function migrateSqlite(db: Db, migrations: readonly Migration[] = SQLITE_
     db.transaction(() => {
       if (migration.version === 1) upgradeUnversionedChangeLog(db);
       if (migration.version === 3) addTokenUseCounts(db);
+      if (migration.version === 4) nameSideTableRows(db);
       for (const statement of migration.statements) db.exec(statement);
       db.pragma(`user_version = ${migration.version}`);
     }).immediate();
@@ -104,11 +112,32 @@ function addTokenUseCounts(db: Db): void {
   addMissingColumns(db, 'provisioning_tokens', { max_uses: 'INTEGER', uses: 'INTEGER NOT NULL DEFAULT 0' });
 }
 
+/**
+ * The side tables of earlier versions get their rows' names from the kinds' tables. A value whose row is gone
+ * (none should be) keeps an empty name: it joins no row, so no list shows it.
+ */
+function nameSideTableRows(db: Db): void {
+  const tables = db
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'r\\_%\\_values' ESCAPE '\\'")
+    .pluck()
+    .all() as string[];
+  for (const sideTable of tables) {
+    const kindTable = sideTable.slice(0, -'_values'.length);
+    const sideColumns = columnsOf(db, sideTable);
+    if (!['row_id', 'path', 'value'].every((c) => sideColumns.has(c)) || sideColumns.has('row_name')) continue;
+    if (!columnsOf(db, kindTable).has('name')) continue;
+    db.exec(`ALTER TABLE ${sideTable} ADD COLUMN row_name TEXT NOT NULL DEFAULT ''`);
+    db.exec(`UPDATE ${sideTable} SET row_name = k.name FROM ${kindTable} k WHERE k.id = ${sideTable}.row_id`);
+  }
+}
+
+const columnsOf = (db: Db, table: string): Set<string> =>
+  new Set(db.prepare(`SELECT name FROM pragma_table_info('${table}')`).pluck().all() as string[]);
+
 /** Adds the columns an existing table lacks; false when there is no such table (the migration then creates it). */
 function addMissingColumns(db: Db, table: string, columns: Readonly<Record<string, string>>): boolean {
-  const existing = db.prepare(`SELECT name FROM pragma_table_info('${table}')`).all() as { name: string }[];
-  if (existing.length === 0) return false;
-  const names = new Set(existing.map((c) => c.name));
+  const names = columnsOf(db, table);
+  if (names.size === 0) return false;
   for (const [name, declaration] of Object.entries(columns)) {
     if (!names.has(name)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${name} ${declaration}`);
   }

@@ -5,20 +5,22 @@ import type { Db } from '../../../db/open-database.js';
 import type { Doc, QueriedRow, ResourceTable, SortKey, StoredRow, TableQuery } from '../../resource-table.js';
 import { parseDocument } from '../../doc-utils.js';
 import { columnOf, isMultiValued, jsonPath, multiValuesOf, sqlLiteral, sqlValueOf } from '../../sql-columns.js';
-import { mayDiffer, seekCondition, valueAt } from '../row-values.js';
+import { mayDiffer, valueAt } from '../row-values.js';
 import { TableBase } from '../table-base.js';
 import { fieldLayout } from '../field-layout.js';
 import type { MultiField, ScalarField } from '../field-layout.js';
 import { INDEX_SHAPES, indexShapeOf } from '../index-shapes.js';
 import { orderedSelect, whereClause } from '../select-sql.js';
+import { tableRead } from '../value-driven.js';
+import type { TableRead } from '../value-driven.js';
 
-/** A scalar filterable path and the column that holds its value. */
 /** Names per batched lookup (SQLite's default limit of bound variables is far above this). */
 const NAMES_PER_LOOKUP = 500;
 
 /**
  * The SQLite table of one resource kind: the JSON document, an indexed column for every scalar filterable
- * path, and a side table of values for labels and string lists.
+ * path, and a side table of values for labels and string lists, each value with its row's name (a list by one
+ * value reads that value's rows in name order from the side table, see valueDrivenRead).
  *
  * The columns are ordinary columns holding json_extract(doc, path), written with the document: an update
  * sets only the columns whose value may have changed, so SQLite rewrites only their indexes (a generated
@@ -60,8 +62,8 @@ export class SqliteTable extends TableBase implements ResourceTable {
         `VALUES (?, ?, ?${this.scalars.map(() => ', ?').join('')})`,
     );
     this.deleteRow = db.prepare<[number]>(`DELETE FROM ${t} WHERE id = ?`);
-    this.insertMulti = db.prepare<[number, string, string]>(
-      `INSERT INTO ${this.multiTable}(row_id, path, value) VALUES (?, ?, ?)`,
+    this.insertMulti = db.prepare<[number, string, string, string]>(
+      `INSERT INTO ${this.multiTable}(row_id, path, value, row_name) VALUES (?, ?, ?, ?)`,
     );
     this.deleteMulti = db.prepare<[number]>(`DELETE FROM ${this.multiTable} WHERE row_id = ?`);
   }
@@ -78,9 +80,14 @@ export class SqliteTable extends TableBase implements ResourceTable {
       this.db.exec(`CREATE TABLE IF NOT EXISTS ${this.multiTable} (
       row_id INTEGER NOT NULL,
       path TEXT NOT NULL,
-      value TEXT NOT NULL
+      value TEXT NOT NULL,
+      row_name TEXT NOT NULL
     )`);
       this.db.exec(`CREATE INDEX IF NOT EXISTS ${this.multiTable}_by_value ON ${this.multiTable}(path, value, row_id)`);
+      // in the names' own order (BINARY), which lists and their page tokens use
+      this.db.exec(
+        `CREATE INDEX IF NOT EXISTS ${this.multiTable}_in_name_order ON ${this.multiTable}(path, value, row_name, row_id)`,
+      );
       this.db.exec(`CREATE INDEX IF NOT EXISTS ${this.multiTable}_by_row ON ${this.multiTable}(row_id)`);
       if (this.columns().some((c) => c.generated)) this.dropGeneratedColumns();
       const wanted = new Set(this.scalars.map((c) => c.column));
@@ -133,16 +140,18 @@ export class SqliteTable extends TableBase implements ResourceTable {
     this.db.exec(`ALTER TABLE ${t}_rebuilt RENAME TO ${t}`);
   }
 
+  private get containsSql(): string {
+    return `EXISTS (SELECT 1 FROM ${this.multiTable} v WHERE v.row_id = ${this.table}.id AND v.path = ? AND v.value = ?)`;
+  }
+
   /** How filters address this table's columns. */
   readonly sqlTarget: SqlTarget = {
     scalar: (field, mapKey) =>
       mapKey === undefined && !isMultiValued(field)
         ? columnOf(field)
         : `json_extract(doc, ${sqlLiteral(jsonPath(field.path, mapKey))})`,
-    contains: (field, value) => ({
-      sql: `EXISTS (SELECT 1 FROM ${this.multiTable} v WHERE v.row_id = ${this.table}.id AND v.path = ? AND v.value = ?)`,
-      params: [field.path, value],
-    }),
+    // a list filtered by one of these at its top level is read in the side table's order (see valueDrivenRead)
+    contains: (field, value) => ({ sql: this.containsSql, params: [field.path, value] }),
   };
 
   find(name: string): StoredRow | undefined {
@@ -168,7 +177,7 @@ export class SqliteTable extends TableBase implements ResourceTable {
     this.writing();
     const values = this.scalars.map((c) => sqlValueOf(valueAt(doc, c.keys)));
     const id = Number(this.insertRow.run(name, parent, text, ...values).lastInsertRowid);
-    this.writeMultiValues(id, doc);
+    this.writeMultiValues(id, name, doc);
     this.told(id, name, doc);
     return id;
   }
@@ -197,7 +206,7 @@ export class SqliteTable extends TableBase implements ResourceTable {
     this.updateStatement(changed).run(params);
     if (this.multiFields.length > 0 && (before === undefined || this.multiValuesDiffer(before, doc, within))) {
       this.deleteMulti.run(id);
-      this.writeMultiValues(id, doc);
+      this.writeMultiValues(id, String(doc['name']), doc);
     }
     this.told(id, String(doc['name']), doc);
   }
@@ -233,45 +242,47 @@ export class SqliteTable extends TableBase implements ResourceTable {
     });
   }
 
-  private writeMultiValues(id: number, doc: Doc): void {
+  private writeMultiValues(id: number, name: string, doc: Doc): void {
     for (const { field, keys } of this.multiFields) {
       for (const value of new Set(multiValuesOf(field, valueAt(doc, keys)))) {
-        this.insertMulti.run(id, field.path, value);
+        this.insertMulti.run(id, field.path, value, name);
       }
     }
   }
 
   eachStored(q: TableQuery, visit: (row: Omit<QueriedRow, 'doc'>) => void): void {
-    const params: unknown[] = [];
-    const conditions = q.where.map((w) => {
-      params.push(...w.params);
-      return `(${w.sql})`;
-    });
-    if (q.seek) {
-      const seek = seekCondition(q.keys, q.seek.values, q.seek.before, 'IS', q.seek.inclusive);
-      conditions.push(seek.sql);
-      params.push(...seek.params);
-    }
-    const sql = orderedSelect(this.table, q, conditions);
+    const { sql, params } = this.selectOf(q);
     const rows = this.statement(sql)
       .raw()
       .all(...params) as unknown[][];
     for (const row of rows) visit({ id: row[0] as number, text: row[1] as string, keyValues: row.slice(2) });
   }
 
+  /** How SQLite runs a table query: its EXPLAIN QUERY PLAN, one step a line (for tests and diagnosis). */
+  queryPlan(q: TableQuery): string[] {
+    const { sql, params } = this.selectOf(q);
+    const steps = this.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[];
+    return steps.map((step) => step.detail);
+  }
+
+  private selectOf(q: TableQuery): SqlFragment {
+    const { from, keys, conditions, params } = this.readOf(q.where, q.keys, q.seek);
+    return { sql: orderedSelect(from, { ...q, keys }, conditions), params };
+  }
+
   count(where: SqlFragment[], seek?: { keys: SortKey[]; values: unknown[]; before: boolean }): number {
-    const params: unknown[] = [];
-    const conditions = where.map((w) => {
-      params.push(...w.params);
-      return `(${w.sql})`;
-    });
-    if (seek) {
-      const s = seekCondition(seek.keys, seek.values, seek.before);
-      conditions.push(s.sql);
-      params.push(...s.params);
-    }
-    const sql = `SELECT COUNT(*) AS n FROM ${this.table}` + whereClause(conditions);
+    const { from, conditions, params } = this.readOf(where, seek?.keys ?? [], seek);
+    const sql = `SELECT COUNT(*) AS n FROM ${from}` + whereClause(conditions);
     return (this.statement(sql).get(...params) as { n: number }).n;
+  }
+
+  private readOf(
+    where: readonly SqlFragment[],
+    keys: SortKey[],
+    seek: { values: unknown[]; before: boolean; inclusive?: boolean } | undefined,
+  ): TableRead {
+    const tables = { table: this.table, multiTable: this.multiTable, containsSql: this.containsSql, same: 'IS' };
+    return tableRead(tables, this.multiFields.length > 0, where, keys, seek);
   }
 
   private statement(sql: string): Statement<unknown[]> {

@@ -1,6 +1,6 @@
 import type { SqlFragment } from '@outpost/shared';
-import type { SortKey } from '../../resource-table.js';
-import { seekCondition } from '../row-values.js';
+import type { SortKey } from '../resource-table.js';
+import { seekCondition } from './row-values.js';
 
 /** The alias of the side table when a list is read in the order of its index (see valueDrivenRead). */
 const DRIVING = 'driving';
@@ -18,18 +18,20 @@ export interface ValueDrivenRead {
   keys: SortKey[];
 }
 
-/** The tables and the SQL of one kind's `CONTAINS` (see PgTable.sqlTarget.contains). */
+/** The tables and the SQL of one kind's `CONTAINS` (see the stores' sqlTarget.contains), in one store's dialect. */
 export interface ValueDrivenTables {
   table: string;
   multiTable: string;
   /** the SQL of one `CONTAINS` value, whose parameters are the path and the value */
   containsSql: string;
+  /** the store's null-safe equality (SQLite `IS`, PostgreSQL `IS NOT DISTINCT FROM`) */
+  same: string;
 }
 
 /**
  * A list in name order whose filter is, at its top level, one `CONTAINS` of a label or list value is read from
- * the side table's index on (path, value, row_name), which keeps each value's rows in name order: a
- * page costs its own rows, however many or few rows carry the value. Walking the names instead and probing the
+ * the side table's index on (path, value, row_name) that also holds row_id, which keeps each value's rows in
+ * name order: a page costs its own rows, however many or few rows carry the value. Walking the names instead and probing the
  * side table per row costs ten probes per row listed for a value one row in ten carries, and every row of the
  * table for a value only a few carry (a generic plan, as prepared statements soon get, cannot tell the two).
  * Undefined when the list is another shape. The list's other conditions (the parent, the filter's other terms)
@@ -58,7 +60,7 @@ export function valueDrivenRead(
       [{ sql: `${DRIVING}.row_name`, desc: keys[0]!.desc }],
       seek.values,
       seek.before,
-      'IS NOT DISTINCT FROM',
+      tables.same,
       seek.inclusive,
     );
     conditions.push(s.sql);
@@ -66,7 +68,7 @@ export function valueDrivenRead(
   }
   const { table, multiTable } = tables;
   return {
-    // ordered by the side table's copy of the name only: were the tables joined on the names too, PostgreSQL
+    // ordered by the side table's copy of the name only: were the tables joined on the names too, the store
     // could walk the kind's names instead and probe the side table per row, the plan this replaces
     from: `${multiTable} ${DRIVING} JOIN ${table} ON ${table}.id = ${DRIVING}.row_id`,
     keys: [{ sql: `${DRIVING}.row_name`, desc: keys[0]!.desc }],
@@ -91,4 +93,48 @@ function closingOf(s: string): number {
     else if (s[i] === ')' && --depth === 0) return i;
   }
   return -1;
+}
+
+/** What a read of one kind selects from: the FROM clause, the keys to order by, the conditions and their parameters. */
+export interface TableRead {
+  from: string;
+  keys: SortKey[];
+  conditions: string[];
+  params: unknown[];
+}
+
+/**
+ * The read of a list (or a count) on either store: from the side table's index when it gives the order (see
+ * valueDrivenRead), else from the kind's table with the seek on `keys`. `condition` puts one of the list's
+ * conditions in the store's SQL (PostgreSQL spells SQLite's constant 1 and 0 as booleans).
+ */
+export function tableRead(
+  tables: ValueDrivenTables,
+  multiValued: boolean,
+  where: readonly SqlFragment[],
+  keys: SortKey[],
+  seek: { values: unknown[]; before: boolean; inclusive?: boolean } | undefined,
+  condition: (sql: string) => string = (sql) => sql,
+): TableRead {
+  const driven = multiValued ? valueDrivenRead(tables, where, keys, seek) : undefined;
+  const own = (fragments: readonly SqlFragment[]): { conditions: string[]; params: unknown[] } => ({
+    conditions: fragments.map((w) => `(${condition(w.sql)})`),
+    params: fragments.flatMap((w) => w.params),
+  });
+  if (!driven) {
+    const { conditions, params } = own(where);
+    if (seek) {
+      const s = seekCondition(keys, seek.values, seek.before, tables.same, seek.inclusive);
+      conditions.push(s.sql);
+      params.push(...s.params);
+    }
+    return { from: tables.table, keys, conditions, params };
+  }
+  const rest = own(driven.rest);
+  return {
+    from: driven.from,
+    keys: driven.keys,
+    conditions: [...driven.conditions, ...rest.conditions],
+    params: [...driven.params, ...rest.params],
+  };
 }
