@@ -48,6 +48,8 @@ export function foreignChangesOf(
     changes.push(change);
   }
   const changes: Change[] = [];
+  // a kind's writes mostly change the same paths (a device's reports): each distinct list is decoded once
+  const decodedPaths = new Map<string, readonly string[]>();
   for (const [plural, byName] of byPlural) {
     const handle = engine.all().find((h) => h.def.plural === plural);
     if (handle === undefined) continue; // a kind this process does not serve
@@ -58,7 +60,7 @@ export function foreignChangesOf(
       return states.get(seq) ?? NEITHER;
     };
     for (const [name, logged] of byName) {
-      for (const change of logged) changes.push(new ForeignChange(plural, name, change, sidesOf));
+      for (const change of logged) changes.push(new ForeignChange(plural, name, change, sidesOf, decodedPaths));
     }
   }
   changes.sort((a, b) => a.seq - b.seq);
@@ -86,6 +88,8 @@ class ForeignChange implements Change {
     readonly name: string,
     private readonly logged: LoggedChange,
     private readonly sidesOf: (seq: number) => Sides,
+    /** the lists of changed paths decoded so far in this read, by their encoding (shared, never modified) */
+    private readonly decodedPaths: Map<string, readonly string[]>,
   ) {
     this.seq = logged.seq;
     this.op = logged.op === 'delete' ? 'delete' : 'put';
@@ -101,8 +105,14 @@ class ForeignChange implements Change {
   }
 
   get changed(): readonly string[] | undefined {
-    if (this.logged.op !== 'update' || this.logged.paths === null) return undefined;
-    return (this.decoded ??= decodePaths(this.logged.paths));
+    const encoded = this.logged.paths;
+    if (this.logged.op !== 'update' || encoded === null) return undefined;
+    if (this.decoded === undefined) {
+      let paths = this.decodedPaths.get(encoded);
+      if (paths === undefined) this.decodedPaths.set(encoded, (paths = decodePaths(encoded)));
+      this.decoded = paths;
+    }
+    return this.decoded;
   }
 
   get bytes(): number {

@@ -115,6 +115,34 @@ describe.skipIf(skipped)('replicas on one PostgreSQL database [postgres]', () =>
     follower.stop();
   });
 
+  it('decodes each distinct list of changed paths of a read once, and every change keeps its own list', () => {
+    const url = cluster.createDatabase();
+    const a = replica(url);
+    const b = replica(url);
+    const follower = new WatchFollower(b, { announce: () => {}, onError: (err) => expect.fail(String(err)) });
+    const seen: Change[] = [];
+    b.bus.subscribe('fancyWidgets', (change) => seen.push(change));
+    const onA = a.resource('fancyWidgets');
+    for (let i = 0; i < 4; i++) onA.put({ name: NAME(`w${i}`), displayName: `w${i}`, spec: { color: 'red' } });
+    follower.catchUp();
+    seen.length = 0;
+    for (let i = 0; i < 4; i++) {
+      onA.patch(NAME(`w${i}`), (doc) =>
+        i % 2 === 0 ? { ...doc, spec: { color: 'blue' } } : { ...doc, displayName: `renamed ${i}` },
+      );
+    }
+    follower.catchUp();
+    const [first, second, third, fourth] = seen.map((change) => change.changed);
+    expect(first).toContain('spec.color');
+    expect(first).not.toContain('displayName');
+    expect(second).toContain('displayName');
+    expect(second).not.toContain('spec.color');
+    // one decoded list for the changes whose paths the log wrote alike
+    expect(third).toBe(first);
+    expect(fourth).toBe(second);
+    follower.stop();
+  });
+
   it('rebuilds a change of a resource deleted before its documents were looked at from its delete', () => {
     const url = cluster.createDatabase();
     const a = replica(url);
