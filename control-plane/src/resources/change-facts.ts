@@ -1,4 +1,4 @@
-import { changedPaths, deepEqual } from '@outpost/shared';
+import { changedPaths, deepEqual, sortFew } from '@outpost/shared';
 import type { FilterSchema } from '@outpost/shared';
 
 type Doc = Record<string, unknown>;
@@ -15,35 +15,25 @@ type Doc = Record<string, unknown>;
  */
 export function changedMemberPaths(before: Doc, after: Doc): string[] {
   const changed: string[] = [];
-  const visit = (key: string): void => {
-    const a = before[key];
-    const b = after[key];
-    if (Object.is(a, b)) return;
-    // neither side an object: the member is one leaf (what changedPaths would say, without its walk and sort)
-    if (!isPlainObject(a) && !isPlainObject(b)) {
-      if (!deepEqual(a, b)) changed.push(key);
-      return;
-    }
-    for (const path of changedPaths(a, b)) changed.push(path === '' ? key : `${key}.${path}`);
-  };
-  for (const key of Object.keys(before)) visit(key);
-  for (const key of Object.keys(after)) if (!Object.hasOwn(before, key)) visit(key);
+  // own keys by for-in (what Object.keys lists, in its order) without a key array: this runs for every update
+  for (const key in before) if (Object.hasOwn(before, key)) addChangedMember(before, after, key, changed);
+  for (const key in after) {
+    if (Object.hasOwn(after, key) && !Object.hasOwn(before, key)) addChangedMember(before, after, key, changed);
+  }
   return sortFew(changed);
 }
 
-/**
- * Sorts a short list of strings in place, in the order Array.prototype.sort gives them (UTF-16 code units):
- * that sort allocates over a kilobyte of state per call, and this runs for every update.
- */
-function sortFew(list: string[]): string[] {
-  if (list.length > 16) return list.sort();
-  for (let i = 1; i < list.length; i++) {
-    const item = list[i]!;
-    let j = i - 1;
-    for (; j >= 0 && list[j]! > item; j--) list[j + 1] = list[j]!;
-    list[j + 1] = item;
+/** Adds to `changed` the paths changedPaths lists at and under the top-level member `key`. */
+function addChangedMember(before: Doc, after: Doc, key: string, changed: string[]): void {
+  const a = before[key];
+  const b = after[key];
+  if (Object.is(a, b)) return;
+  // neither side an object: the member is one leaf (what changedPaths would say, without its walk and sort)
+  if (!isPlainObject(a) && !isPlainObject(b)) {
+    if (!deepEqual(a, b)) changed.push(key);
+    return;
   }
-  return list;
+  for (const path of changedPaths(a, b)) changed.push(path === '' ? key : `${key}.${path}`);
 }
 
 /** A filterable path and its value (null when absent) before an update. */

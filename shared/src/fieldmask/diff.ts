@@ -1,5 +1,6 @@
 import type { PathTree } from './path-tree.js';
 import { getOwn, isPlainObject } from './paths.js';
+import type { PlainObject } from './paths.js';
 
 /**
  * The paths whose values differ between two documents, sorted. Objects are compared member by
@@ -12,7 +13,22 @@ export function changedPaths(before: unknown, after: unknown): string[] {
     changed.push(path);
     return false;
   });
-  return changed.sort();
+  return sortFew(changed);
+}
+
+/**
+ * Sorts a short list of strings in place, in the order Array.prototype.sort gives them (UTF-16 code units):
+ * that sort allocates over a kilobyte of state per call, and changed paths are listed for every update.
+ */
+export function sortFew(list: string[]): string[] {
+  if (list.length > 16) return list.sort();
+  for (let i = 1; i < list.length; i++) {
+    const item = list[i]!;
+    let j = i - 1;
+    for (; j >= 0 && list[j]! > item; j--) list[j + 1] = list[j]!;
+    list[j + 1] = item;
+  }
+  return list;
 }
 
 /** Whether changedPaths(before, after) would list a path that `skipped` does not cover, without listing them. */
@@ -40,27 +56,39 @@ function walkChanges(
   if (!descend) return !deepEqual(before, after) && found(path);
   const a = beforeIsObject ? before : NO_MEMBERS;
   const b = afterIsObject ? after : NO_MEMBERS;
-  // this runs on every write: the members of both sides are visited without building their union, and a
-  // member that is the same value on both sides (writes share what they keep) is passed over without its path
-  const visit = (key: string): boolean => {
-    const below = skipped?.get(key);
-    if (below === true) return false;
-    const from = getOwn(a, key);
-    const to = getOwn(b, key);
-    if (Object.is(from, to)) return false;
-    return walkChanges(from, to, path === '' ? key : `${path}.${key}`, below, found);
-  };
+  // this runs on every write (a status report's, thousands a second), so it allocates nothing but the paths
+  // of members that differ: no closure per level, no key arrays (for-in over own keys lists what Object.keys
+  // does, in its order), and a member that is the same value on both sides (writes share what they keep) is
+  // passed over without its path
   let members = 0;
-  for (const key of Object.keys(a)) {
+  for (const key in a) {
+    if (!Object.hasOwn(a, key)) continue;
     members++;
-    if (visit(key)) return true;
+    if (memberChanged(a, b, key, path, skipped, found)) return true;
   }
-  for (const key of Object.keys(b)) {
-    if (Object.hasOwn(a, key)) continue;
+  for (const key in b) {
+    if (!Object.hasOwn(b, key) || Object.hasOwn(a, key)) continue;
     members++;
-    if (visit(key)) return true;
+    if (memberChanged(a, b, key, path, skipped, found)) return true;
   }
   return members === 0 && beforeIsObject !== afterIsObject && found(path);
+}
+
+/** walkChanges over one member of `a` or `b` (the objects at `path`). */
+function memberChanged(
+  a: PlainObject,
+  b: PlainObject,
+  key: string,
+  path: string,
+  skipped: PathTree | undefined,
+  found: (path: string) => boolean,
+): boolean {
+  const below = skipped?.get(key);
+  if (below === true) return false;
+  const from = getOwn(a, key);
+  const to = getOwn(b, key);
+  if (Object.is(from, to)) return false;
+  return walkChanges(from, to, path === '' ? key : `${path}.${key}`, below, found);
 }
 
 const NO_MEMBERS: Readonly<Record<string, unknown>> = Object.freeze({});
@@ -73,11 +101,15 @@ export function deepEqual(a: unknown, b: unknown): boolean {
     return true;
   }
   if (!isPlainObject(a) || !isPlainObject(b)) return false;
-  const keys = Object.keys(a);
-  return (
-    keys.length === Object.keys(b).length &&
-    keys.every((key) => Object.hasOwn(b, key) && deepEqual(getOwn(a, key), getOwn(b, key)))
-  );
+  // as walkChanges: own keys by for-in, without key arrays or a closure (this runs on every write)
+  let members = 0;
+  for (const key in a) {
+    if (!Object.hasOwn(a, key)) continue;
+    members++;
+    if (!Object.hasOwn(b, key) || !deepEqual(a[key], b[key])) return false;
+  }
+  for (const key in b) if (Object.hasOwn(b, key) && --members < 0) return false;
+  return members === 0;
 }
 
 const covers = (outer: string, inner: string): boolean => inner === outer || inner.startsWith(`${outer}.`);

@@ -3,5 +3,5 @@ export type { FieldTree, LeafFieldTree, MapFieldTree, ObjectFieldTree } from './
 export { normalizePath, parseFieldMask, toLowerCamel } from './parse-field-mask.js';
 export { deletePath, getPath, setPath } from './paths.js';
 export { applyUpdateMask, projectFields } from './project.js';
-export { anyPathAffected, changedOutside, changedPaths, deepEqual } from './diff.js';
+export { anyPathAffected, changedOutside, changedPaths, deepEqual, sortFew } from './diff.js';
 export { pathTree, type PathTree } from './path-tree.js';
