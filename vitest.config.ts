@@ -31,6 +31,9 @@ const POSTGRES_SERVER_SUITES = [
   'control-plane/test/limits/devices.test.ts',
   'control-plane/test/limits/hierarchy.test.ts',
   'control-plane/test/limits/metering.test.ts',
+  'control-plane/test/limits/request-round-trips.test.ts',
+  'control-plane/test/limits/requests.test.ts',
+  'control-plane/test/limits/pending-reasons.test.ts',
   'control-plane/test/gateway/device-reports.test.ts',
   'control-plane/test/gateway/status-writer.test.ts',
 ];

@@ -12,7 +12,11 @@ import { planOf, regionsOf, text } from './records.js';
 export class HierarchyReader {
   private readonly read = new Map<string, Doc | undefined>();
 
-  constructor(private readonly ctx: LimitsContext) {}
+  constructor(
+    private readonly ctx: LimitsContext,
+    /** entities read ahead (see ScopeReads) */
+    private readonly readAhead?: { entityDoc(name: string): { doc: Doc | undefined } | undefined },
+  ) {}
 
   handleOf(entity: string): ResourceHandle {
     const kind = entityKind(entity);
@@ -21,7 +25,10 @@ export class HierarchyReader {
   }
 
   entity(name: string): Doc | undefined {
-    if (!this.read.has(name)) this.read.set(name, this.handleOf(name).find(name));
+    if (!this.read.has(name)) {
+      const ahead = this.readAhead?.entityDoc(name);
+      this.read.set(name, ahead ? ahead.doc : this.handleOf(name).find(name));
+    }
     return this.read.get(name);
   }
 

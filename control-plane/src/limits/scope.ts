@@ -18,6 +18,7 @@ import { assignmentKey, assignmentRowOf, type AssignmentRef } from './assignment
 import type { HeldRows } from './held-rows.js';
 import { HierarchyReader } from './hierarchy-reader.js';
 import { limitOf, organizationNodeOf, poolOf, projectNodeOf, regionsOf, text } from './records.js';
+import type { ScopeReads, ScopeRowKind } from './scope-reads.js';
 
 /**
  * The part of the tree a change touches, read from the store: some entities with every ancestor (closed
@@ -54,6 +55,8 @@ export interface ScopeOptions {
   plans?: readonly string[];
   /** the operation's reader, when nothing was written since it read */
   reader?: HierarchyReader;
+  /** the reads of the scope made ahead, with the reader (see ScopeReads) */
+  reads?: ScopeReads;
 }
 
 /** The scope of `targets` (existing services, organizations or projects) and everything above them. */
@@ -68,9 +71,7 @@ export function loadScope(ctx: LimitsContext, targets: readonly string[], option
   };
   for (const target of targets) include(target);
   for (const removed of options.removed ?? []) include(text(removed['parentOrganization']) || undefined);
-  const services = ctx.derived('services', [h.services], () =>
-    everyDoc(h.services).map((doc) => ({ name: text(doc['name']), regions: regionsOf(doc) })),
-  );
+  const services = servicesOf(ctx);
   for (const service of services) entities.add(service.name);
 
   const allRegions = reader.allRegions();
@@ -89,22 +90,26 @@ export function loadScope(ctx: LimitsContext, targets: readonly string[], option
   }));
 
   const owners = [...entities, ...(options.removed ?? []).map((doc) => text(doc['name']))];
-  const held = holdRows(ctx);
+  // what was read ahead is this scope's when it was read under these very entities (and nothing was removed)
+  const reads = options.reads && !options.removed?.length && options.reads.covers(entities) ? options.reads : undefined;
+  const held = reads?.held ?? holdRows(ctx);
+  const under = (kind: ScopeRowKind, parents: string[]): QueriedRow[] =>
+    reads ? reads.rowsOf(kind) : rowsUnder(h[kind], parents);
   const { assignments, refs, docs } = assignmentsOfDocs(
-    hold(held.planAssignments, rowsUnder(h.planAssignments, [...entities])),
+    hold(held.planAssignments, under('planAssignments', [...entities])),
   );
   const previous: TreeState = {
     limitPools: hold(
       held.pools,
-      rowsUnder(
-        h.pools,
+      under(
+        'pools',
         owners.filter((o) => entityKind(o) !== 'project'),
       ),
     ).map(poolOf),
     limits: hold(
       held.limits,
-      rowsUnder(
-        h.limits,
+      under(
+        'limits',
         owners.filter((o) => entityKind(o) === 'project'),
       ),
     ).map(limitOf),
@@ -122,6 +127,16 @@ export function loadScope(ctx: LimitsContext, targets: readonly string[], option
     held,
   };
 }
+
+/** Every service with its own regions (kept until services are written). */
+function servicesOf(ctx: LimitsContext): { name: string; regions: string[] }[] {
+  const services = ctx.h.services;
+  return ctx.derived('services', [services], () =>
+    everyDoc(services).map((doc) => ({ name: text(doc['name']), regions: regionsOf(doc) })),
+  );
+}
+
+export const serviceNames = (ctx: LimitsContext): string[] => servicesOf(ctx).map((service) => service.name);
 
 /**
  * The whole tree: every entity, assignment, plan, pool and limit, from the world model (no documents read).
@@ -158,7 +173,7 @@ export function loadWorld(ctx: LimitsContext): Scope {
 }
 
 /** Made before the rows are read (see HeldRows). */
-const holdRows = (ctx: LimitsContext): HeldScopeRows => ({
+export const holdRows = (ctx: LimitsContext): HeldScopeRows => ({
   pools: ctx.heldRows('pools'),
   limits: ctx.heldRows('limits'),
   planAssignments: ctx.heldRows('planAssignments'),

@@ -152,6 +152,11 @@ export class ResourceHandle<T extends Doc = Doc> {
     return this.table.query(this.compile(query));
   }
 
+  /** `query`, to be taken later: on PostgreSQL queued with the transaction's next round trip (see ResourceTable). */
+  queryLater(query: ResourceQuery = {}): () => QueriedRow[] {
+    return this.table.queryLater(this.compile(query));
+  }
+
   /** The documents an engine query selects, in its order. */
   list(query: ResourceQuery = {}): T[] {
     return this.query(query).map((row) => this.typed(row.doc));

@@ -78,6 +78,14 @@ export interface ResourceTable {
   /** The rows of each query, read together: on PostgreSQL in one round trip. */
   queryAll(qs: readonly TableQuery[]): QueriedRow[][];
   /**
+   * `query`, to be taken later: on PostgreSQL, inside a transaction, the statement is queued to go out with the
+   * next round trip, and the rows are as of this call; elsewhere it runs when taken. Take it before this table
+   * is written again, or check that its version has not moved meanwhile (then either way gives the same rows).
+   */
+  queryLater(q: TableQuery): () => QueriedRow[];
+  /** `find`, to be taken later (as `queryLater`). */
+  findLater(name: string): () => StoredRow | undefined;
+  /**
    * `query` one row at a time: each document is parsed just before `visit` sees it, so what `visit` does not
    * keep is soon garbage (for reading many rows into something smaller).
    */

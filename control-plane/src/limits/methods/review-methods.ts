@@ -12,6 +12,8 @@ import type { LimitsContext } from '../context.js';
 import { acceptStatus, capacityError, declineStatus, requestEffect, type RequestStatus } from '../core/index.js';
 import { currentSpec, prepareRequest } from '../prepared-request.js';
 import { carryOut } from '../request-handling.js';
+import { ownerOf } from '../names.js';
+import { ScopeReads } from '../scope-reads.js';
 import { record, text } from '../records.js';
 
 export const ACCEPT_PERMISSION = permissionOf(planAssignmentRequestDefinition, 'accept');
@@ -55,9 +57,11 @@ export function reviewMethods(ctx: LimitsContext): CustomMethod[] {
       batchable: true,
       handle: (call) =>
         ctx.engine.transaction(() => {
+          // the assignee's scope is read with the request (one round trip on PostgreSQL)
+          const reads = new ScopeReads(ctx, ownerOf(call.target));
           const { doc, status } = pending(call, ACCEPT_PERMISSION);
           const accepted = acceptStatus(status);
-          const prepared = prepareRequest(ctx, doc);
+          const prepared = prepareRequest(ctx, doc, reads);
           const effect = requestEffect(prepared.snapshot, {
             assignee: prepared.assignee,
             service: prepared.service,

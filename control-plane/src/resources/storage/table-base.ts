@@ -1,7 +1,7 @@
 import type { SqlFragment } from '@outpost/shared';
 import { parseDocument } from '../doc-utils.js';
 import { MatchTotals } from '../match-totals.js';
-import type { Doc, QueriedRow, RowObserver, SortKey, TableQuery } from '../resource-table.js';
+import type { Doc, QueriedRow, RowObserver, SortKey, StoredRow, TableQuery } from '../resource-table.js';
 
 /**
  * What every store's table shares: its write counter (`version`), the observers told of each write, reading
@@ -48,6 +48,16 @@ export abstract class TableBase {
   queryAll(qs: readonly TableQuery[]): QueriedRow[][] {
     return qs.map((q) => this.query(q));
   }
+
+  queryLater(q: TableQuery): () => QueriedRow[] {
+    return () => this.query(q);
+  }
+
+  findLater(name: string): () => StoredRow | undefined {
+    return () => this.find(name);
+  }
+
+  abstract find(name: string): StoredRow | undefined;
 
   /**
    * `query` one row at a time: each document is parsed just before `visit` sees it, so what `visit` does not

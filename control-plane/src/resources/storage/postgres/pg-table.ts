@@ -368,6 +368,22 @@ export class PgTable extends TableBase implements ResourceTable {
     return results.map((result) => result.rows.map((row) => this.withDocument(storedRowOf(row))));
   }
 
+  /** Queued with the transaction's next round trip (see PgStorage.deferRead); outside one, run when taken. */
+  override queryLater(q: TableQuery): () => QueriedRow[] {
+    const read = this.storage.deferRead(this.selectOf(q));
+    return () => read()?.rows.map((row) => this.withDocument(storedRowOf(row))) ?? this.query(q);
+  }
+
+  override findLater(name: string): () => StoredRow | undefined {
+    const read = this.storage.deferRead({ sql: `SELECT id, doc FROM ${this.table} WHERE name = ?`, params: [name] });
+    return () => {
+      const result = read();
+      if (result === undefined) return this.find(name);
+      const row = result.rows[0];
+      return row && { id: row[0] as number, doc: parseDocument(row[1] as string) };
+    };
+  }
+
   private selectOf(q: TableQuery): Sql {
     const { from, keys, conditions, params } = this.readOf(q.where, q.keys, q.seek);
     return { sql: orderedSelect(from, { ...q, keys }, conditions), params };
