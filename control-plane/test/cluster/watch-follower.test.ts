@@ -27,6 +27,16 @@ describe.skipIf(skipped)('replicas on one PostgreSQL database [postgres]', () =>
     return engine;
   };
 
+  /** Two replicas on a new database, B following A: what B's bus delivered, and A's widgets to write through. */
+  const followedReplica = () => {
+    const url = cluster.createDatabase();
+    const b = replica(url);
+    const follower = new WatchFollower(b, { announce: () => {}, onError: (err) => expect.fail(String(err)) });
+    const seen: Change[] = [];
+    b.bus.subscribe('fancyWidgets', (change) => seen.push(change));
+    return { follower, seen, onA: replica(url).resource('fancyWidgets') };
+  };
+
   beforeAll(async () => {
     cluster = await startPostgresCluster({ durable: false });
   }, 120_000);
@@ -116,13 +126,7 @@ describe.skipIf(skipped)('replicas on one PostgreSQL database [postgres]', () =>
   });
 
   it('decodes each distinct list of changed paths of a read once, and every change keeps its own list', () => {
-    const url = cluster.createDatabase();
-    const a = replica(url);
-    const b = replica(url);
-    const follower = new WatchFollower(b, { announce: () => {}, onError: (err) => expect.fail(String(err)) });
-    const seen: Change[] = [];
-    b.bus.subscribe('fancyWidgets', (change) => seen.push(change));
-    const onA = a.resource('fancyWidgets');
+    const { follower, seen, onA } = followedReplica();
     for (let i = 0; i < 4; i++) onA.put({ name: NAME(`w${i}`), displayName: `w${i}`, spec: { color: 'red' } });
     follower.catchUp();
     seen.length = 0;
@@ -144,13 +148,7 @@ describe.skipIf(skipped)('replicas on one PostgreSQL database [postgres]', () =>
   });
 
   it('rebuilds a change of a resource deleted before its documents were looked at from its delete', () => {
-    const url = cluster.createDatabase();
-    const a = replica(url);
-    const b = replica(url);
-    const follower = new WatchFollower(b, { announce: () => {}, onError: (err) => expect.fail(String(err)) });
-    const seen: Change[] = [];
-    b.bus.subscribe('fancyWidgets', (change) => seen.push(change));
-    const onA = a.resource('fancyWidgets');
+    const { follower, seen, onA } = followedReplica();
     onA.put({ name: NAME('gone'), displayName: 'soon gone' });
     follower.catchUp();
     onA.remove(NAME('gone'));
