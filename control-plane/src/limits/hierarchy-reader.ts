@@ -5,6 +5,9 @@ import type { LimitsContext } from './context.js';
 import { entityKind, type Plan } from './core/index.js';
 import { planOf, regionsOf, text } from './records.js';
 
+/** Organizations whose children one statement reads (a store caps the values one query binds). */
+const ORGANIZATIONS_PER_READ = 500;
+
 /**
  * Reads the service → organizations → projects hierarchy from the store. One reader serves one operation
  * (inside its transaction): it remembers the entities it read.
@@ -76,18 +79,24 @@ export class HierarchyReader {
   private readSubtreeRegions(org: string): string[] {
     const h = this.ctx.h;
     const regions = new Set<string>(regionsOf(this.entity(org)));
-    const pending = [org];
-    const seen = new Set(pending);
-    for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-      for (const handle of [h.organizations, h.projects]) {
-        for (const region of this.childRegions(handle, next)) regions.add(region);
-      }
-      for (const child of this.childNames(h.organizations, next)) {
-        if (!seen.has(child)) {
-          seen.add(child);
-          pending.push(child);
+    const seen = new Set([org]);
+    // a level at a time: the organizations and the projects under its organizations are read together
+    for (let level = [org]; level.length > 0;) {
+      const next: string[] = [];
+      for (let i = 0; i < level.length; i += ORGANIZATIONS_PER_READ) {
+        const under = { where: [where.in('parentOrganization', level.slice(i, i + ORGANIZATIONS_PER_READ))] };
+        const [organizations, projects] = [h.organizations.queryLater(under), h.projects.queryLater(under)];
+        for (const { doc } of organizations()) {
+          for (const region of regionsOf(doc)) regions.add(region);
+          const name = text(doc['name']);
+          if (!seen.has(name)) {
+            seen.add(name);
+            next.push(name);
+          }
         }
+        for (const { doc } of projects()) for (const region of regionsOf(doc)) regions.add(region);
       }
+      level = next;
     }
     return [...regions].sort();
   }
@@ -112,9 +121,5 @@ export class HierarchyReader {
 
   private childNames(handle: ResourceHandle, org: string): string[] {
     return handle.names({ where: [where.equals('parentOrganization', org)] });
-  }
-
-  private childRegions(handle: ResourceHandle, org: string): string[] {
-    return handle.list({ where: [where.equals('parentOrganization', org)] }).flatMap((doc) => regionsOf(doc));
   }
 }
