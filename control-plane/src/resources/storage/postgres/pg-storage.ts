@@ -7,19 +7,32 @@ import { migratePostgres } from './pg-migrations.js';
 import { numberedParams } from './pg-sql.js';
 import { PgTable } from './pg-table.js';
 import { WriteQueue } from './pg-write-queue.js';
-import type { ErrorMapper, RowShape, Sql } from './pg-write-queue.js';
+import type { ErrorMapper, ResultReceiver, RowShape, Sql } from './pg-write-queue.js';
 import { PostgresError, SyncPostgres } from './sync-postgres.js';
-import type { PgResult } from './sync-postgres.js';
+import type { PgOutcome, PgResult } from './sync-postgres.js';
 
 export type { Sql } from './pg-write-queue.js';
+
+/**
+ * Row writes queued in a transaction beyond which they go out ahead, without waiting: PostgreSQL writes them while
+ * the caller prepares the next (a plan change writes some 53,000 documents).
+ */
+export const ROWS_SENT_AHEAD = 2000;
+
+/** How the failures of the statements of a request that went out are reported, and who takes their results. */
+interface SentRequest {
+  mappers: readonly (ErrorMapper | undefined)[];
+  receivers: readonly (ResultReceiver | undefined)[];
+}
 
 /**
  * The engine's storage in a PostgreSQL database (`postgres://…`), through one synchronous connection (see
  * SyncPostgres), where every statement waited for is a round trip. So a transaction's writes whose results
  * nobody reads (updates, removals, the change log) are queued (`defer`, `deferRow`) and go out together with
  * the next statement that is waited for, or with the COMMIT; BEGIN goes out with the first of them (a
- * transaction that runs none costs no round trip). A queued write that fails is reported by the statement it
- * went out with, still inside its transaction or savepoint (the RELEASE of a savepoint is waited for). A failed
+ * transaction that runs none costs no round trip). Once many row writes are queued they go out ahead, not waited
+ * for (see ROWS_SENT_AHEAD). A queued write that fails is reported by the next statement that is waited for,
+ * still inside its transaction or savepoint (the RELEASE of a savepoint is waited for). A failed
  * statement leaves the transaction unusable until it, or the savepoint around the failure, is rolled back, as
  * PostgreSQL does.
  */
@@ -29,8 +42,12 @@ export class PgStorage implements Storage {
   private readonly queue = new WriteQueue();
   private depth = 0;
   private savepoints = 0;
-  /** round trips to the server since the start (tells whether a BEGIN or a SAVEPOINT went out since) */
+  /** requests sent to the server since the start (tells whether a BEGIN or a SAVEPOINT went out since) */
   private sends = 0;
+  /** of those, the ones waited for */
+  private waits = 0;
+  /** requests of this transaction sent ahead, not waited for yet */
+  private sentAhead: SentRequest[] = [];
   private aborted = false;
   private transactions = 0;
 
@@ -54,7 +71,7 @@ export class PgStorage implements Storage {
 
   /** Round trips to the server so far: what a write costs on this store, counted (see the tests). */
   get roundTrips(): number {
-    return this.sends;
+    return this.waits;
   }
 
   /** Which transaction runs now: a new number for each (0 outside, and before the first). */
@@ -78,7 +95,10 @@ export class PgStorage implements Storage {
   /** In a transaction: queues a write whose result is not needed (outside one it runs now). */
   defer(statement: Sql, mapError?: ErrorMapper): void {
     if (this.depth === 0) this.mapped(() => this.run([statement]), [mapError]);
-    else this.queue.push(statement, mapError);
+    else {
+      this.queue.push(statement, mapError);
+      this.sendAheadWhenMany();
+    }
   }
 
   /**
@@ -89,13 +109,13 @@ export class PgStorage implements Storage {
   deferRead(statement: Sql): () => PgResult | undefined {
     if (this.depth === 0) return () => undefined;
     let result: PgResult | undefined;
-    let queued = true;
+    let asked = false;
     this.queue.push(statement, undefined, (received) => (result = received));
     const transaction = this.transactions;
-    const sendsAt = this.sends;
     return () => {
-      if (queued && this.sends === sendsAt && this.transactionNumber === transaction && !this.aborted) this.send([]);
-      queued = false;
+      // not answered yet: still queued, or sent ahead and its answer not taken yet
+      if (result === undefined && !asked && this.transactionNumber === transaction && !this.aborted) this.send([]);
+      asked = true;
       return result;
     };
   }
@@ -103,7 +123,10 @@ export class PgStorage implements Storage {
   /** In a transaction: queues the write of row `id`, to go out with the queued writes of other rows of its shape. */
   deferRow<R>(shape: RowShape<R>, id: number, row: R): void {
     if (this.depth === 0) this.mapped(() => this.run(shape.statements([row])), [shape.mapError]);
-    else this.queue.pushRow(shape, id, row);
+    else {
+      this.queue.pushRow(shape, id, row);
+      this.sendAheadWhenMany();
+    }
   }
 
   transaction<R>(fn: () => R): R {
@@ -120,11 +143,12 @@ export class PgStorage implements Storage {
       return result;
     } catch (err) {
       this.queue.truncate(0);
-      if (this.sends !== sendsBefore) this.send([{ sql: 'ROLLBACK' }]);
+      if (this.sends !== sendsBefore) this.sendAfterFailure([{ sql: 'ROLLBACK' }]);
       throw err;
     } finally {
       this.depth = 0;
       this.aborted = false;
+      this.sentAhead = [];
     }
   }
 
@@ -148,7 +172,7 @@ export class PgStorage implements Storage {
       } else {
         this.queue.truncate(0); // everything still queued came after the SAVEPOINT
         try {
-          this.send([{ sql: `ROLLBACK TO SAVEPOINT ${name}` }, { sql: `RELEASE SAVEPOINT ${name}` }]);
+          this.sendAfterFailure([{ sql: `ROLLBACK TO SAVEPOINT ${name}` }, { sql: `RELEASE SAVEPOINT ${name}` }]);
         } catch {
           throw err; // the savepoint never began (a write queued before it failed): the transaction is abandoned
         }
@@ -164,18 +188,52 @@ export class PgStorage implements Storage {
     this.pg.close();
   }
 
-  /** The queued writes, then `statements`, in one round trip; the results of `statements`. */
+  /**
+   * The queued writes, then `statements`, in one round trip that also takes what became of the requests sent ahead;
+   * the results of `statements`. The first failure of any is thrown.
+   */
   private send(statements: readonly Sql[]): PgResult[] {
     const queued = this.queue.take();
-    const all = [...queued.statements, ...statements].map((s) => ({
-      sql: numberedParams(s.sql),
-      params: s.params ?? [],
-    }));
+    const requests = [...this.sentAhead, queued];
+    this.sentAhead = [];
+    const outcomes = this.settle(() => this.pg.settle(numbered([...queued.statements, ...statements])));
+    for (const [i, outcome] of outcomes.entries()) {
+      const { mappers, receivers } = requests[i]!;
+      if (outcome.error) {
+        if (this.depth > 0) this.aborted = true;
+        throw mappedError(outcome.error, mappers);
+      }
+      receivers.forEach((receive, r) => receive?.(outcome.results[r]!));
+    }
+    return (outcomes[outcomes.length - 1]!.results ?? []).slice(queued.statements.length);
+  }
+
+  /** Sends the queued writes without waiting, once they are many (in a transaction). */
+  private sendAheadWhenMany(): void {
+    if (this.queue.rows < ROWS_SENT_AHEAD) return;
+    const queued = this.queue.take();
+    this.pg.post(numbered(queued.statements));
     this.sends++;
+    this.sentAhead.push(queued);
+  }
+
+  /**
+   * After a failure: `statements` (a rollback) in one round trip, after the requests sent ahead, whose own failures
+   * are not this one's (that failure is being reported already).
+   */
+  private sendAfterFailure(statements: readonly Sql[]): void {
+    this.sentAhead = [];
+    const outcomes = this.settle(() => this.pg.settle(numbered(statements)));
+    const last = outcomes[outcomes.length - 1]!;
+    if (last.error) throw last.error;
+  }
+
+  /** One waited round trip; a failure to get the answers (a timeout) abandons the transaction. */
+  private settle(exchange: () => PgOutcome[]): PgOutcome[] {
+    this.sends++;
+    this.waits++;
     try {
-      const results = this.mapped(() => this.pg.run(all), queued.mappers);
-      queued.receivers.forEach((receive, i) => receive?.(results[i]!));
-      return results.slice(queued.statements.length);
+      return exchange();
     } catch (err) {
       if (this.depth > 0) this.aborted = true;
       throw err;
@@ -187,8 +245,16 @@ export class PgStorage implements Storage {
     try {
       return run();
     } catch (err) {
-      const mapError = err instanceof PostgresError ? mappers[err.statementIndex] : undefined;
-      throw mapError && err instanceof PostgresError ? mapError(err) : err;
+      throw mappedError(err, mappers);
     }
   }
+}
+
+const numbered = (statements: readonly Sql[]): { sql: string; params: readonly unknown[] }[] =>
+  statements.map((s) => ({ sql: numberedParams(s.sql), params: s.params ?? [] }));
+
+/** `err` as `mappers[i]` reports the failure of statement i (when it says). */
+function mappedError(err: unknown, mappers: readonly (ErrorMapper | undefined)[]): unknown {
+  const mapError = err instanceof PostgresError ? mappers[err.statementIndex] : undefined;
+  return mapError && err instanceof PostgresError ? mapError(err) : err;
 }

@@ -34,9 +34,15 @@ type Entry =
  */
 export class WriteQueue {
   private entries: Entry[] = [];
+  private rowCount = 0;
 
   get length(): number {
     return this.entries.length;
+  }
+
+  /** How many row writes are queued. */
+  get rows(): number {
+    return this.rowCount;
   }
 
   push(statement: Sql, mapError?: ErrorMapper, receive?: ResultReceiver): void {
@@ -49,6 +55,7 @@ export class WriteQueue {
   }
 
   pushRow<R>(shape: RowShape<R>, id: number, row: R): void {
+    this.rowCount++;
     const last = this.entries[this.entries.length - 1];
     if (last?.kind === 'rows' && last.shape === shape && !last.ids.has(id) && last.rows.length < ROWS_PER_ENTRY) {
       last.ids.add(id);
@@ -61,6 +68,7 @@ export class WriteQueue {
   /** Drops what was queued after the first `length` entries. */
   truncate(length: number): void {
     this.entries.length = Math.min(length, this.entries.length);
+    this.rowCount = this.entries.reduce((rows, entry) => rows + (entry.kind === 'rows' ? entry.rows.length : 0), 0);
   }
 
   /** Empties the queue: its statements in order, for each how its failure is reported and who takes its result. */
@@ -79,6 +87,7 @@ export class WriteQueue {
       }
     }
     this.entries = [];
+    this.rowCount = 0;
     return { statements, mappers, receivers };
   }
 }

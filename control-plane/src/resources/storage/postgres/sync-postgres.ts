@@ -27,6 +27,9 @@ export class PostgresError extends Error {
   }
 }
 
+/** What became of one request of statements: their results, or the failure that stopped them. */
+export type PgOutcome = { results: PgResult[]; error?: undefined } | { results?: undefined; error: PostgresError };
+
 interface Reply {
   /** the id of the request it answers */
   id: number;
@@ -67,7 +70,12 @@ function reply(message) {
   Atomics.store(flag, 0, 1);
   Atomics.notify(flag, 0);
 }
-port.on('message', async (request) => {
+// one request at a time, in the order they came: a request posted before the last one's reply ran after it
+let previous = Promise.resolve();
+port.on('message', (request) => {
+  previous = previous.then(() => handle(request));
+});
+async function handle(request) {
   if (request.close) {
     try { await client.end(); } catch {}
     reply({ id: request.id, results: [] });
@@ -91,7 +99,7 @@ port.on('message', async (request) => {
   } catch (err) {
     reply({ id: request.id, error: { message: String(err && err.message ? err.message : err), code: err && err.code, at: results.length } });
   }
-});
+}
 `;
 
 /**
@@ -106,6 +114,8 @@ export class SyncPostgres {
   private readonly flag = new Int32Array(new SharedArrayBuffer(4));
   private closed = false;
   private requests = 0;
+  /** the ids of requests posted whose replies were not taken yet, in the order they were sent */
+  private inFlight: number[] = [];
 
   /** `timeoutMs`: how long a request may take before the caller gives up on it (default 120 s) */
   constructor(
@@ -129,12 +139,40 @@ export class SyncPostgres {
     return this.run([{ sql, params }])[0]!;
   }
 
-  /** Runs the statements in order in one round trip; stops at the first that fails (its error is thrown). */
+  /**
+   * Runs the statements in order in one round trip, after those posted before; stops at the first that fails. The
+   * first failure of theirs or of these is thrown.
+   */
   run(statements: readonly PgStatement[]): PgResult[] {
+    const outcomes = this.settle(statements);
+    const failed = outcomes.find((outcome) => outcome.error !== undefined);
+    if (failed?.error) throw failed.error;
+    return outcomes[outcomes.length - 1]!.results ?? [];
+  }
+
+  /**
+   * Sends statements to run after those sent before, without waiting for them: the caller goes on meanwhile. What
+   * became of them is taken by the next `settle` (or `run`).
+   */
+  post(statements: readonly PgStatement[]): void {
     if (this.closed) throw new Error('the PostgreSQL connection is closed');
-    const reply = this.exchange({ statements });
-    if (reply.error) throw new PostgresError(reply.error.message, reply.error.code, reply.error.at);
-    return reply.results ?? [];
+    this.inFlight.push(this.send({ statements }));
+  }
+
+  /**
+   * Sends `statements` and waits for them and every request posted before: what became of each, in the order they
+   * were sent (these last). A request after one that failed still ran (in a transaction, PostgreSQL refuses it).
+   */
+  settle(statements: readonly PgStatement[]): PgOutcome[] {
+    if (this.closed) throw new Error('the PostgreSQL connection is closed');
+    const ids = this.inFlight;
+    this.inFlight = [];
+    ids.push(this.send({ statements }));
+    return this.await(ids).map((reply) =>
+      reply.error
+        ? { error: new PostgresError(reply.error.message, reply.error.code, reply.error.at) }
+        : { results: reply.results ?? [] },
+    );
   }
 
   close(): void {
@@ -147,27 +185,39 @@ export class SyncPostgres {
     }
   }
 
-  /**
-   * Sends `request` and blocks until the reply with its id is there. A reply to an earlier request that was given
-   * up on is dropped rather than taken for this one's; a wake-up without this reply waits again until the deadline.
-   */
+  /** Sends `request` and blocks until its reply is there. */
   private exchange(request: object): Reply {
+    return this.await([this.send(request)])[0]!;
+  }
+
+  private send(request: object): number {
     const id = ++this.requests;
-    const deadline = Date.now() + this.timeoutMs;
-    Atomics.store(this.flag, 0, 0);
     this.port.postMessage({ ...request, id });
-    for (;;) {
+    return id;
+  }
+
+  /**
+   * Blocks until the replies to the requests `ids` are there, in that order. A reply to an earlier request that was
+   * given up on is dropped rather than taken for one of these; a wake-up without them waits again until the deadline.
+   */
+  private await(ids: readonly number[]): Reply[] {
+    const wanted = new Set(ids);
+    const replies = new Map<number, Reply>();
+    const deadline = Date.now() + this.timeoutMs;
+    while (replies.size < wanted.size) {
       const message = receiveMessageOnPort(this.port);
       if (message !== undefined) {
         const reply = message.message as Reply;
-        if (reply.id === id) return reply;
+        if (wanted.has(reply.id)) replies.set(reply.id, reply);
         continue;
       }
       const left = deadline - Date.now();
       if (left <= 0) throw new Error('PostgreSQL did not answer (timed out)');
-      // the worker posts its reply before it raises the flag: once the flag is up, the reply is on the port
+      // the worker posts a reply before it raises the flag: once the flag is up, the reply is on the port (the flag
+      // is lowered before the port is looked at again, so a reply posted meanwhile is not slept through)
       Atomics.wait(this.flag, 0, 0, left);
       Atomics.store(this.flag, 0, 0);
     }
+    return ids.map((id) => replies.get(id)!);
   }
 }
