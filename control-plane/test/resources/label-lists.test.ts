@@ -107,7 +107,7 @@ describeStorages('lists by one label', (fresh, kind) => {
   });
 
   if (kind === 'sqlite') {
-    it("reads a rare label's rows from the side table's index in name order, and only their rows by id", () => {
+    it("reads and counts a rare label's rows from the side table's index in name order, and only their rows by id", () => {
       const { widgets } = setUp(fresh);
       const table = widgets.table;
       if (!(table instanceof SqliteTable)) throw new Error('expected SQLite');
@@ -120,6 +120,12 @@ describeStorages('lists by one label', (fresh, kind) => {
         expect(plan[0], plan.join('\n')).toMatch(/^SEARCH driving USING COVERING INDEX r_widgets_values_in_name_order/);
         expect(plan[1], plan.join('\n')).toMatch(/^SEARCH r_widgets USING INTEGER PRIMARY KEY \(rowid=\?\)$/);
         expect(plan).toHaveLength(2); // no sort, no scan, no subquery per row
+        // a total needs no order: either index of the side table by value will do
+        const total = table.queryPlan({ count: query.where });
+        expect(total[0], total.join('\n')).toMatch(
+          /^SEARCH driving USING COVERING INDEX r_widgets_values_\w+ \(path=\? AND value=\?/,
+        );
+        expect(total.slice(1), total.join('\n')).toEqual(['SEARCH r_widgets USING INTEGER PRIMARY KEY (rowid=?)']);
       }
     });
   }

@@ -31,11 +31,12 @@ export interface ValueDrivenTables {
 /**
  * A list in name order whose filter is, at its top level, one `CONTAINS` of a label or list value is read from
  * the side table's index on (path, value, row_name) that also holds row_id, which keeps each value's rows in
- * name order: a page costs its own rows, however many or few rows carry the value. Walking the names instead and probing the
- * side table per row costs ten probes per row listed for a value one row in ten carries, and every row of the
- * table for a value only a few carry (a generic plan, as prepared statements soon get, cannot tell the two).
- * Undefined when the list is another shape. The list's other conditions (the parent, the filter's other terms)
- * still apply to the joined rows; its seek applies to the side table's names.
+ * name order: a page costs its own rows, however many or few rows carry the value. Walking the names instead and
+ * probing the side table per row costs ten probes per row listed for a value one row in ten carries, and every
+ * row of the table for a value only a few carry (a generic plan, as prepared statements soon get, cannot tell
+ * the two). So is the count of such a list's rows, before a position or in all (no keys: a total). Undefined when
+ * the read is another shape. The list's other conditions (the parent, the filter's other terms) still apply to
+ * the joined rows; its seek applies to the side table's names.
  */
 export function valueDrivenRead(
   tables: ValueDrivenTables,
@@ -43,7 +44,9 @@ export function valueDrivenRead(
   keys: readonly SortKey[],
   seek: { values: unknown[]; before: boolean; inclusive?: boolean } | undefined,
 ): ValueDrivenRead | undefined {
-  if (keys.length !== 1 || keys[0]!.sql !== 'name') return undefined;
+  // in name order, or a total, which counts in no order (a seek needs the name to seek on)
+  const byName = keys.length === 1 && keys[0]!.sql === 'name';
+  if (!byName && (keys.length > 0 || seek)) return undefined;
   const driving = where.find((w) => unwrapped(w.sql) === tables.containsSql && w.params.length === 2);
   if (!driving) return undefined;
   const [path, value] = driving.params;
@@ -51,18 +54,28 @@ export function valueDrivenRead(
   const params: unknown[] = [path, value];
   // the names under a parent are those from `parent/` up to `parent0` ('0' follows '/' in byte order)
   const parent = where.find((w) => unwrapped(w.sql) === 'parent = ?' && w.params.length === 1)?.params[0];
-  if (typeof parent === 'string' && parent !== '') {
-    conditions.push(`${DRIVING}.row_name > ?`, `${DRIVING}.row_name < ?`);
-    params.push(`${parent}/`, `${parent}0`);
+  const range = typeof parent === 'string' && parent !== '' ? { after: `${parent}/`, before: `${parent}0` } : undefined;
+  const drivingKeys = keys.map((key) => ({ sql: `${DRIVING}.row_name`, desc: key.desc }));
+  // A seek inside the parent's names replaces the parent's bound on its side: SQLite bounds an index range by one
+  // condition a side, and would take the parent's and test the seek on every name from the parent's first.
+  const position = seek?.values[0];
+  const inside =
+    range !== undefined &&
+    typeof position === 'string' &&
+    bytewise(range.after, position) < 0 &&
+    bytewise(position, range.before) < 0;
+  // the side of the position the seek reads: the names after it (greater) or before it
+  const seekSide = seek && inside ? (keys[0]!.desc === seek.before ? 'after' : 'before') : undefined;
+  if (range && seekSide !== 'after') {
+    conditions.push(`${DRIVING}.row_name > ?`);
+    params.push(range.after);
+  }
+  if (range && seekSide !== 'before') {
+    conditions.push(`${DRIVING}.row_name < ?`);
+    params.push(range.before);
   }
   if (seek) {
-    const s = seekCondition(
-      [{ sql: `${DRIVING}.row_name`, desc: keys[0]!.desc }],
-      seek.values,
-      seek.before,
-      tables.same,
-      seek.inclusive,
-    );
+    const s = seekCondition(drivingKeys, seek.values, seek.before, tables.same, seek.inclusive);
     conditions.push(s.sql);
     params.push(...s.params);
   }
@@ -71,11 +84,16 @@ export function valueDrivenRead(
     // ordered by the side table's copy of the name only: were the tables joined on the names too, the store
     // could walk the kind's names instead and probe the side table per row, the plan this replaces
     from: `${multiTable} ${DRIVING} JOIN ${table} ON ${table}.id = ${DRIVING}.row_id`,
-    keys: [{ sql: `${DRIVING}.row_name`, desc: keys[0]!.desc }],
+    keys: drivingKeys,
     conditions,
     params,
     rest: where.filter((w) => w !== driving),
   };
+}
+
+/** Names compared as the stores order them: by their UTF-8 bytes (SQLite's BINARY, PostgreSQL's "C"). */
+function bytewise(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 }
 
 /** The SQL inside any parentheses that enclose all of it. */

@@ -258,9 +258,12 @@ export class SqliteTable extends TableBase implements ResourceTable {
     for (const row of rows) visit({ id: row[0] as number, text: row[1] as string, keyValues: row.slice(2) });
   }
 
-  /** How SQLite runs a table query: its EXPLAIN QUERY PLAN, one step a line (for tests and diagnosis). */
-  queryPlan(q: TableQuery): string[] {
-    const { sql, params } = this.selectOf(q);
+  /**
+   * How SQLite runs a table query, or the count of the rows that meet `where` (`{ count }`): its EXPLAIN QUERY
+   * PLAN, one step a line (for tests and diagnosis).
+   */
+  queryPlan(q: TableQuery | { count: SqlFragment[] }): string[] {
+    const { sql, params } = 'count' in q ? this.countOf(q.count, undefined) : this.selectOf(q);
     const steps = this.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[];
     return steps.map((step) => step.detail);
   }
@@ -271,9 +274,13 @@ export class SqliteTable extends TableBase implements ResourceTable {
   }
 
   count(where: SqlFragment[], seek?: { keys: SortKey[]; values: unknown[]; before: boolean }): number {
-    const { from, conditions, params } = this.readOf(where, seek?.keys ?? [], seek);
-    const sql = `SELECT COUNT(*) AS n FROM ${from}` + whereClause(conditions);
+    const { sql, params } = this.countOf(where, seek);
     return (this.statement(sql).get(...params) as { n: number }).n;
+  }
+
+  private countOf(where: SqlFragment[], seek: { keys: SortKey[]; values: unknown[]; before: boolean } | undefined) {
+    const { from, conditions, params } = this.readOf(where, seek?.keys ?? [], seek);
+    return { sql: `SELECT COUNT(*) AS n FROM ${from}` + whereClause(conditions), params };
   }
 
   private readOf(
