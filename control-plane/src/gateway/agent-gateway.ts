@@ -472,11 +472,10 @@ export class AgentGateway {
         if (session.specSentForHello) session.specSentForHello = false;
         else this.sendSpec(session);
         return;
-      case 'status': {
-        const { type: _type, seq: _seq, ...reported } = message;
-        this.status.report(name, reported);
+      case 'status':
+        // the message itself, not a copy without type and seq: the merge reads only the reported members
+        this.status.report(name, message);
         return;
-      }
       case 'metrics': {
         const { type: _type, ...sample } = message;
         this.status.metrics(name, sample);

@@ -79,6 +79,9 @@ describe('what a device reports', () => {
     expect(after.status?.deviceInfo?.osVersion).toBe('1.0.0');
     expect(after.status?.deviceInfo?.usage).toEqual(before.status?.deviceInfo?.usage);
     expect(after.status?.metrics).toEqual(before.status?.metrics);
+    // the message's own members are not part of the status (the writer is handed the message itself)
+    expect(after.status).not.toHaveProperty('type');
+    expect(after.status).not.toHaveProperty('seq');
   });
 
   it('cannot overwrite what the server derives: usage, connection status and its time, agent', async (context) => {
@@ -101,5 +104,8 @@ describe('what a device reports', () => {
     expect(after.status?.connectionStatusChangeTime).toBe(before.status?.connectionStatusChangeTime);
     expect(after.status?.agent).toEqual({ version: '0.0.0-test', bootId: 'boot-1' });
     expect(after.status?.metrics).toEqual(before.status?.metrics);
+    // the message's own members are not part of the status (the writer is handed the message itself)
+    expect(after.status).not.toHaveProperty('type');
+    expect(after.status).not.toHaveProperty('seq');
   });
 });
