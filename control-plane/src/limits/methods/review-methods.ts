@@ -72,7 +72,8 @@ export function reviewMethods(ctx: LimitsContext): CustomMethod[] {
           // concluded first, so the settling that follows does not judge its reason again as a pending one
           ctx.h.requests.patch(call.target, (request) => ({ ...request, status: accepted }));
           const acceptedPlan = carryOut(ctx, prepared, effect.next);
-          return { acceptedPlan: acceptedPlan ? ctx.h.acceptedPlans.find(acceptedPlan) : undefined };
+          // as just written: held by the world model while it is current (read otherwise)
+          return { acceptedPlan: acceptedPlan ? ctx.storedRow('acceptedPlans', acceptedPlan)?.doc : undefined };
         }),
     },
     {
