@@ -106,7 +106,8 @@ async function handle(request) {
  * A PostgreSQL connection used synchronously, as the resource engine uses SQLite: the `pg` driver runs in a
  * worker thread, and the caller blocks on a shared flag (Atomics.wait) until the worker's reply is there, then
  * takes it off the port without going through the event loop (receiveMessageOnPort). One connection, so the
- * statements of a transaction are the caller's alone.
+ * statements of a transaction are the caller's alone. Statements may also be posted without waiting (`post`): the
+ * worker runs every request in the order it was sent, and the next wait takes their replies too (`settle`).
  */
 export class SyncPostgres {
   private readonly worker: Worker;
