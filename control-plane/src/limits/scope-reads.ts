@@ -33,7 +33,7 @@ export class ScopeReads {
     for (const name of chain) {
       const kind = entityKind(name);
       const handle = kind === 'project' ? h.projects : kind === 'organization' ? h.organizations : h.services;
-      this.entityDocs.set(name, handle.table.findLater(name));
+      this.entityDocs.set(name, handle.findRowLater(name));
     }
     this.held = holdRows(ctx);
     const all = [...entities];

@@ -142,6 +142,11 @@ export class ResourceHandle<T extends Doc = Doc> {
     return this.table.find(name);
   }
 
+  /** `findRow`, to be taken later: on PostgreSQL queued with the transaction's next round trip (see ResourceTable). */
+  findRowLater(name: string): () => StoredRow | undefined {
+    return this.table.findLater(name);
+  }
+
   /** The stored rows of many names (absent ones are left out). */
   findRows(names: Iterable<string>): Map<string, StoredRow> {
     return this.table.findMany(names);
