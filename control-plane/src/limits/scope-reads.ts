@@ -10,8 +10,9 @@ export type ScopeRowKind = 'planAssignments' | 'pools' | 'limits';
 /**
  * The reads of one entity's scope (see loadScope), made together before the scope is known for sure: the
  * entity and the organizations above it as the world model last saw them, every service, and the rows under
- * them. On PostgreSQL they go out in one round trip instead of one each (with whatever the caller reads next). What they read is used only where it
- * is what the scope would have read: the entities the stored documents lead to must be the ones guessed.
+ * them. On PostgreSQL they go out in one round trip instead of one each (with whatever the caller reads next).
+ * What they read is used only where it is what the scope would have read: the entities the stored documents
+ * lead to must be the ones guessed.
  */
 export class ScopeReads {
   /** the entities guessed, in the order loadScope adds them */

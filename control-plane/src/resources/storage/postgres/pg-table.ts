@@ -13,7 +13,7 @@ import type { TableOptions } from '../storage.js';
 import { insertStatements, updateStatements } from './pg-row-writes.js';
 import type { MultiValues, RowInsert, RowLayout, RowWrite } from './pg-row-writes.js';
 import type { RowShape, Sql } from './pg-write-queue.js';
-import type { PostgresError } from './sync-postgres.js';
+import type { PgResult, PostgresError } from './sync-postgres.js';
 import { fieldLayout } from '../field-layout.js';
 import type { MultiField, ScalarField } from '../field-layout.js';
 import { INDEX_SHAPES, indexShapeOf } from '../index-shapes.js';
@@ -229,8 +229,18 @@ export class PgTable extends TableBase implements ResourceTable {
   }
 
   find(name: string): StoredRow | undefined {
-    const row = this.storage.query(`SELECT id, doc FROM ${this.table} WHERE name = ?`, [name]).rows[0];
+    const { sql, params } = this.byName(name);
+    const row = this.foundRow(this.storage.query(sql, params));
     if (!row) this.missed = { name, transaction: this.storage.transactionNumber, version: this.version };
+    return row;
+  }
+
+  private byName(name: string): Sql {
+    return { sql: `SELECT id, doc FROM ${this.table} WHERE name = ?`, params: [name] };
+  }
+
+  private foundRow(result: PgResult): StoredRow | undefined {
+    const row = result.rows[0];
     return row && { id: row[0] as number, doc: parseDocument(row[1] as string) };
   }
 
@@ -375,12 +385,10 @@ export class PgTable extends TableBase implements ResourceTable {
   }
 
   override findLater(name: string): () => StoredRow | undefined {
-    const read = this.storage.deferRead({ sql: `SELECT id, doc FROM ${this.table} WHERE name = ?`, params: [name] });
+    const read = this.storage.deferRead(this.byName(name));
     return () => {
       const result = read();
-      if (result === undefined) return this.find(name);
-      const row = result.rows[0];
-      return row && { id: row[0] as number, doc: parseDocument(row[1] as string) };
+      return result === undefined ? this.find(name) : this.foundRow(result);
     };
   }
 
