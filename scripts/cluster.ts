@@ -11,6 +11,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { CONTROL_PLANE_NODE_FLAGS } from '../control-plane/src/server/node-flags.js';
 import { freePort, startPostgresCluster } from '../control-plane/test/helpers/postgres-cluster.js';
 import { clusterNginxConf, clusterNginxSite, waitUntilNginxAccepts } from './cluster-nginx.js';
 
@@ -67,6 +68,7 @@ function startReplica(database: string, index: number, replicaPort: number): Pro
   const child = spawn(
     process.execPath,
     [
+      ...CONTROL_PLANE_NODE_FLAGS,
       SERVER,
       '--port',
       String(replicaPort),

@@ -11,7 +11,10 @@
  *                                     CONNECTED (the simulators start at most --concurrency links at once each,
  *                                     and with --connect-rate at most that many a second in all)
  *   rss_per_device_bytes              per replica (figure line with "replica"): (VmRSS after its links came in -
- *                                     VmRSS before) / its links, no forced GC; rss_bytes its VmRSS then
+ *                                     VmRSS before - what V8's young generation committed meanwhile) / its links,
+ *                                     no forced GC; rss_bytes its VmRSS then, young_generation_bytes its young
+ *                                     generation then (a fixed part, set by --max-semi-space-size in
+ *                                     CONTROL_PLANE_NODE_FLAGS, which every replica runs with)
  *   status_stored_per_s               --reports status messages, as fast as the cluster stores them (goal >=
  *                                     10000): never more than --window (at most half the devices) sent but not
  *                                     yet written (the change log's head: one entry per device write); stored is
@@ -168,6 +171,7 @@ async function measureFleet(secrets: readonly string[]): Promise<void> {
 
   const linksOf = new Array<number>(replicaCount).fill(0);
   const rssBefore = replicas.map((replica) => replica.rssBytes());
+  const youngBefore = await Promise.all(replicas.map((replica) => replica.youngGenerationBytes()));
   const connectCpu = cpuMeter(replicas, probe);
   await connectCpu.start();
   const started = performance.now();
@@ -199,11 +203,14 @@ async function measureFleet(secrets: readonly string[]): Promise<void> {
   report.figure('replica_cpu_ms_per_connect', (connectCost.replicas * 1000) / n, { unit: 'ms' });
   report.figure('pg_cpu_ms_per_connect', (connectCost.postgres * 1000) / n, { unit: 'ms' });
   await sleep(5_000); // the status writers flush, the sockets settle
+  const youngAfter = await Promise.all(replicas.map((replica) => replica.youngGenerationBytes()));
   replicas.forEach((replica, i) => {
     const perReplica = createReporter('cluster', { n, replicas: replicaCount, replica: i + 1, links: linksOf[i]! });
     const rss = replica.rssBytes();
-    perReplica.figure('rss_per_device_bytes', (rss - rssBefore[i]!) / linksOf[i]!, { unit: 'bytes' });
+    const youngGrowth = youngAfter[i]! - youngBefore[i]!;
+    perReplica.figure('rss_per_device_bytes', (rss - rssBefore[i]! - youngGrowth) / linksOf[i]!, { unit: 'bytes' });
     perReplica.figure('rss_bytes', rss, { unit: 'bytes' });
+    perReplica.figure('young_generation_bytes', youngAfter[i]!, { unit: 'bytes' });
   });
 
   // a device's first status after its link came in stores its deviceInfo (which sends it its spec): that one

@@ -5,7 +5,7 @@
  *   - this one: seeds N devices and their credentials into a fresh SQLite file with the real engine and
  *     device service (one transaction per 1,000 devices; the REST API would need 2N commits), then drives and
  *     measures;
- *   - the control plane: `node control-plane/dist/server/main.js --heartbeat-seconds 30 --log-level warn` on
+ *   - the control plane: `node --max-semi-space-size=64 control-plane/dist/server/main.js --heartbeat-seconds 30 --log-level warn` on
  *     that folder, with a tiny preload that runs a full GC and prints process.memoryUsage() on SIGUSR2;
  *   - the simulator (scripts/bench/fleet-simulator.ts): N real `AgentLink`s in one process.
  * Both children start through `bash -c 'ulimit -n <hard limit>; exec ...'` (one process may hold only so many
@@ -44,8 +44,12 @@
  *                           status.connectionStatus = "CONNECTED" (at most `--concurrency` links wait for their
  *                           welcome at once, so the accept backlog never overflows; the list is asked only once
  *                           the simulator saw every welcome, so its cost does not grow with the connect time)
- *   rss_per_device_bytes    (VmRSS after N connected - VmRSS before) / N, each read after two full GCs
- *                           (goal <= 10240); heap_per_device_bytes the same for V8's heapUsed
+ *   rss_per_device_bytes    (VmRSS after N connected - VmRSS before) / N, each read after two full GCs, less
+ *                           what V8's young generation committed meanwhile (goal <= 10240): its size is set by
+ *                           --max-semi-space-size (CONTROL_PLANE_NODE_FLAGS), once per process, not by the devices;
+ *                           heap_per_device_bytes the same for V8's heapUsed
+ *   young_generation_bytes  what V8's young generation has committed after N connected (new and new large object
+ *                           spaces, physical size): a fixed part of control_plane_rss_bytes
  *   control_plane_rss_bytes, control_plane_peak_rss_bytes
  *                           the control plane's VmRSS then, and its peak (VmHWM) since its start: what the
  *                           connect wave's garbage cost at most (the server lets its heap grow further while a wave
@@ -71,6 +75,9 @@
  *                           machine is shared, so the wall-clock rates depend on what else runs, and
  *                           *_machine_cpu_stall_pct says how much (Linux PSI: share of the time some task waited
  *                           for a CPU)
+ *   status_major_gcs, status_minor_gcs, status_gc_pause_us_per_report
+ *                           the same collections counted over the status phase (`--reports`), pauses per stored
+ *                           report
  *   status_db_cpu_us_per_report   (PostgreSQL) the CPU time of the database server's processes per stored report
  *                           (its backends, the control plane's among them, and its background processes)
  * A fleet size that cannot complete (no link welcomed for 60 s, a child that dies) is reported on stderr with where it
@@ -84,6 +91,8 @@
  *   [--profile-dir DIR]   (DIR: control-plane CPU profile and heap snapshots before/after; the snapshots
  *                          inflate the RSS figures of that run)
  *   [--control-plane FILE]   another control-plane entry (a .ts one runs through tsx), e.g. to compare a change
+ *   [--control-plane-node-flags "FLAGS"]   node's flags for the control plane instead of the ones it ships with
+ *                  (CONTROL_PLANE_NODE_FLAGS; "" for node's defaults), e.g. to compare young generation sizes
  *   [--postgres]   the control plane keeps its resources in PostgreSQL (--database): a throwaway cluster for the run
  *                  (initdb into a temporary folder, loopback, fsync on as SQLite's synchronous=FULL; needs Debian's
  *                  postgresql package), a fresh database in it per fleet size and variant; every figure carries
@@ -116,6 +125,7 @@ import { createThrowawayTls } from './lib/throwaway-ca.js';
 import type { ThrowawayTls } from './lib/throwaway-ca.js';
 import { exitAfter, sleep, withTimeout } from './lib/time.js';
 import type { SimulatorCommand, SimulatorEvent } from './fleet-simulator.js';
+import { CONTROL_PLANE_NODE_FLAGS } from '../../control-plane/src/server/node-flags.js';
 
 /** per variant run (--compare runs two) */
 const TIME_LIMIT_MS = 10 * 60_000;
@@ -231,6 +241,7 @@ interface Options {
   heartbeatSeconds: number;
   profileDir?: string;
   controlPlaneMain: string;
+  controlPlaneNodeFlags: readonly string[];
   /** the resources in a throwaway PostgreSQL cluster */
   postgres: boolean;
   /** the resources in this empty database instead (one fleet size and variant only) */
@@ -254,6 +265,7 @@ function parseOptions(): Options {
       'tls-via-nginx': { type: 'boolean', default: false },
       'profile-dir': { type: 'string' },
       'control-plane': { type: 'string' },
+      'control-plane-node-flags': { type: 'string' },
       postgres: { type: 'boolean', default: false },
       database: { type: 'string' },
     },
@@ -287,6 +299,10 @@ function parseOptions(): Options {
     ...(values['connect-rate'] === undefined ? {} : { connectRate: positive(values['connect-rate'], 'connect-rate') }),
     profileDir: values['profile-dir'] === undefined ? undefined : resolve(values['profile-dir']),
     controlPlaneMain: values['control-plane'] === undefined ? CONTROL_PLANE_MAIN : resolve(values['control-plane']),
+    controlPlaneNodeFlags:
+      values['control-plane-node-flags'] === undefined
+        ? CONTROL_PLANE_NODE_FLAGS
+        : values['control-plane-node-flags'].split(' ').filter((flag) => flag !== ''),
     postgres: values.postgres,
     ...(values.database === undefined ? {} : { database: values.database }),
   };
@@ -402,7 +418,9 @@ async function runFleet(
       `${label}: VmRSS ${mib(after.vmRss)} with ${n} connected (heapUsed ${mib(before.heapUsed)} -> ${mib(after.heapUsed)}, ` +
         `external ${mib(before.external)} -> ${mib(after.external)}), control plane fds ${fds}`,
     );
-    figure('rss_per_device_bytes', (after.vmRss - before.vmRss) / n, { goal: '<=10240', unit: 'bytes' });
+    const youngGrowth = after.youngGeneration - before.youngGeneration;
+    figure('rss_per_device_bytes', (after.vmRss - before.vmRss - youngGrowth) / n, { goal: '<=10240', unit: 'bytes' });
+    figure('young_generation_bytes', after.youngGeneration, { unit: 'bytes' });
     figure('heap_per_device_bytes', (after.heapUsed - before.heapUsed) / n, { unit: 'bytes' });
     const majorGcs = after.gc.major - before.gc.major;
     const gcPauseMs = after.gc.pauseMs - before.gc.pauseMs;
@@ -618,6 +636,7 @@ async function measureMaxReports(
   const total = options.reports;
   const window = Math.min(options.window, Math.floor(n / 2)); // a device's next report waits until its last is stored
   const from = { reports: store.reports(), writes: store.writes() };
+  const collectionsBefore = await controlPlane.collections();
   const meter = startMeter(controlPlane.pid, simulator.pid);
   const serverCpu = store.serverCpu?.();
   const started = performance.now();
@@ -645,6 +664,7 @@ async function measureMaxReports(
   const elapsed = ((lastStoredAt ?? performance.now()) - started) / 1000;
   const cpu = meter.read();
   const databaseCpu = serverCpu?.();
+  const collectionsAfter = await controlPlane.collections();
   const stored = store.reports() - from.reports;
   const writes = store.writes() - from.writes;
   const steady = steadyRate(samples);
@@ -664,6 +684,10 @@ async function measureMaxReports(
   if (databaseCpu !== undefined) {
     figure('status_db_cpu_us_per_report', (databaseCpu * 1e6) / Math.max(stored, 1), { unit: 'us' });
   }
+  figure('status_major_gcs', collectionsAfter.major - collectionsBefore.major, { samples: stored });
+  figure('status_minor_gcs', collectionsAfter.minor - collectionsBefore.minor, { samples: stored });
+  const gcPauseMs = collectionsAfter.pauseMs - collectionsBefore.pauseMs;
+  figure('status_gc_pause_us_per_report', (gcPauseMs * 1000) / Math.max(stored, 1), { unit: 'us' });
   if (cpu.stallPercent !== undefined) figure('status_machine_cpu_stall_pct', cpu.stallPercent, { unit: '%' });
   if (lastStoredAt !== undefined) figure('status_reports_lost', total - stored, { goal: '=0', samples: total });
   figure('db_writes_per_report', writes / Math.max(stored, 1), { samples: stored });
@@ -771,6 +795,8 @@ interface MemoryReading {
   vmRss: number;
   heapUsed: number;
   external: number;
+  /** the physical size of V8's new and new large object spaces */
+  youngGeneration: number;
   /** the control plane's collections since its start, forced ones left out (see memoryPreload) */
   gc: GcTotals;
 }
@@ -782,7 +808,7 @@ interface GcTotals {
   pauseMs: number;
 }
 
-type MemoryLine = NodeJS.MemoryUsage & { gc: GcTotals };
+type MemoryLine = NodeJS.MemoryUsage & { gc: GcTotals; youngGeneration: number };
 
 interface ControlPlane {
   pid: number;
@@ -794,12 +820,15 @@ interface ControlPlane {
   fetch: typeof fetch;
   /** two full GCs (the preload's SIGUSR2 handler), then VmRSS and V8's numbers */
   settledMemory(): Promise<MemoryReading>;
+  /** the collections so far, read after one forced full GC (which they leave out) */
+  collections(): Promise<GcTotals>;
   assertRunning(): void;
   stop(): Promise<void>;
 }
 
 /**
- * Runs a full GC and prints process.memoryUsage() with the collections so far (GcTotals) on SIGUSR2; with a
+ * Runs a full GC and prints process.memoryUsage() with the collections so far (GcTotals) and the young generation
+ * on SIGUSR2; with a
  * folder, writes a heap snapshot there too. Collections are counted from perf_hooks' 'gc' entries, leaving out the
  * forced ones (gc() here); their pauses are those of young and full collections (an incremental marking entry
  * spans the mutator's time between its steps, so it is not a pause).
@@ -812,6 +841,7 @@ function memoryPreload(snapshotDir: string | undefined): string {
         `(await import('node:v8')).writeHeapSnapshot(file);`;
   const source =
     `import { PerformanceObserver, constants as k } from 'node:perf_hooks';` +
+    `import { getHeapSpaceStatistics } from 'node:v8';` +
     `const gc = { major: 0, minor: 0, pauseMs: 0 };` +
     `new PerformanceObserver((list) => { for (const entry of list.getEntries()) {` +
     `  const { kind, flags } = entry.detail;` +
@@ -820,7 +850,9 @@ function memoryPreload(snapshotDir: string | undefined): string {
     `  else if (kind === k.NODE_PERFORMANCE_GC_MINOR) { gc.minor++; gc.pauseMs += entry.duration; }` +
     `} }).observe({ entryTypes: ['gc'] });` +
     `process.on('SIGUSR2', async () => { globalThis.gc(); ${snapshot}` +
-    `process.stderr.write(${JSON.stringify(MEMORY_LINE)} + JSON.stringify({ ...process.memoryUsage(), gc }) + '\\n'); });`;
+    `const youngGeneration = getHeapSpaceStatistics().filter((s) => s.space_name.startsWith('new_'))` +
+    `  .reduce((sum, s) => sum + s.physical_space_size, 0);` +
+    `process.stderr.write(${JSON.stringify(MEMORY_LINE)} + JSON.stringify({ ...process.memoryUsage(), gc, youngGeneration }) + '\\n'); });`;
   return `data:text/javascript,${encodeURIComponent(source)}`;
 }
 
@@ -837,6 +869,7 @@ async function startControlPlane(
   if (profiling) mkdirSync(profiling, { recursive: true });
   const nodeFlags = [
     ...(options.controlPlaneMain.endsWith('.ts') ? ['--import', 'tsx'] : []),
+    ...options.controlPlaneNodeFlags,
     '--expose-gc',
     '--import',
     memoryPreload(profiling),
@@ -906,7 +939,16 @@ async function startControlPlane(
       await gc();
       await sleep(1_000);
       const usage = await gc();
-      return { vmRss: vmRssOf(pid), heapUsed: usage.heapUsed, external: usage.external, gc: usage.gc };
+      return {
+        vmRss: vmRssOf(pid),
+        heapUsed: usage.heapUsed,
+        external: usage.external,
+        youngGeneration: usage.youngGeneration,
+        gc: usage.gc,
+      };
+    },
+    async collections() {
+      return (await gc()).gc;
     },
     async stop() {
       if (exit) return;

@@ -7,7 +7,7 @@
  * Separate processes, so the control plane's CPU and memory are its own:
  *   - this one: seeds the devices (a `site` label, one of 5, and credentials) into a fresh SQLite file with the
  *     real engine, publishes the versions, runs the CLI and measures;
- *   - the control plane: `node control-plane/dist/server/main.js --heartbeat-seconds 30 --log-level warn`;
+ *   - the control plane: `node --max-semi-space-size=64 control-plane/dist/server/main.js --heartbeat-seconds 30 --log-level warn`;
  *   - the fleet: this script in the role `fleet` (startSimFleet over every device);
  *   - the built CLI, twice: once every device is online on 1.0.0, `outpost devices label-waves --canary 10
  *     --early 5% --spread-by site,deviceType` (setup, not measured but for its seconds), then the measured
@@ -53,6 +53,7 @@ import { REPO_ROOT, requireBuiltPackages } from './lib/preflight.js';
 import { createReporter } from './lib/report.js';
 import { withTempDir } from './lib/temp-dir.js';
 import { exitAfter, sleep, withTimeout } from './lib/time.js';
+import { CONTROL_PLANE_NODE_FLAGS } from '../../control-plane/src/server/node-flags.js';
 
 const PARENT = 'projects/bench/regions/r1';
 const DEVICE_TYPE = 'simulated';
@@ -458,6 +459,7 @@ async function startControlPlane(dir: string, options: Options, report: Reporter
   const child = spawnWithMaxFiles(
     process.execPath,
     [
+      ...CONTROL_PLANE_NODE_FLAGS,
       ...(options.controlPlaneMaxOldSpaceMib !== undefined
         ? [`--max-old-space-size=${options.controlPlaneMaxOldSpaceMib}`]
         : []),

@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { CONTROL_PLANE_NODE_FLAGS } from '../../../control-plane/src/server/node-flags.js';
 import type { SimulatorCommand, SimulatorEvent } from '../fleet-simulator.js';
 import { REPO_ROOT } from './preflight.js';
 import { cpuSecondsOf, freePort, statusBytesOf } from './process-stats.js';
@@ -82,11 +83,25 @@ export interface ReplicaProcess {
   pid: number;
   url: string;
   rssBytes(): number;
+  /** what V8's young generation has committed (its /metrics: nodejs_heap_space_size_total_bytes of new*) */
+  youngGenerationBytes(): Promise<number>;
   assertRunning(): void;
   stop(): Promise<void>;
 }
 
-/** A control-plane replica on `database` with its own data folder; resolves once /healthz answers. */
+/** The committed size of V8's new and new large object spaces in a control plane's Prometheus text. */
+export function youngGenerationOf(metricsText: string): number {
+  let bytes = 0;
+  for (const match of metricsText.matchAll(/^nodejs_heap_space_size_total_bytes\{space="new[a-z_]*"\} (\d+)$/gm)) {
+    bytes += Number(match[1]);
+  }
+  return bytes;
+}
+
+/**
+ * A control-plane replica on `database` with its own data folder, run with CONTROL_PLANE_NODE_FLAGS and
+ * `nodeArgs`; resolves once /healthz answers.
+ */
 export async function startReplicaProcess(
   database: string,
   adminKey: string,
@@ -98,6 +113,7 @@ export async function startReplicaProcess(
   const dataDir = mkdtempSync(join(tmpdir(), 'outpost-bench-replica-'));
   const { child, exited } = spawnChild(
     [
+      ...CONTROL_PLANE_NODE_FLAGS,
       ...nodeArgs,
       SERVER_MAIN,
       ...['--port', String(port), '--data-dir', dataDir, '--database', database, '--log-level', 'warn'],
@@ -127,6 +143,11 @@ export async function startReplicaProcess(
     pid: child.pid ?? 0,
     url,
     rssBytes: () => statusBytesOf(child.pid ?? 0, 'VmRSS'),
+    async youngGenerationBytes() {
+      const res = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${adminKey}` } });
+      if (!res.ok) throw new Error(`${url}/metrics answered ${res.status}`);
+      return youngGenerationOf(await res.text());
+    },
     assertRunning,
     async stop() {
       if (!exited()) {
