@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { MessageChannel, Worker, receiveMessageOnPort } from 'node:worker_threads';
 import type { MessagePort } from 'node:worker_threads';
+import { WORKER_SOURCE } from './sync-postgres-worker.js';
 
 /** One statement: `$1`-style parameters, sent untyped (PostgreSQL infers each from where it stands). */
 export interface PgStatement {
@@ -39,68 +40,6 @@ interface Reply {
 
 /** How long a statement may take before the caller gives up on the worker (a hung server, a dead worker). */
 const STATEMENT_TIMEOUT_MS = 120_000;
-
-/*
- * The worker owns one `pg` connection. Each request is a list of statements run in order (one round trip from
- * the caller however many there are); the reply goes back on its own port and the shared flag wakes the caller.
- * Statements are prepared by name once per connection (the first 2,000 texts). int8 and numeric come back as JS numbers, JSON and
- * JSONB as their text (the caller parses it when it wants the document).
- */
-const WORKER_SOURCE = `
-const { workerData } = require('node:worker_threads');
-const pg = require(workerData.driver);
-const flag = new Int32Array(workerData.flag);
-const port = workerData.port;
-const raw = (v) => v;
-const types = {
-  getTypeParser(oid, format) {
-    if (oid === 20 || oid === 1700 || oid === 701 || oid === 700) return (v) => Number(v);
-    if (oid === 114 || oid === 3802) return raw;
-    return pg.types.getTypeParser(oid, format);
-  },
-};
-const client = new pg.Client({ connectionString: workerData.url, types });
-const names = new Map();
-const MAX_PREPARED = 2000; // statements beyond these (one-off filters) run unnamed
-const connected = client.connect();
-let failed;
-client.on('error', (err) => { failed = err; });
-function reply(message) {
-  port.postMessage(message);
-  Atomics.store(flag, 0, 1);
-  Atomics.notify(flag, 0);
-}
-// one request at a time, in the order they came: a request posted before the last one's reply ran after it
-let previous = Promise.resolve();
-port.on('message', (request) => {
-  previous = previous.then(() => handle(request));
-});
-async function handle(request) {
-  if (request.close) {
-    try { await client.end(); } catch {}
-    reply({ id: request.id, results: [] });
-    port.close();
-    return;
-  }
-  const results = [];
-  try {
-    await connected;
-    if (failed) throw failed;
-    for (const statement of request.statements) {
-      let name = names.get(statement.sql);
-      if (name === undefined && names.size < MAX_PREPARED) {
-        name = 's' + names.size;
-        names.set(statement.sql, name);
-      }
-      const result = await client.query({ name, text: statement.sql, values: statement.params || [], rowMode: 'array' });
-      results.push({ rows: result.rows, rowCount: result.rowCount || 0 });
-    }
-    reply({ id: request.id, results });
-  } catch (err) {
-    reply({ id: request.id, error: { message: String(err && err.message ? err.message : err), code: err && err.code, at: results.length } });
-  }
-}
-`;
 
 /**
  * A PostgreSQL connection used synchronously, as the resource engine uses SQLite: the `pg` driver runs in a
@@ -141,7 +80,8 @@ export class SyncPostgres {
   }
 
   /**
-   * Runs the statements in order in one round trip, after those posted before; stops at the first that fails. The
+   * Runs the statements in order in one round trip, after those posted before; stops at the first that fails (inside
+   * a transaction block they reach the server as one pipeline: see the worker's source). The
    * first failure of theirs or of these is thrown.
    */
   run(statements: readonly PgStatement[]): PgResult[] {
