@@ -1,13 +1,15 @@
 import { ApiError } from '@outpost/shared';
 
+/** SQLITE_FULL; the file system's ENOSPC and EDQUOT; PostgreSQL's SQLSTATE 53100 (disk_full). */
+const STORAGE_FULL_CODES: ReadonlySet<unknown> = new Set(['SQLITE_FULL', 'ENOSPC', 'EDQUOT', '53100']);
+
 /**
- * True for the errors a full disk (or quota) produces: SQLite's SQLITE_FULL and the file system's ENOSPC and
- * EDQUOT. Such a write may succeed later, once space is freed; it says nothing wrong about the request.
+ * True for the errors a full disk (or quota) produces, on either store. Such a write may succeed later, once
+ * space is freed; it says nothing wrong about the request.
  */
 export function isStorageFull(err: unknown): boolean {
   if (typeof err !== 'object' || err === null) return false;
-  const code = (err as { code?: unknown }).code;
-  return code === 'SQLITE_FULL' || code === 'ENOSPC' || code === 'EDQUOT';
+  return STORAGE_FULL_CODES.has((err as { code?: unknown }).code);
 }
 
 /** What a write refused for lack of space answers: 503, the server keeps serving reads. */
