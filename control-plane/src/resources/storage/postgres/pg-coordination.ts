@@ -53,10 +53,15 @@ export class PgCoordination {
     await this.query('SELECT pg_advisory_lock_shared($1)', [key]);
   }
 
-  /** How many sessions hold the advisory lock `key` (a key below 2^32), this one included. */
+  /**
+   * How many sessions of this database hold the advisory lock `key` (a key below 2^32), this one included.
+   * Advisory locks are cluster-wide: pg_locks also lists those the servers of other databases hold.
+   */
   async holders(key: number): Promise<number> {
     const rows = await this.query(
-      "SELECT count(*) AS holders FROM pg_locks WHERE locktype = 'advisory' AND classid = 0 AND objid = $1::bigint::oid AND objsubid = 1 AND granted",
+      `SELECT count(*) AS holders FROM pg_locks
+        WHERE locktype = 'advisory' AND classid = 0 AND objid = $1::bigint::oid AND objsubid = 1 AND granted
+          AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
       [key],
     );
     return Number(rows[0]?.['holders'] ?? 0);
