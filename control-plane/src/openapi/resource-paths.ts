@@ -4,7 +4,7 @@ import { batchCreateOperation, batchGetOperation, batchUpdateOperation } from '.
 import { json, kindAtPattern, ok, standardOperation } from './kind-operations.js';
 import type { KindAtPattern, PlacedOperation } from './kind-operations.js';
 import { addOperation } from './openapi-types.js';
-import type { ParameterOrRef, PathItem } from './openapi-types.js';
+import type { JsonSchema, ParameterOrRef, PathItem } from './openapi-types.js';
 import { watchOperations } from './watch-operations.js';
 
 export { collectionPath, operationStem, resourcePath } from './kind-operations.js';
@@ -69,42 +69,50 @@ const deleteOperation = ({ def, named, stem }: KindAtPattern): PlacedOperation =
 });
 
 function listOperation({ def, collection, stem, resource }: KindAtPattern): PlacedOperation {
-  const fields = def.filterSchema.fields
-    .map((field) => `${field.path} (${field.type}${field.enumValues ? `: ${field.enumValues.join(', ')}` : ''})`)
-    .join(', ');
   return {
     path: collection,
     method: 'get',
     operation: standardOperation(def, 'list', `${stem}.list`, `List ${def.plural}`, {
-      parameters: [
-        { name: 'filter', in: 'query', schema: { type: 'string' }, description: `A filter over: ${fields}.` },
-        {
-          name: 'orderBy',
-          in: 'query',
-          schema: { type: 'string' },
-          description: `\`field [desc], ...\` over the same fields; the name breaks ties.`,
-        },
-        parameterRef('pageSize'),
-        parameterRef('pageToken'),
-        parameterRef('fieldMask'),
-        parameterRef('view'),
-        parameterRef('includePagingInfo'),
-      ],
-      responses: ok(`One page of ${def.plural}.`, {
-        type: 'object',
-        properties: {
-          [def.plural]: { type: 'array', items: resource },
-          prevPageToken: { type: 'string' },
-          nextPageToken: { type: 'string' },
-          currentOffset: { type: 'integer' },
-          totalResultsCount: { type: 'integer' },
-        },
-        required: [def.plural, 'prevPageToken', 'nextPageToken'],
-        additionalProperties: false,
-      }),
+      parameters: listParameters(def),
+      responses: ok(`One page of ${def.plural}.`, listPageSchema(def, resource)),
     }),
   };
 }
+
+/** The query parameters of a kind's list (and of custom methods that list it: `:listApprover`). */
+export function listParameters(def: ResourceDefinition): ParameterOrRef[] {
+  const fields = def.filterSchema.fields
+    .map((field) => `${field.path} (${field.type}${field.enumValues ? `: ${field.enumValues.join(', ')}` : ''})`)
+    .join(', ');
+  return [
+    { name: 'filter', in: 'query', schema: { type: 'string' }, description: `A filter over: ${fields}.` },
+    {
+      name: 'orderBy',
+      in: 'query',
+      schema: { type: 'string' },
+      description: `\`field [desc], ...\` over the same fields; the name breaks ties.`,
+    },
+    parameterRef('pageSize'),
+    parameterRef('pageToken'),
+    parameterRef('fieldMask'),
+    parameterRef('view'),
+    parameterRef('includePagingInfo'),
+  ];
+}
+
+/** One page of a kind's list. */
+export const listPageSchema = (def: ResourceDefinition, resource: JsonSchema): JsonSchema => ({
+  type: 'object',
+  properties: {
+    [def.plural]: { type: 'array', items: resource },
+    prevPageToken: { type: 'string' },
+    nextPageToken: { type: 'string' },
+    currentOffset: { type: 'integer' },
+    totalResultsCount: { type: 'integer' },
+  },
+  required: [def.plural, 'prevPageToken', 'nextPageToken'],
+  additionalProperties: false,
+});
 
 const createOperation = ({ def, collection, stem, resource, input }: KindAtPattern): PlacedOperation => ({
   path: collection,

@@ -23,6 +23,19 @@ export function listApproverMethod(ctx: LimitsContext): CustomMethod {
     // checked on the approver named in the request, so an organization-scoped key can list its own queue
     authorizeOn: ({ query }) =>
       typeof query['approver'] === 'string' && query['approver'] !== '' ? query['approver'] : '*',
+    openApi: {
+      description:
+        'The plan assignment requests an approver concludes, across every project and organization, answered ' +
+        'as the list of planAssignmentRequests answers; the permission is checked on the approver.',
+      answersAsList: true,
+      queryParameters: [
+        {
+          name: 'approver',
+          description: 'The approver (`services/<service>` or `organizations/<id>`); without it, every request.',
+          schema: { type: 'string' },
+        },
+      ],
+    },
     handle: (call) => {
       const handle = ctx.h.requests;
       const q = only(call.query, [

@@ -44,6 +44,8 @@ export interface CustomMethod {
 /** A custom method's description, query parameters and answer (JSON Schema 2020-12) for the OpenAPI document. */
 export interface CustomMethodDocs {
   description: string;
+  /** takes the standard list's query parameters of its kind (besides `queryParameters`) and answers as that list */
+  answersAsList?: boolean;
   queryParameters?: readonly { name: string; description: string; schema: Record<string, unknown> }[];
   response?: Record<string, unknown>;
 }
