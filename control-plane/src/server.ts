@@ -376,7 +376,10 @@ export async function startServer(
           },
           onError: (err, what) => logger.error({ err }, `cluster: ${what} failed`),
         });
-  const close = async (): Promise<void> => {
+  // idempotent: a second close (after the first or while it runs) waits for the same one
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => (closing ??= closeOnce());
+  const closeOnce = async (): Promise<void> => {
     stopSharingRevocations();
     await cluster?.close();
     resources.closeStreams();

@@ -81,6 +81,7 @@ const lease = (ms: number): string => `now() + ${Math.round(ms)} * interval '1 m
 
 export class PgPresence implements PresenceStore {
   private listener: pg.Client | undefined;
+  private closing: Promise<void> | undefined;
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -212,7 +213,13 @@ export class PgPresence implements PresenceStore {
     }
   }
 
-  async close(): Promise<void> {
+  /** Ends the connections; a second call (or one while the first runs) waits for the same end. */
+  close(): Promise<void> {
+    this.closing ??= this.end();
+    return this.closing;
+  }
+
+  private async end(): Promise<void> {
     const listener = this.listener;
     this.listener = undefined;
     await listener?.end().catch(() => undefined);
