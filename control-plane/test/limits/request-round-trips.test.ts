@@ -55,4 +55,15 @@ describe('plan assignment requests on PostgreSQL: round trips', () => {
     expect(request('projects/rt-2', 'higher', 'higher')).toEqual({ conclusion: 'PENDING', roundTrips: 3 });
     expect((await api.assignment('projects/rt-2'))['defaultRegionalPlan']).toBe(plan('lower'));
   });
+
+  it('concludes a request with the row it read, not reading it again', async (context) => {
+    if (!(server.engine.storage instanceof PgStorage)) return context.skip();
+    const storage = server.engine.storage;
+    expect(request('projects/rt-1', 'accepted', 'higher').conclusion).toBe('PENDING');
+    const before = storage.roundTrips;
+    await api.accept('projects/rt-1/planAssignmentRequests/accepted');
+    // 7 when the request was read again to be concluded
+    expect(storage.roundTrips - before).toBe(6);
+    expect((await api.assignment('projects/rt-1'))['defaultRegionalPlan']).toBe(plan('higher'));
+  });
 });

@@ -7,7 +7,7 @@ import {
 } from '@outpost/shared';
 import type { CustomCall, CustomMethod } from '../../resources/http/custom-method.js';
 import { isDocument } from '../../resources/doc-utils.js';
-import type { Doc } from '../../resources/resource-table.js';
+import type { Doc, StoredRow } from '../../resources/resource-table.js';
 import type { LimitsContext } from '../context.js';
 import { acceptStatus, capacityError, declineStatus, requestEffect, type RequestStatus } from '../core/index.js';
 import { currentSpec, prepareRequest } from '../prepared-request.js';
@@ -26,10 +26,15 @@ export const DECLINE_PERMISSION = permissionOf(planAssignmentRequestDefinition, 
  * empty; when given it must be the request's approver.
  */
 export function reviewMethods(ctx: LimitsContext): CustomMethod[] {
-  const pending = (call: CustomCall, permission: string): { doc: Doc; status: RequestStatus; body: Doc } => {
+  /** The request to conclude, as stored (its row: concluded with patchRow, without reading it again). */
+  const pending = (
+    call: CustomCall,
+    permission: string,
+  ): { row: StoredRow; doc: Doc; status: RequestStatus; body: Doc } => {
     const body = bodyOf(call.body);
-    const doc = ctx.h.requests.find(call.target);
-    if (!doc) throw notFound(`plan assignment request "${call.target}" not found`);
+    const row = ctx.h.requests.findRow(call.target);
+    if (!row) throw notFound(`plan assignment request "${call.target}" not found`);
+    const doc = row.doc;
     const approver = text(doc['approver']);
     const given = text(body['approver']);
     if (given !== '' && given !== approver) {
@@ -38,6 +43,7 @@ export function reviewMethods(ctx: LimitsContext): CustomMethod[] {
     call.authorize(permission, approver);
     const status = record(doc['status']);
     return {
+      row,
       doc,
       body,
       status: {
@@ -59,7 +65,7 @@ export function reviewMethods(ctx: LimitsContext): CustomMethod[] {
         ctx.engine.transaction(() => {
           // the assignee's scope is read with the request (one round trip on PostgreSQL)
           const reads = new ScopeReads(ctx, ownerOf(call.target));
-          const { doc, status } = pending(call, ACCEPT_PERMISSION);
+          const { row, doc, status } = pending(call, ACCEPT_PERMISSION);
           const accepted = acceptStatus(status);
           const prepared = prepareRequest(ctx, doc, reads);
           const effect = requestEffect(prepared.snapshot, {
@@ -69,8 +75,9 @@ export function reviewMethods(ctx: LimitsContext): CustomMethod[] {
             request: prepared.request,
           });
           if (!effect.capacity.ok) throw capacityError(effect.capacity.violation);
-          // concluded first, so the settling that follows does not judge its reason again as a pending one
-          ctx.h.requests.patch(call.target, (request) => ({ ...request, status: accepted }));
+          // concluded first, so the settling that follows does not judge its reason again as a pending one (the
+          // row as read above: nothing between wrote it)
+          ctx.h.requests.patchRow(row, (request) => ({ ...request, status: accepted }));
           const acceptedPlan = carryOut(ctx, prepared, effect.next);
           // as just written: held by the world model while it is current (read otherwise)
           return { acceptedPlan: acceptedPlan ? ctx.storedRow('acceptedPlans', acceptedPlan)?.doc : undefined };
@@ -85,10 +92,10 @@ export function reviewMethods(ctx: LimitsContext): CustomMethod[] {
       batchable: true,
       handle: (call) =>
         ctx.engine.transaction(() => {
-          const { status, body } = pending(call, DECLINE_PERMISSION);
+          const { row, status, body } = pending(call, DECLINE_PERMISSION);
           const reason = text(body['reason']);
           const declined = declineStatus(status, reason || undefined);
-          ctx.h.requests.patch(call.target, (request) => ({ ...request, status: declined }));
+          ctx.h.requests.patchRow(row, (request) => ({ ...request, status: declined }));
           return {};
         }),
     },
