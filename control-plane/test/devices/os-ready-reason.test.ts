@@ -1,17 +1,16 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { deviceDefinition } from '@outpost/shared';
 import { listResources } from '../../src/resources/list-operation.js';
 import { ResourceEngine } from '../../src/resources/resource-engine.js';
 import type { ResourceHandle } from '../../src/resources/resource-handle.js';
 import type { Doc } from '../../src/resources/resource-table.js';
-import { tempDatabases } from '../helpers/temp-databases.js';
+import { describeStorages } from '../helpers/storages.js';
 
 /**
  * Conditions are a list, which filters cannot address: the engine keeps `status.osReadyReason` equal to the
  * reason of the OSReady condition on every kind of write, so that one filter lists the devices that rolled back
  * or failed (that it is output only and filled in for devices stored before it: failing-health-checks.test.ts).
  */
-const freshDatabase = tempDatabases('outpost-osready-');
 const PARENT = 'projects/fleet/regions/eu';
 const FAILED = 'status.osReadyReason IN ("RolledBack", "Failed")';
 
@@ -41,9 +40,9 @@ function createDevices(devices: ResourceHandle, ids: readonly string[]): void {
   for (const id of ids) devices.create({ parent: PARENT, resource: { name: `${PARENT}/devices/${id}` } });
 }
 
-describe('status.osReadyReason', () => {
+describeStorages('status.osReadyReason', (fresh) => {
   it('follows the OSReady condition through system patches, batched patches and merges', () => {
-    const engine = new ResourceEngine(freshDatabase().db);
+    const engine = new ResourceEngine(fresh());
     const devices = engine.register(deviceDefinition);
     createDevices(devices, ['da', 'db', 'dc', 'dd']);
     devices.patch(`${PARENT}/devices/da`, (doc) => ({ ...doc, status: osReady('RolledBack') }));

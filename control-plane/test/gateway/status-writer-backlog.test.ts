@@ -1,14 +1,13 @@
 import { deviceDefinition } from '@outpost/shared';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { StatusWriter } from '../../src/gateway/status-writer.js';
 import { ResourceEngine } from '../../src/resources/resource-engine.js';
-import { tempDatabases } from '../helpers/temp-databases.js';
+import { describeStorages, type FreshStorage } from '../helpers/storages.js';
 
-const freshDatabase = tempDatabases('outpost-status-backlog-');
 const NAMES = Array.from({ length: 50 }, (_, i) => `projects/p1/regions/eu/devices/d${i}`);
 
-function setup(devicesPerFlush: number) {
-  const engine = new ResourceEngine(freshDatabase().db);
+function setup(fresh: FreshStorage, devicesPerFlush: number) {
+  const engine = new ResourceEngine(fresh());
   const devices = engine.register(deviceDefinition);
   for (const name of NAMES) devices.put({ name });
   const writer = new StatusWriter(devices, {
@@ -28,9 +27,9 @@ const waitFor = async (done: () => boolean): Promise<void> => {
   }
 };
 
-describe('StatusWriter with a backlog', () => {
+describeStorages('StatusWriter with a backlog', (fresh) => {
   it('writes at most devicesPerFlush devices per timed transaction, the rest on later turns, in order', async () => {
-    const { devices, writer } = setup(20);
+    const { devices, writer } = setup(fresh, 20);
     for (const name of NAMES) writer.connection(name, 'CONNECTED', '2026-01-01T00:00:00.000Z');
     writer.report(NAMES[0]!, { deviceInfo: { osVersion: '1.0.0' } });
     writer.report(NAMES[49]!, { deviceInfo: { osVersion: '1.0.0' } });
@@ -44,7 +43,7 @@ describe('StatusWriter with a backlog', () => {
   });
 
   it('flush() still writes everything pending in one transaction', () => {
-    const { devices, writer } = setup(20);
+    const { devices, writer } = setup(fresh, 20);
     for (const name of NAMES) writer.connection(name, 'CONNECTED', '2026-01-01T00:00:00.000Z');
     expect(writer.flush()).toBe(true);
     expect(writer.batches).toBe(1);

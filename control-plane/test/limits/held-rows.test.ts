@@ -1,18 +1,16 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { HeldRows } from '../../src/limits/held-rows.js';
 import { ResourceEngine } from '../../src/resources/resource-engine.js';
-import { tempDatabases } from '../helpers/temp-databases.js';
+import { describeStorages, type FreshStorage } from '../helpers/storages.js';
 import { widgetDefinition } from '../helpers/widgets.js';
 
 /** Rows read earlier are written over without reading them again only while nothing of their kind was written. */
-const freshDatabase = tempDatabases('outpost-held-');
-
 const PARENT = 'projects/p1/regions/eu';
 const A = `${PARENT}/widgets/w-a`;
 const B = `${PARENT}/widgets/w-b`;
 
-function start() {
-  const engine = new ResourceEngine(freshDatabase().db);
+function start(fresh: FreshStorage) {
+  const engine = new ResourceEngine(fresh());
   const widgets = engine.register(widgetDefinition);
   widgets.create({ parent: PARENT, resource: { name: A, spec: { size: 1 } } });
   widgets.create({ parent: PARENT, resource: { name: B, spec: { size: 1 } } });
@@ -25,15 +23,15 @@ function start() {
 
 const color = (value: string) => ({ spec: { size: 1, color: value } });
 
-describe('HeldRows', () => {
+describeStorages('HeldRows', (fresh) => {
   it('writes over what it holds while the table is unchanged', () => {
-    const { engine, widgets, held } = start();
+    const { engine, widgets, held } = start(fresh);
     engine.transaction(() => held.merge([[A, color('red')]]));
     expect(widgets.find(A)?.['spec']).toEqual({ size: 1, color: 'red' });
   });
 
   it('reads again once the table was written since, so no write is lost', () => {
-    const { engine, widgets, held } = start();
+    const { engine, widgets, held } = start(fresh);
     engine.transaction(() => {
       widgets.patch(A, (doc) => ({ ...doc, displayName: 'written meanwhile' }));
       held.merge([
@@ -46,7 +44,7 @@ describe('HeldRows', () => {
   });
 
   it('writes more rows than one chunk holds, each once, in name order, held or not', () => {
-    const { engine, widgets } = start();
+    const { engine, widgets } = start(fresh);
     const names = Array.from({ length: 1_200 }, (_, i) => `${PARENT}/widgets/w-${String(i).padStart(4, '0')}`);
     for (const name of names) widgets.create({ parent: PARENT, resource: { name, spec: { size: 2 } } });
     const held = new HeldRows(widgets);
@@ -66,7 +64,7 @@ describe('HeldRows', () => {
   });
 
   it('reads again after a rollback undid what it read', () => {
-    const { engine, widgets } = start();
+    const { engine, widgets } = start(fresh);
     let held: HeldRows | undefined;
     expect(() =>
       engine.transaction(() => {

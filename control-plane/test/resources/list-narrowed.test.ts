@@ -1,16 +1,14 @@
 import { ApiError } from '@outpost/shared';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { listNarrowed } from '../../src/resources/list-operation.js';
 import { ResourceEngine } from '../../src/resources/resource-engine.js';
 import { where } from '../../src/resources/resource-query.js';
-import { tempDatabases } from '../helpers/temp-databases.js';
+import { describeStorages, type FreshStorage } from '../helpers/storages.js';
 import { widgetDefinition } from '../helpers/widgets.js';
 
 /** A custom list is the generic list narrowed by conditions, across every parent, with its own page tokens. */
-const freshDatabase = tempDatabases('outpost-list-narrowed-');
-
-function setUp() {
-  const engine = new ResourceEngine(freshDatabase().db);
+function setUp(fresh: FreshStorage) {
+  const engine = new ResourceEngine(fresh());
   const widgets = engine.register(widgetDefinition);
   for (const region of ['eu', 'us']) {
     for (let i = 0; i < 5; i++) {
@@ -24,9 +22,9 @@ function setUp() {
 
 const red = { conditions: [where.equals('spec.color', 'red')], key: ['widgets:red'] };
 
-describe('listNarrowed', () => {
+describeStorages('listNarrowed', (fresh) => {
   it('pages through the narrowed documents of every parent with the filter and order of the generic list', () => {
-    const { widgets } = setUp();
+    const { widgets } = setUp(fresh);
     const seen: string[] = [];
     let pageToken: string | undefined;
     do {
@@ -47,7 +45,7 @@ describe('listNarrowed', () => {
   });
 
   it("refuses another list's page token", () => {
-    const { widgets } = setUp();
+    const { widgets } = setUp(fresh);
     const { nextPageToken } = listNarrowed(widgets, { pageSize: 1 }, red);
     const blue = { conditions: [where.equals('spec.color', 'blue')], key: ['widgets:blue'] };
     expect(() => listNarrowed(widgets, { pageSize: 1, pageToken: nextPageToken }, blue)).toThrow(ApiError);

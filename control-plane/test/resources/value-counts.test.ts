@@ -1,14 +1,13 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { ResourceEngine } from '../../src/resources/resource-engine.js';
-import { tempDatabases } from '../helpers/temp-databases.js';
+import { describeStorages, type FreshStorage } from '../helpers/storages.js';
 import { widgetDefinition } from '../helpers/widgets.js';
 
 /** Value counts follow the table's writes: the distinct values held, without reading the table again. */
-const freshDatabase = tempDatabases('outpost-value-counts-');
 const PARENT = 'projects/p1/regions/eu';
 
-function setUp() {
-  const engine = new ResourceEngine(freshDatabase().db);
+function setUp(fresh: FreshStorage) {
+  const engine = new ResourceEngine(fresh());
   const widgets = engine.register(widgetDefinition);
   const put = (id: string, color: string) => widgets.put({ name: `${PARENT}/widgets/${id}`, spec: { color } });
   let read = 0;
@@ -20,9 +19,9 @@ function setUp() {
   return { engine, widgets, put, colors, reads: () => read };
 }
 
-describe('ValueCounts', () => {
+describeStorages('ValueCounts', (fresh) => {
   it('keeps the distinct values through creates, updates and deletes', () => {
-    const { widgets, put, colors, reads } = setUp();
+    const { widgets, put, colors, reads } = setUp(fresh);
     put('wa', 'red');
     put('wb', 'red');
     expect(colors.values()).toEqual(['red']);
@@ -36,7 +35,7 @@ describe('ValueCounts', () => {
   });
 
   it('counts the table again after a rollback it could not follow', () => {
-    const { engine, put, colors } = setUp();
+    const { engine, put, colors } = setUp(fresh);
     put('wa', 'red');
     expect(colors.values()).toEqual(['red']);
     expect(() =>

@@ -1,18 +1,17 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { buildCollectionQuery } from '../../src/resources/collection-query.js';
 import type { Change } from '../../src/resources/change-log.js';
 import { ResourceEngine } from '../../src/resources/resource-engine.js';
 import { liveChunks } from '../../src/resources/watch/stateless-watch.js';
 import type { StatelessShape } from '../../src/resources/watch/stateless-shape.js';
-import { tempDatabases } from '../helpers/temp-databases.js';
+import { describeStorages, type FreshStorage } from '../helpers/storages.js';
 import { widgetDefinition } from '../helpers/widgets.js';
 
 const parent = 'projects/chunks/regions/r1';
-const freshDatabase = tempDatabases('outpost-live-chunks-');
 
 /** Six committed changes of widgets in `parent` (one of a widget the filter leaves out), as a live watcher's queue gets them. */
-function changesAndShape(): { changes: (Change | undefined)[]; shape: StatelessShape } {
-  const engine = new ResourceEngine(freshDatabase().db);
+function changesAndShape(fresh: FreshStorage): { changes: (Change | undefined)[]; shape: StatelessShape } {
+  const engine = new ResourceEngine(fresh());
   const widgets = engine.register(widgetDefinition);
   const changes: (Change | undefined)[] = [];
   widgets.subscribe((change) => changes.push(change));
@@ -26,9 +25,9 @@ function changesAndShape(): { changes: (Change | undefined)[]; shape: StatelessS
 const namesIn = (chunk: unknown[]): string[] =>
   chunk.map((message) => (message as { current: { widget: { name: string } } }).current.widget.name.slice(-2));
 
-describe('liveChunks: a stateless watcher sends a backlog chunk by chunk', () => {
+describeStorages('liveChunks: a stateless watcher sends a backlog chunk by chunk', (fresh) => {
   it('builds the messages of one chunk at a time and lets go of each change once its chunk is built', () => {
-    const { changes, shape } = changesAndShape();
+    const { changes, shape } = changesAndShape(fresh);
     expect(changes).toHaveLength(6);
     const chunks = liveChunks(shape, changes, 2);
 
@@ -44,7 +43,7 @@ describe('liveChunks: a stateless watcher sends a backlog chunk by chunk', () =>
   });
 
   it('puts everything in one chunk when the size is 0, and yields nothing for changes without a message', () => {
-    const { changes, shape } = changesAndShape();
+    const { changes, shape } = changesAndShape(fresh);
     expect([...liveChunks(shape, changes.slice(), 0)].map(namesIn)).toEqual([['w0', 'w1', 'w2', 'w3', 'w4']]);
     expect([...liveChunks(shape, [changes[4]], 3)]).toEqual([]);
   });
