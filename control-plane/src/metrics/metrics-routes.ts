@@ -14,7 +14,13 @@ export const PROMETHEUS_PERMISSION = 'services/devices.outpost/permissions/metri
 const DEFAULT_RANGE_MS = 60 * 60_000;
 const MIN_STEP_MS = 1_000;
 const MAX_POINTS = 11_000;
-const QUERY_PARAMETERS = new Set(['from', 'to', 'step']);
+/** The query parameters of a device's history, and what each means (the OpenAPI document says it too). */
+export const METRICS_QUERY_PARAMETERS = {
+  from: 'RFC 3339 start, e.g. 2025-01-31T12:00:00Z; default: an hour before `to`.',
+  to: 'RFC 3339 end (exclusive); default: now.',
+  step: `A duration of at least 1s (60s, 5m, 1h); default 60 s, or what keeps the answer under 1000 points; from..to over step is at most ${MAX_POINTS} points.`,
+} as const;
+const QUERY_PARAMETERS = new Set(Object.keys(METRICS_QUERY_PARAMETERS));
 
 export interface MetricsRoutesOptions {
   history: MetricsHistory;

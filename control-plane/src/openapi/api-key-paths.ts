@@ -1,16 +1,15 @@
 import { permissionOf } from '@outpost/shared';
-import { z } from 'zod';
 import { NewApiKeySchema, StoredGrantSchema } from '../iam/index.js';
 import { json, ok } from './kind-operations.js';
 import { addOperation } from './openapi-types.js';
 import type { JsonSchema, Operation, PathItem } from './openapi-types.js';
-import { schemaRef } from './resource-schemas.js';
+import { schemaRef, zodJsonSchema } from './resource-schemas.js';
 
 const API_KEYS = { service: 'iam.outpost', plural: 'apiKeys' };
 
 /** The schemas of the API-key routes (iam/routes.ts), by component name. */
 export function apiKeySchemas(): Record<string, JsonSchema> {
-  const grant = jsonSchema(StoredGrantSchema, 'output');
+  const grant = zodJsonSchema(StoredGrantSchema, 'output');
   return {
     ApiKey: {
       description: 'An API key as the API shows it; the secret is never part of it.',
@@ -26,7 +25,7 @@ export function apiKeySchemas(): Record<string, JsonSchema> {
     },
     ApiKeyInput: {
       description: 'A new key: grants name permissions and scopes the calling key holds.',
-      ...jsonSchema(NewApiKeySchema, 'input'),
+      ...zodJsonSchema(NewApiKeySchema, 'input'),
     },
   };
 }
@@ -90,10 +89,4 @@ function apiKeyOperation(
     'x-outpost-permission': `${permissionOf(API_KEYS, verb)} (on *)`,
     ...rest,
   };
-}
-
-function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
-  const json = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchema;
-  delete json['$schema'];
-  return json;
 }

@@ -2,12 +2,16 @@ import { createRequire } from 'node:module';
 import type { ResourceDefinition } from '@outpost/shared';
 import type { CustomMethod } from '../resources/http/custom-method.js';
 import { addApiKeyPaths, apiKeySchemas } from './api-key-paths.js';
+import { artifactRoutes } from './artifact-paths.js';
 import { COMMON_PARAMETERS, ERROR_BODY_SCHEMA, ERROR_RESPONSE } from './common-components.js';
 import { addCustomMethodPaths } from './custom-method-paths.js';
+import { addDocumentedRoutes } from './documented-route.js';
+import { metricsHistoryRoutes } from './metrics-paths.js';
 import type { OpenApiDocument, PathItem } from './openapi-types.js';
 import { addRemoteAccessPaths } from './remote-access-paths.js';
 import { addResourcePaths } from './resource-paths.js';
 import { readSchema, readSchemaName, writeSchema, writeSchemaName } from './resource-schemas.js';
+import { transferRoutes } from './transfer-paths.js';
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
@@ -46,6 +50,7 @@ export function openApiDocument(sources: OpenApiSources): OpenApiDocument {
   addCustomMethodPaths(paths, sources.definitions, sources.customMethods);
   addRemoteAccessPaths(paths);
   addApiKeyPaths(paths);
+  addDocumentedRoutes(paths, [...metricsHistoryRoutes(), ...transferRoutes(), ...artifactRoutes()]);
   return {
     openapi: '3.1.0',
     info: { title: 'Outpost API', version, description: DESCRIPTION },

@@ -3,7 +3,7 @@ export type JsonSchema = { [keyword: string]: unknown };
 
 export interface Parameter {
   name: string;
-  in: 'path' | 'query';
+  in: 'path' | 'query' | 'header';
   required?: boolean;
   description?: string;
   schema: JsonSchema;
@@ -36,7 +36,7 @@ export interface Operation {
   'x-outpost-permission'?: string;
 }
 
-export type HttpMethod = 'get' | 'put' | 'post' | 'delete' | 'patch';
+export type HttpMethod = 'get' | 'head' | 'put' | 'post' | 'delete' | 'patch';
 
 export type PathItem = { parameters?: Parameter[] } & Partial<Record<HttpMethod, Operation>>;
 

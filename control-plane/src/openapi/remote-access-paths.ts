@@ -1,4 +1,4 @@
-import { DEVICE_PATTERN } from '@outpost/shared';
+import { AGENT_CONNECT_PATH, DEVICE_PATTERN } from '@outpost/shared';
 import { CONNECT_PERMISSION } from '../remote/remote-access-endpoint.js';
 import { errorResponses } from './common-components.js';
 import { addOperation } from './openapi-types.js';
@@ -14,10 +14,22 @@ const query = (name: string, type: 'string' | 'integer', description: string, re
 });
 
 /**
- * The WebSocket endpoints of remote access (remote-access-endpoint.ts): not resource methods, written out here.
- * OpenAPI describes only their opening request and its refusals.
+ * The WebSocket endpoints: the agents' link (agent-gateway.ts) and remote access (remote-access-endpoint.ts), not
+ * resource methods, written out here. OpenAPI describes only their opening request and its refusals.
  */
 export function addRemoteAccessPaths(paths: Record<string, PathItem>): void {
+  addOperation(paths, AGENT_CONNECT_PATH, 'get', {
+    operationId: 'agent.connect',
+    summary: "A device's link",
+    description:
+      "The agent's one outbound WebSocket (send `Connection: Upgrade`, `Upgrade: websocket`), authenticated by " +
+      'the device, not by an API key: `Authorization: Bearer <device credential>`, `odk1.<device>` (the device ' +
+      'then signs a challenge sent on the link with its key) or a challenge from `:challenge` signed by it. JSON ' +
+      'messages carry the protocol (README "Agent protocol"); a newer link of the device replaces this one.',
+    tags: ['agent'],
+    security: [],
+    responses: { '101': { description: 'Switching to the WebSocket protocol.' }, ...errorResponses() },
+  });
   const device = resourcePath(DEVICE_PATTERN);
   const stem = operationStem(DEVICE_PATTERN);
   addOperation(

@@ -7,6 +7,13 @@ export const readSchemaName = (def: Pick<ResourceDefinition, 'kind'>): string =>
 export const writeSchemaName = (def: Pick<ResourceDefinition, 'kind'>): string => `${def.kind}Input`;
 export const schemaRef = (component: string): JsonSchema => ({ $ref: `#/components/schemas/${component}` });
 
+/** A zod schema of the API (not a resource) as JSON Schema, as it is read (`input`) or written (`output`). */
+export function zodJsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+  const json = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchema;
+  delete json['$schema'];
+  return json;
+}
+
 /**
  * The resource as responses carry it. No field is required: a view or field mask leaves any field out (the name
  * only with a response mask). Output-only fields are `readOnly`.

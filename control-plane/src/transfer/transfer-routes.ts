@@ -43,7 +43,17 @@ export interface TransferRoutesOptions {
   logger: Logger;
 }
 
-const ROUTE = /^\/v1\/(projects\/[^/]+\/regions\/[^/]+\/devices\/[^/:]+):(upload|download|collectDebugBundle)$/;
+/** The byte endpoints (`/v1/{device}:{verb}`) and the HTTP methods each takes (the OpenAPI document lists them). */
+export const TRANSFER_METHODS = {
+  upload: ['POST', 'PUT'],
+  download: ['GET'],
+  collectDebugBundle: ['GET', 'POST'],
+} as const satisfies Record<string, readonly string[]>;
+type TransferVerb = keyof typeof TRANSFER_METHODS;
+
+const ROUTE = new RegExp(
+  `^/v1/(projects/[^/]+/regions/[^/]+/devices/[^/:]+):(${Object.keys(TRANSFER_METHODS).join('|')})$`,
+);
 
 /**
  * The byte endpoints of a device, relayed over a channel of its own connection (never buffered whole):
@@ -64,7 +74,7 @@ export function transferRoutes(options: TransferRoutesOptions): Router {
     options.authenticate(req, res, (err?: unknown) => {
       if (err !== undefined) return next(err);
       const device = decodeURIComponent(encoded);
-      handle(options, verb, device, req, res).catch((failure: unknown) => {
+      handle(options, verb as TransferVerb, device, req, res).catch((failure: unknown) => {
         options.logger.warn({ err: failure, device, verb }, 'transfer failed');
         if (res.headersSent) {
           res.destroy();
@@ -77,25 +87,22 @@ export function transferRoutes(options: TransferRoutesOptions): Router {
   return router;
 }
 
-async function handle(options: TransferRoutesOptions, verb: string, device: string, req: Request, res: Response) {
+async function handle(options: TransferRoutesOptions, verb: TransferVerb, device: string, req: Request, res: Response) {
   const ids = DEVICE_PATTERN.parse(device);
   if (ids === null) {
     const problem = DEVICE_PATTERN.problemWithName(device)?.message ?? 'is not a device name';
     throw invalidArgument(`invalid device name "${device}": ${problem}`);
   }
   const principal: unknown = res.locals['principal'];
+  const methods: readonly string[] = TRANSFER_METHODS[verb];
+  if (!methods.includes(req.method)) throw methodNotAllowed(req.method, verb);
   if (verb === 'collectDebugBundle') {
-    if (req.method !== 'GET' && req.method !== 'POST') throw methodNotAllowed(req.method, verb);
     options.authorize(principal, DEBUG_BUNDLE_PERMISSION, device);
     existing(options.devices, device);
     return debugBundle(options.channels(), device, res);
   }
   options.authorize(principal, CONNECT_PERMISSION, `projects/${ids['project']}`);
-  if (verb === 'upload') {
-    if (req.method !== 'POST' && req.method !== 'PUT') throw methodNotAllowed(req.method, verb);
-    return upload(options, device, req, res);
-  }
-  if (req.method !== 'GET') throw methodNotAllowed(req.method, verb);
+  if (verb === 'upload') return upload(options, device, req, res);
   return download(options, device, req, res);
 }
 
