@@ -34,7 +34,7 @@ const PARENT = 'projects/bench/regions/eu';
 const MINUTE_MS = 60_000;
 
 requireBuiltPackages(['shared', 'control-plane']);
-const { openDatabase } = await import('../../control-plane/dist/db/open-database.js');
+const { openDatabase } = await import('../../control-plane/dist/resources/storage/sqlite/open-database.js');
 const { ResourceEngine } = await import('../../control-plane/dist/resources/resource-engine.js');
 const { PgStorage } = await import('../../control-plane/dist/resources/storage/postgres/pg-storage.js');
 const { DeviceCredentials } = await import('../../control-plane/dist/devices/device-credentials.js');

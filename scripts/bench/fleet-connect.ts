@@ -747,7 +747,7 @@ async function seedDevices(
   keyPairs: boolean,
   database: string | undefined,
 ): Promise<SimulatedIdentity[]> {
-  const { openDatabase } = await import('../../control-plane/src/db/open-database.js');
+  const { openDatabase } = await import('../../control-plane/src/resources/storage/sqlite/open-database.js');
   const { ResourceEngine } = await import('../../control-plane/src/resources/resource-engine.js');
   const { PgStorage } = await import('../../control-plane/src/resources/storage/postgres/pg-storage.js');
   const { createDeviceService } = await import('../../control-plane/src/devices/device-service.js');

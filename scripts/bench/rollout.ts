@@ -408,7 +408,7 @@ async function waitFor(
 
 /** Creates the devices with a site label and a credential each, with the real engine; returns their specs. */
 async function seedDevices(dir: string, options: Options): Promise<SimDeviceSpec[]> {
-  const { openDatabase } = await import('../../control-plane/src/db/open-database.js');
+  const { openDatabase } = await import('../../control-plane/src/resources/storage/sqlite/open-database.js');
   const { ResourceEngine } = await import('../../control-plane/src/resources/resource-engine.js');
   const { createDeviceService } = await import('../../control-plane/src/devices/device-service.js');
   const db = openDatabase(join(dir, 'outpost.db'));

@@ -1,6 +1,6 @@
 import type { ResourceDefinition } from '@outpost/shared';
-import type { Db } from '../db/open-database.js';
-import type { CommitCheckpoints } from '../db/wal-checkpointer.js';
+import type { Db } from './storage/sqlite/open-database.js';
+import type { CommitCheckpoints } from './storage/sqlite/wal-checkpointer.js';
 import { ChangeBus } from './change-bus.js';
 import type { Change, ChangeLog } from './change-log.js';
 import { ResourceHandle } from './resource-handle.js';

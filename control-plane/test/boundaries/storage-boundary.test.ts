@@ -4,11 +4,11 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 /**
- * The storage boundary (issue 22): outside the resource engine (control-plane/src/resources) and the database
- * opening it uses (control-plane/src/db), no code writes SQL or reaches into the engine's tables; services use
+ * The storage boundary (issue 22): outside the resource engine (control-plane/src/resources, whose storage/ folder
+ * opens the database), no code writes SQL or reaches into the engine's tables; services use
  * typed handles, engine queries, units of work and the engine's stores (ResourceEngine.stores: API keys, device
  * credentials, provisioning tokens, metrics history). (The database drivers themselves are fenced by eslint's
- * no-restricted-imports, see eslint.config.js.)
+ * no-restricted-imports and no-restricted-syntax, see eslint.config.js and driver-imports.test.ts.)
  */
 const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 
@@ -20,7 +20,7 @@ const REACHING_IN: readonly { what: string; pattern: RegExp }[] = [
     what: 'SQL compiled for a table (sqlTarget, filterToSql, SqlFragment)',
     pattern: /\bsqlTarget\b|\bfilterToSql\b|\bSqlFragment\b/,
   },
-  { what: 'the database handle (db/open-database)', pattern: /db\/open-database/ },
+  { what: 'the SQLite database handle (storage/sqlite/open-database)', pattern: /\/open-database\b/ },
   { what: 'a prepared statement or SQL script', pattern: /\.prepare(<[^>]*>)?\(|\bdb\.exec\(/ },
 ];
 
@@ -36,7 +36,7 @@ async function sourceFiles(dir: string): Promise<string[]> {
   return nested.flat();
 }
 
-const insideTheEngine = (file: string): boolean => /^(resources|db)\//.test(file);
+const insideTheEngine = (file: string): boolean => file.startsWith('resources/');
 
 describe('the storage boundary', () => {
   it('no service writes SQL or reaches into the engine', async () => {
@@ -56,7 +56,7 @@ describe('the storage boundary', () => {
       'handle.table.version',
       'engine.db.pragma("x")',
       "import { filterToSql } from '../resources/sql.js'",
-      "import type { Db } from '../db/open-database.js'",
+      "import type { Db } from '../resources/storage/sqlite/open-database.js'",
       "db.prepare<[string]>('SELECT 1')",
       "db.exec('CREATE TABLE t (x)')",
     ];

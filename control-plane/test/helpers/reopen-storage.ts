@@ -1,4 +1,4 @@
-import { openDatabase } from '../../src/db/open-database.js';
+import { openDatabase } from '../../src/resources/storage/sqlite/open-database.js';
 import { PgStorage } from '../../src/resources/storage/postgres/pg-storage.js';
 import { SqliteStorage } from '../../src/resources/storage/sqlite/sqlite-storage.js';
 import type { Storage } from '../../src/resources/storage/storage.js';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
-import { openDatabase, type Db } from '../../src/db/open-database.js';
+import { openDatabase, type Db } from '../../src/resources/storage/sqlite/open-database.js';
 
 export interface TempDatabase {
   db: Db;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Db } from '../../src/db/open-database.js';
+import type { Db } from '../../src/resources/storage/sqlite/open-database.js';
 import { ResourceEngine } from '../../src/resources/resource-engine.js';
 import type { ResourceHandle } from '../../src/resources/resource-handle.js';
 import { tempDatabases } from '../helpers/temp-databases.js';

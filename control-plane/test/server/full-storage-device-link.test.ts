@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import type { Db } from '../../src/db/open-database.js';
+import type { Db } from '../../src/resources/storage/sqlite/open-database.js';
 import { AgentSocket } from '../gateway/helpers/agent-socket.js';
 import { startLoggedServer } from './logged-server.js';
 import type { LoggedServer } from './logged-server.js';

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Db } from '../../src/db/open-database.js';
+import type { Db } from '../../src/resources/storage/sqlite/open-database.js';
 import { widgetDefinition } from '../helpers/widgets.js';
 import { ADMIN_KEY, after, parseRawResponse, rawConnection, startLoggedServer } from './logged-server.js';
 import type { LoggedServer } from './logged-server.js';

@@ -1,7 +1,7 @@
-import { openDatabase } from '../../db/open-database.js';
-import type { Db } from '../../db/open-database.js';
-import { startWalCheckpointer } from '../../db/wal-checkpointer.js';
-import type { CommitCheckpoints, WalCheckpointer } from '../../db/wal-checkpointer.js';
+import { openDatabase } from './sqlite/open-database.js';
+import type { Db } from './sqlite/open-database.js';
+import { startWalCheckpointer } from './sqlite/wal-checkpointer.js';
+import type { CommitCheckpoints, WalCheckpointer } from './sqlite/wal-checkpointer.js';
 import { PgStorage } from './postgres/pg-storage.js';
 import { SqliteStorage } from './sqlite/sqlite-storage.js';
 import type { Storage } from './storage.js';

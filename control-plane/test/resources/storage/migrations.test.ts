@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { openDatabase } from '../../../src/db/open-database.js';
+import { openDatabase } from '../../../src/resources/storage/sqlite/open-database.js';
 import { ResourceEngine } from '../../../src/resources/resource-engine.js';
 import { where } from '../../../src/resources/resource-query.js';
 import { SQLITE_MIGRATIONS } from '../../../src/resources/storage/sqlite/sqlite-migrations.js';

@@ -5,8 +5,8 @@
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { openDatabase } from '../../../src/db/open-database.js';
-import type { Db } from '../../../src/db/open-database.js';
+import { openDatabase } from '../../../src/resources/storage/sqlite/open-database.js';
+import type { Db } from '../../../src/resources/storage/sqlite/open-database.js';
 import { DeviceCredentials } from '../../../src/devices/device-credentials.js';
 import { ProvisioningTokens } from '../../../src/devices/provisioning-tokens.js';
 import { hashSecret } from '../../../src/devices/secret-hash.js';

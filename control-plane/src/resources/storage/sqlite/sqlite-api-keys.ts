@@ -1,4 +1,4 @@
-import type { Db } from '../../../db/open-database.js';
+import type { Db } from './open-database.js';
 import type { ApiKeyRecord, ApiKeyRecords } from '../stores/api-key-records.js';
 
 interface ApiKeyRow {

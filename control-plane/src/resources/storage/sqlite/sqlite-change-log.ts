@@ -1,6 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import type { FilterSchema } from '@outpost/shared';
-import type { Db } from '../../../db/open-database.js';
+import type { Db } from './open-database.js';
 import { loggedChangeOf, logRowOf } from '../../change-log.js';
 import { ChangeShapes } from '../../change-shapes.js';
 import type { Appended, ChangeLog, LoggedChange, LoggedOp, LogRow } from '../../change-log.js';

@@ -1,4 +1,4 @@
-import type { Db } from '../../../db/open-database.js';
+import type { Db } from './open-database.js';
 import type { DeviceCredentialRecords, DeviceSecret } from '../stores/device-credential-records.js';
 
 /** Device credentials in the SQLite tables device_credentials and device_public_keys (migration version 3). */

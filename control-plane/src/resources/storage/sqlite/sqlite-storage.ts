@@ -1,6 +1,6 @@
 import { SQL_FUNCTIONS } from '@outpost/shared';
 import type { FilterSchema } from '@outpost/shared';
-import type { Db } from '../../../db/open-database.js';
+import type { Db } from './open-database.js';
 import type { ChangeLog } from '../../change-log.js';
 import type { ResourceTable } from '../../resource-table.js';
 import type { Storage } from '../storage.js';

@@ -1,4 +1,4 @@
-import type { Db } from '../../../db/open-database.js';
+import type { Db } from './open-database.js';
 import type { EngineStores } from '../stores/engine-stores.js';
 import { SqliteApiKeys } from './sqlite-api-keys.js';
 import { SqliteDeviceCredentials } from './sqlite-device-credentials.js';

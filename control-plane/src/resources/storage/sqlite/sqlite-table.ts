@@ -1,7 +1,7 @@
 import type { FilterSchema, SqlFragment, SqlTarget } from '@outpost/shared';
 import { deepEqual } from '@outpost/shared';
 import type { Statement } from 'better-sqlite3';
-import type { Db } from '../../../db/open-database.js';
+import type { Db } from './open-database.js';
 import type { Doc, QueriedRow, ResourceTable, SortKey, StoredRow, TableQuery } from '../../resource-table.js';
 import { parseDocument } from '../../doc-utils.js';
 import { columnOf, isMultiValued, jsonPath, multiValuesOf, sqlLiteral, sqlValueOf } from '../../sql-columns.js';

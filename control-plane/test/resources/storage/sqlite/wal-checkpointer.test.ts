@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/db/open-database.js';
-import { startWalCheckpointer } from '../../src/db/wal-checkpointer.js';
-import { ResourceEngine } from '../../src/resources/resource-engine.js';
-import { tempDatabases } from '../helpers/temp-databases.js';
-import { widgetDefinition } from '../helpers/widgets.js';
+import { openDatabase } from '../../../../src/resources/storage/sqlite/open-database.js';
+import { startWalCheckpointer } from '../../../../src/resources/storage/sqlite/wal-checkpointer.js';
+import { ResourceEngine } from '../../../../src/resources/resource-engine.js';
+import { tempDatabases } from '../../../helpers/temp-databases.js';
+import { widgetDefinition } from '../../../helpers/widgets.js';
 
 /**
  * A transaction that writes thousands of resources leaves its checkpoint to a worker thread: the commit
