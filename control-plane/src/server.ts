@@ -69,6 +69,7 @@ import type { RunningServer } from './server/run.js';
 import { remoteSessionDefinition, unauthenticated } from '@outpost/shared';
 import type { ResourceDefinition } from '@outpost/shared';
 import type { ResourceRules } from './resources/resource-rules.js';
+import type { CustomMethod } from './resources/http/custom-method.js';
 
 /** JSON bodies of authenticated requests; the public ones (a device registering) get far less. */
 const BODY_LIMIT_BYTES = 8 * 1024 * 1024;
@@ -86,6 +87,8 @@ export interface StartedServer extends RunningServer {
   gateway: AgentGateway;
   /** artifact GETs served since start (a rollback to the retained slot must add none) */
   artifactDownloads(): number;
+  /** what the HTTP API mounts: Express's routes and the resource router's custom methods (the OpenAPI test's list) */
+  mounted: { app: express.Express; customMethods: readonly CustomMethod[] };
 }
 
 /** The composition root of the control plane: database, engine, services, HTTP. */
@@ -427,6 +430,7 @@ export async function startServer(
     ...(announcement === undefined ? {} : { announcement }),
     engine,
     gateway,
+    mounted: { app, customMethods },
     artifactDownloads: () => artifactDownloads,
     ...(listener.reloadCertificate === undefined ? {} : { reloadCertificate: listener.reloadCertificate }),
     ...(listener.tlsConnections === undefined ? {} : { tlsConnections: listener.tlsConnections }),
