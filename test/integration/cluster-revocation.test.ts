@@ -3,11 +3,14 @@
  * stream open on replica A ends when the key is revoked through replica B, and the key is refused on A after;
  * a device linked to A loses its link when its credential is revoked through B, and cannot link again
  * (cluster/revocation-notices.ts); and when the revocation happens while A does not listen (its connection for
- * LISTEN was lost), A closes the link once it listens again. Skipped without PostgreSQL, except under CI=true.
+ * LISTEN was lost), A closes the link once it listens again. A notice that reaches B after the device linked to B
+ * with the credential it announces leaves that link open. Skipped without PostgreSQL, except under CI=true.
  */
 import { AGENT_CONNECT_PATH } from '@outpost/shared';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
+import { REVOCATIONS_CHANNEL } from '../../control-plane/src/cluster/revocation-notices.js';
 import { openPausedWatch } from '../../control-plane/test/helpers/paused-watch.js';
 import { clusterTestsSkipped } from './helpers/cluster-replicas.js';
 import type { Replica } from './helpers/cluster-replicas.js';
@@ -57,6 +60,17 @@ function linkRefusal(replica: Replica, credential: string): Promise<number> {
       reject(new Error('the link opened'));
     });
   });
+}
+
+/** Sends again, as another replica, the notice that `device`'s credential changed: one delivered late. */
+async function announceLate(database: string, device: string): Promise<void> {
+  const client = new pg.Client({ connectionString: database });
+  await client.connect();
+  try {
+    await client.query('SELECT pg_notify($1, $2)', [REVOCATIONS_CHANNEL, JSON.stringify({ from: 'late', device })]);
+  } finally {
+    await client.end();
+  }
 }
 
 describe.skipIf(skipped)('revocation across control-plane replicas on one PostgreSQL', () => {
@@ -117,5 +131,28 @@ describe.skipIf(skipped)('revocation across control-plane replicas on one Postgr
     );
     expect(await Promise.race([link.closed, after(WAIT_MS, 'still open')])).toBe(4003);
     expect(await linkRefusal(a, credential)).toBe(401);
+  }, 180_000);
+
+  it('a late notice of a credential issued through A leaves the link B welcomed with that credential', async (context) => {
+    const [a, b] = [replicas.a(), replicas.b()];
+    const issue = async (name: string): Promise<string> => {
+      await a.admin.create(PARENT, 'devices', { name });
+      const issued = await a.admin.request<{ credential: string }>('POST', `/v1/${name}:issueCredential`, { body: {} });
+      return issued.credential;
+    };
+    const fresh = perAttempt(context, `${PARENT}/devices/linked-before-the-notice`);
+    const link = await linkDevice(b, await issue(fresh));
+    // the issue's notice, as it arrives when B welcomed the link before reading it (seen 7 times in 20 links)
+    await announceLate(replicas.database(), fresh);
+    // then one that must close a link on B: B reads notices in order, and logs each link it closes in order
+    const revoked = perAttempt(context, `${PARENT}/devices/revoked-after-the-notice`);
+    const revokedLink = await linkDevice(b, await issue(revoked));
+    await a.admin.request('POST', `/v1/${revoked}:revokeCredential`, { body: {} });
+    expect(await revokedLink.closed).toBe(4003);
+    const closedOnB = (device: string): RegExp =>
+      new RegExp(`"device":"${device}"[^\n]*agent disconnected: device credential revoked`);
+    await expect.poll(() => b.process.output(), { timeout: 20_000 }).toMatch(closedOnB(revoked));
+    expect(b.process.output()).not.toMatch(closedOnB(fresh));
+    expect(await Promise.race([link.closed, Promise.resolve('open')])).toBe('open');
   }, 180_000);
 });

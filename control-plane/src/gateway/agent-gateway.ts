@@ -153,9 +153,11 @@ export class AgentGateway {
         }
       }),
     );
-    this.unsubscribeRevocations = options.credentials.onRevoked((device) =>
-      this.disconnect(device, CREDENTIAL_REVOKED_CLOSE_CODE, 'device credential revoked'),
-    );
+    this.unsubscribeRevocations = options.credentials.onRevoked((device, origin) => {
+      // another replica's notice arrives late: the device may have linked here with the credential it announces
+      if (origin === 'elsewhere' && this.stillAuthenticated(device)) return;
+      this.disconnect(device, CREDENTIAL_REVOKED_CLOSE_CODE, 'device credential revoked');
+    });
   }
 
   /** Takes over HTTP upgrades of the agent path on this server. */
@@ -197,11 +199,15 @@ export class AgentGateway {
     for (const session of [...this.sessions.values()]) {
       // checked in the same turn as it is acted on: a newer link of the device may have replaced it meanwhile
       if (this.sessions.get(session.deviceName) !== session) continue;
-      if (!this.options.credentials.stillAuthenticates(session.deviceName, session.credential)) {
-        revoked(session.deviceName);
-      }
+      if (!this.stillAuthenticated(session.deviceName)) revoked(session.deviceName);
       if (++checked % RECHECK_CHUNK === 0) await new Promise((resolve) => setImmediate(resolve));
     }
+  }
+
+  /** Whether the device's link here still authenticates with the credential it opened with (false without a link). */
+  private stillAuthenticated(deviceName: string): boolean {
+    const session = this.sessions.get(deviceName);
+    return session !== undefined && this.options.credentials.stillAuthenticates(deviceName, session.credential);
   }
 
   /** new agent links refused with 503 because the event loop lagged (shedUpgradesAtLagMs) */
