@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import express from 'express';
-import { isStorageFull, unlessStorageFull } from './db/storage-full.js';
+import { isStorageFull, unlessStorageFull } from './server/storage-full.js';
 import {
   ApiKeyStore,
   Authorizer,

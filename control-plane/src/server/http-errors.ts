@@ -1,7 +1,7 @@
 import { ApiError, internalError, invalidArgument, notFound, unauthenticated } from '@outpost/shared';
 import type { CanonicalCode } from '@outpost/shared';
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
-import { isStorageFull, storageFull } from '../db/storage-full.js';
+import { isStorageFull, storageFull } from './storage-full.js';
 import type { Logger } from './logger.js';
 
 /** An ApiError answered with an HTTP status of its own (413, 408), the canonical status staying in the body. */
