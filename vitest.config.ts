@@ -7,7 +7,8 @@ const here = (p: string): string => fileURLToPath(new URL(p, import.meta.url));
 /**
  * The suites that run a real control plane a second time with its resources in PostgreSQL (project `postgres`,
  * OUTPOST_TEST_DATABASE=postgres: one throwaway cluster for the run, a database per server). The engine's own suites run on both
- * stores within one file (control-plane/test/helpers/storages.ts).
+ * stores within one file (control-plane/test/helpers/storages.ts). openapi.test.ts runs on SQLite only: the document
+ * it checks does not depend on the store, and it is the slowest of the server suites.
  */
 const POSTGRES_SERVER_SUITES = [
   'control-plane/test/resources/batch-update.test.ts',
@@ -36,6 +37,33 @@ const POSTGRES_SERVER_SUITES = [
   'control-plane/test/limits/pending-reasons.test.ts',
   'control-plane/test/gateway/device-reports.test.ts',
   'control-plane/test/gateway/status-writer.test.ts',
+  'control-plane/test/resources/batch-create.test.ts',
+  'control-plane/test/resources/watch-bounds.test.ts',
+  'control-plane/test/devices/device-config-validation.test.ts',
+  'control-plane/test/devices/update-policy-validation.test.ts',
+  'control-plane/test/limits/cli.test.ts',
+  'control-plane/test/limits/errors.test.ts',
+  'control-plane/test/limits/rest-shapes.test.ts',
+  'control-plane/test/limits/states-and-transitions.test.ts',
+  'control-plane/test/gateway/offline-at-start.test.ts',
+  'control-plane/test/gateway/replaced-connection.test.ts',
+  'control-plane/test/gateway/spec-requests.test.ts',
+  'control-plane/test/applications/pods-api.test.ts',
+  'control-plane/test/cli/configuration-status.test.ts',
+  'control-plane/test/cli/device-tables.test.ts',
+  'control-plane/test/cli/rollout-commands.test.ts',
+  'control-plane/test/healthchecks/cli.test.ts',
+  'control-plane/test/healthchecks/exec-permission.test.ts',
+  'control-plane/test/healthchecks/health-check-api.test.ts',
+  'control-plane/test/healthchecks/reported-status.test.ts',
+  'control-plane/test/os/artifact-access.test.ts',
+  'control-plane/test/os/artifact-downloads-kept.test.ts',
+  'control-plane/test/os/catalog.test.ts',
+  'control-plane/test/transfer/transfer-api.test.ts',
+  'control-plane/test/transfer/transfer-client.test.ts',
+  'control-plane/test/web/dashboard-api.test.ts',
+  'control-plane/test/web/dashboard-live-counts.test.ts',
+  'control-plane/test/web/dashboard-serving.test.ts',
 ];
 const postgresInstalled =
   existsSync('/usr/lib/postgresql') &&
