@@ -1,12 +1,12 @@
 import { ApiError } from '@outpost/shared';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { createDeviceService } from '../../src/devices/device-service.js';
 import { LimitsContext } from '../../src/limits/context.js';
 import { isEmptyDiff, recomputeTree } from '../../src/limits/core/index.js';
 import { createLimitsService } from '../../src/limits/index.js';
 import { loadWorld } from '../../src/limits/scope.js';
 import { ResourceEngine } from '../../src/resources/resource-engine.js';
-import { tempDatabases } from '../helpers/temp-databases.js';
+import { describeStorages, type FreshStorage, type StorageKind } from '../helpers/storages.js';
 import { DEVICES, limitName, poolName, PROJECT_PLAN, SERVICE } from './limits-fixture.js';
 
 /**
@@ -14,13 +14,12 @@ import { DEVICES, limitName, poolName, PROJECT_PLAN, SERVICE } from './limits-fi
  * world model held in memory: every limit and pool follows, a refused change leaves everything as it was
  * (the rollback makes the model read the tables it had followed again), and the next change is right.
  */
-const freshDatabase = tempDatabases('outpost-whole-tree-');
 const PROJECTS = Array.from({ length: 210 }, (_, i) => `projects/wt-${i}`);
 
-function setUp() {
-  const { db } = freshDatabase();
-  db.pragma('synchronous = OFF');
-  const engine = new ResourceEngine(db);
+function setUp(fresh: FreshStorage, kind: StorageKind) {
+  const engine = new ResourceEngine(fresh());
+  // no flush per commit (the throwaway PostgreSQL cluster does none either): the test is about the values
+  if (kind === 'sqlite') engine.db.pragma('synchronous = OFF');
   const limits = createLimitsService(engine);
   const { devices } = createDeviceService(engine, { meteredBy: limits });
   limits.bootstrap();
@@ -49,9 +48,9 @@ function setUp() {
   return { h, setPlan, limit, servicePool, unsettled };
 }
 
-describe('a plan change over the whole tree', () => {
+describeStorages('a plan change over the whole tree', (fresh, kind) => {
   it('moves every dependent limit and pool, refuses what the service pool cannot back, and goes on right', () => {
-    const { h, setPlan, limit, servicePool, unsettled } = setUp();
+    const { h, setPlan, limit, servicePool, unsettled } = setUp(fresh, kind);
 
     /** Every limit at `value`, the one device still counted, the service pool backing them all, nothing left to settle. */
     const expectSettledAt = (value: number) => {
