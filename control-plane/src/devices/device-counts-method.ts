@@ -57,6 +57,11 @@ const COUNTS_DOCS: CustomMethodDocs = {
       description: 'distinct values per `by` field at most, in value order (`more` says when there are others)',
       schema: { type: 'integer', minimum: 1, maximum: MAX_VALUES_LIMIT, default: DEFAULT_MAX_VALUES },
     },
+    {
+      name: 'count',
+      description: 'named filters, each written as its own `count.<name>=<filter>` query parameter (dotted keys)',
+      schema: { type: 'object', additionalProperties: { type: 'string' } },
+    },
   ],
   response: {
     type: 'object',

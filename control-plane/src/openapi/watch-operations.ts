@@ -3,7 +3,7 @@ import type { ResourceDefinition } from '@outpost/shared';
 import { ERROR_BODY_SCHEMA, NDJSON, errorResponses } from './common-components.js';
 import { json, standardOperation } from './kind-operations.js';
 import type { KindAtPattern, PlacedOperation } from './kind-operations.js';
-import type { JsonSchema, Operation } from './openapi-types.js';
+import type { JsonSchema, Operation, Parameter } from './openapi-types.js';
 
 /** `:watch` on a name and on a collection (README "Watch"): NDJSON streams, one message per line. */
 export function watchOperations(at: KindAtPattern): PlacedOperation[] {
@@ -14,10 +14,9 @@ export function watchOperations(at: KindAtPattern): PlacedOperation[] {
       path: `${named}:watch`,
       method: 'post',
       operation: standardOperation(def, 'watch', `${stem}.watch`, `Watch a ${def.kind}`, {
-        description: 'Its current state first, then every change; a failure ends the stream with an error line.',
-        requestBody: {
-          content: json({ type: 'object', properties: { fieldMask: { type: 'string' }, view: { type: 'string' } } }),
-        },
+        description: `Its current state first, then every change; a failure ends the stream with an error line. ${EITHER}`,
+        parameters: asQueryParameters(WATCH_ONE_REQUEST),
+        requestBody: { content: json(WATCH_ONE_REQUEST) },
         responses: ndjson('One `{"change": ...}` per line', {
           type: 'object',
           properties: { change },
@@ -30,7 +29,8 @@ export function watchOperations(at: KindAtPattern): PlacedOperation[] {
       path: `${collection}:watch`,
       method: 'post',
       operation: standardOperation(def, 'watch', `${stem}.watchCollection`, `Watch ${def.plural}`, {
-        description: 'STATEFUL (default) or STATELESS watch of the collection.',
+        description: `STATEFUL (default) or STATELESS watch of the collection. ${EITHER}`,
+        parameters: asQueryParameters(WATCH_COLLECTION_REQUEST),
         requestBody: { content: json(WATCH_COLLECTION_REQUEST) },
         responses: ndjson(`One watch response per line, its changes under \`${changesKey(def)}\``, {
           type: 'object',
@@ -93,9 +93,24 @@ function changeMessageSchema(def: ResourceDefinition, resource: JsonSchema): Jso
   };
 }
 
-const WATCH_COLLECTION_REQUEST: JsonSchema = {
+const EITHER = "The request's fields are its JSON body or query parameters (the body's win).";
+
+/** The request's fields as query parameters, each as the body has it. */
+function asQueryParameters(request: { properties: Record<string, JsonSchema> }): Parameter[] {
+  return Object.entries(request.properties).map(([name, schema]) => ({ name, in: 'query', schema }));
+}
+
+const IGNORED_NAME = { type: 'string', description: 'The path says it; ignored.' };
+
+const WATCH_ONE_REQUEST = {
+  type: 'object',
+  properties: { name: IGNORED_NAME, fieldMask: { type: 'string' }, view: { type: 'string' } },
+};
+
+const WATCH_COLLECTION_REQUEST = {
   type: 'object',
   properties: {
+    parent: IGNORED_NAME,
     type: { type: 'string', enum: ['STATEFUL', 'STATELESS'] },
     filter: { type: 'string' },
     fieldMask: { type: 'string' },
