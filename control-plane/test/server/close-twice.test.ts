@@ -1,12 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PgPresence } from '../../src/resources/storage/postgres/pg-presence.js';
-import { postgresMissing, startPostgresCluster } from '../helpers/postgres-cluster.js';
-import type { PostgresCluster } from '../helpers/postgres-cluster.js';
+import { postgresSuiteSkipped } from '../helpers/suite-postgres.js';
+import { throwawayCluster } from '../helpers/throwaway-cluster.js';
 import { startLoggedServer } from './logged-server.js';
-
-const missing = postgresMissing();
-const skipped = missing !== undefined && process.env['CI'] !== 'true';
-if (skipped) console.warn(`close-twice test on PostgreSQL skipped: ${missing}; CI=true requires PostgreSQL`);
 
 /**
  * Closing a control plane is idempotent on both stores: a second close, after the first or while it runs,
@@ -20,32 +16,29 @@ describe('closing a control plane twice', () => {
     expect(s.serverErrors()).toEqual([]);
   });
 
-  describe.skipIf(skipped)('on PostgreSQL (a cluster replica) [postgres]', () => {
-    let cluster: PostgresCluster;
-    beforeAll(async () => {
-      cluster = await startPostgresCluster({ durable: false });
-    }, 120_000);
-    afterAll(() => cluster?.stop());
+  describe.skipIf(postgresSuiteSkipped('close-twice test on PostgreSQL'))(
+    'on PostgreSQL (a cluster replica) [postgres]',
+    () => {
+      const { cluster, errors } = throwawayCluster();
 
-    it('one after the other', async () => {
-      const s = await startLoggedServer({ database: cluster.createDatabase() });
-      await s.dispose();
-      await expect(s.server.close()).resolves.toBeUndefined();
-      expect(s.serverErrors()).toEqual([]);
-    });
-
-    it('both at once', async () => {
-      const s = await startLoggedServer({ database: cluster.createDatabase() });
-      await expect(Promise.all([s.server.close(), s.dispose()])).resolves.toEqual([undefined, undefined]);
-      expect(s.serverErrors()).toEqual([]);
-    });
-
-    it("the presence store's connections", async () => {
-      const presence = await PgPresence.open(cluster.createDatabase(), (err) => {
-        throw err;
+      it('one after the other', async () => {
+        const s = await startLoggedServer({ database: cluster().createDatabase() });
+        await s.dispose();
+        await expect(s.server.close()).resolves.toBeUndefined();
+        expect(s.serverErrors()).toEqual([]);
       });
-      await presence.close();
-      await expect(presence.close()).resolves.toBeUndefined();
-    });
-  });
+
+      it('both at once', async () => {
+        const s = await startLoggedServer({ database: cluster().createDatabase() });
+        await expect(Promise.all([s.server.close(), s.dispose()])).resolves.toEqual([undefined, undefined]);
+        expect(s.serverErrors()).toEqual([]);
+      });
+
+      it("the presence store's connections", async () => {
+        const presence = await PgPresence.open(cluster().createDatabase(), (err) => errors.push(err));
+        await presence.close();
+        await expect(presence.close()).resolves.toBeUndefined();
+      });
+    },
+  );
 });
