@@ -121,7 +121,6 @@ export async function startServer(
       cluster = await joinCluster({
         engine,
         url: target.url,
-        jobs: [links.sweepJob],
         logger: logger.child({ component: 'cluster' }),
       });
     } catch (err) {

@@ -10,10 +10,9 @@ import type { ResourceHandle } from '../resources/resource-handle.js';
 import { PgPresence } from '../resources/storage/postgres/pg-presence.js';
 import { pgUnclaimedLinks } from '../resources/storage/postgres/pg-unclaimed-links.js';
 import type { Logger } from '../server/logger.js';
-import type { LeaderJob } from './leadership.js';
 import { PresenceLeases } from './presence-leases.js';
 import { markLinksOffline, releaseEndedLinks } from './offline-marking.js';
-import { presenceSweepJob } from './presence-sweep.js';
+import { startPresenceSweep } from './presence-sweep.js';
 import { relayEndpoint } from './relay-endpoint.js';
 import { CommandRouter } from './routing.js';
 
@@ -35,8 +34,6 @@ export interface ClusterLinksOptions {
 export interface ClusterLinks {
   presence: LinkPresence;
   elsewhere: LinksElsewhere;
-  /** the leader's job that marks a dead replica's devices Offline */
-  sweepJob: LeaderJob;
   /** the relay WebSocket other replicas open to this one (true when it took the upgrade) */
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): boolean;
   /**
@@ -49,7 +46,7 @@ export interface ClusterLinks {
 
 /**
  * Device links across replicas on one PostgreSQL (issue 23): the presence record of which replica holds each
- * device's link (presence-leases.ts, its leases swept by the leader), and commands and channels for a device
+ * device's link (presence-leases.ts, its leases swept by every replica), and commands and channels for a device
  * whose link another replica holds, relayed to it (routing.ts to relay-endpoint.ts).
  */
 export async function openClusterLinks(options: ClusterLinksOptions): Promise<ClusterLinks> {
@@ -62,6 +59,7 @@ export async function openClusterLinks(options: ClusterLinksOptions): Promise<Cl
   let devices: ResourceHandle<Device> | undefined;
   const replica = randomUUID();
   const heartbeatMs = options.heartbeatSeconds * 1000;
+  let stopSweep: (() => void) | undefined;
   const leaseMs = 1.5 * heartbeatMs;
   const presence = new PresenceLeases({
     store,
@@ -107,22 +105,23 @@ export async function openClusterLinks(options: ClusterLinksOptions): Promise<Cl
   return {
     presence,
     elsewhere: router,
-    sweepJob: presenceSweepJob({
-      store,
-      everyMs: heartbeatMs / 2,
-      ready: () => devices !== undefined,
-      markOffline: (expired) =>
-        markLinksOffline({ devices: devices!, transaction: (fn) => engine.transaction(fn), unclaimed }, expired),
-      onError,
-    }),
     upgrade: (req, socket, head) => endpoint.upgrade(req, socket, head),
     async start(url, linkedGateway, deviceHandle) {
       gateway = linkedGateway;
       devices = deviceHandle;
       secret = await store.clusterSecret();
       await presence.start(advertised(url));
+      // every replica sweeps: presence must not wait for a live leader
+      stopSweep = startPresenceSweep({
+        store,
+        everyMs: heartbeatMs / 2,
+        markOffline: (expired) =>
+          markLinksOffline({ devices: deviceHandle, transaction: (fn) => engine.transaction(fn), unclaimed }, expired),
+        onError,
+      });
     },
     async close() {
+      stopSweep?.();
       router.close();
       endpoint.close();
       await presence.close();

@@ -22,6 +22,12 @@ export const LEADER_LOCK_KEY = 0x6c656164;
 export const LIVE_LOCK_KEY = 0x6c697665;
 /** How often a replica looks for changes it was not told of, and tries to become the leader. */
 export const DEFAULT_CLUSTER_POLL_MS = 1000;
+/**
+ * A leader that started no statement on its coordination session for this long (it shows it is alive at each
+ * poll) is frozen or cut off: another replica ends its session and leads. At least 10 polls, so that a leader
+ * whose event loop is merely slow for a while under load keeps leading.
+ */
+const leaderSilenceMs = (pollMs: number): number => Math.max(10 * pollMs, 10_000);
 
 export interface ClusterMemberOptions {
   engine: ResourceEngine;
@@ -30,6 +36,8 @@ export interface ClusterMemberOptions {
   /** background work that runs on one replica at a time */
   jobs?: readonly LeaderJob[];
   pollMs?: number;
+  /** how long a silent leader keeps the leadership (default: leaderSilenceMs of the poll) */
+  leaderSilenceMs?: number;
   logger: Logger;
 }
 
@@ -85,8 +93,17 @@ export async function joinCluster(options: ClusterMemberOptions): Promise<Cluste
     },
     onError,
   });
+  const pollMs = options.pollMs ?? DEFAULT_CLUSTER_POLL_MS;
+  const silenceMs = options.leaderSilenceMs ?? leaderSilenceMs(pollMs);
   const leadership = new Leadership({
     tryLock: async () => coordination !== undefined && coordination.open && coordination.tryLock(LEADER_LOCK_KEY),
+    showAlive: async () => coordination?.touch(),
+    deposeSilent: async () => {
+      if (coordination === undefined || !coordination.open) return false;
+      const ended = await coordination.endSilentHolder(LEADER_LOCK_KEY, silenceMs);
+      if (ended) logger.warn('cluster: the leader was silent too long (frozen or cut off): its session was ended');
+      return ended;
+    },
     jobs: options.jobs ?? [],
     onChange: (leader) =>
       logger.info({ leader }, leader ? 'cluster: this replica leads' : 'cluster: no longer the leader'),
@@ -148,7 +165,7 @@ export async function joinCluster(options: ClusterMemberOptions): Promise<Cluste
       .then(() => leadership.attempt())
       .catch((err) => onError(err, 'connecting to coordinate'))
       .finally(() => (connecting = false));
-  }, options.pollMs ?? DEFAULT_CLUSTER_POLL_MS);
+  }, pollMs);
   poll.unref();
 
   return {

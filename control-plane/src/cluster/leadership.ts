@@ -8,6 +8,10 @@ export interface LeaderJob {
 export interface LeadershipOptions {
   /** tries to take the leader lock (a PostgreSQL session advisory lock); true when this replica holds it */
   tryLock(): Promise<boolean>;
+  /** while leading, at each attempt: shows the others this leader is alive (fails once its lock is gone) */
+  showAlive(): Promise<void>;
+  /** when the lock is taken: ends the leader's session if it showed no life for too long (frozen, or cut off) */
+  deposeSilent(): Promise<boolean>;
   jobs: readonly LeaderJob[];
   onChange?(leader: boolean): void;
   onError(err: unknown, what: string): void;
@@ -16,7 +20,9 @@ export interface LeadershipOptions {
 /**
  * Runs the leader's jobs while this replica holds the leader lock. The lock lives as long as the connection
  * that took it: when the leader dies, the server drops its session and the next `attempt` of another replica
- * takes it. `lost` is called when that connection ends here (the jobs stop at once).
+ * takes it. A leader that is frozen (SIGSTOP, a wedged host) keeps its session open: the leader shows it is
+ * alive at each of its attempts, and another replica's attempt ends the session of a leader silent too long, then
+ * takes the lock. `lost` is called when that connection ends here (the jobs stop at once).
  */
 export class Leadership {
   private stops: (() => void)[] | undefined;
@@ -37,18 +43,25 @@ export class Leadership {
     return this.stops !== undefined;
   }
 
-  /** Takes the lock if it is free (nothing happens while a previous attempt is still out). */
+  /**
+   * Takes the lock if it is free, or once its holder was silent too long; the leader shows it is alive instead
+   * (nothing happens while a previous attempt is still out).
+   */
   async attempt(): Promise<void> {
-    if (this.isLeader || this.attempting) return;
+    if (this.attempting) return;
     this.attempting = true;
+    const leading = this.isLeader;
     try {
-      if (!(await this.options.tryLock())) return;
+      if (this.isLeader) return await this.options.showAlive();
+      if (!(await this.options.tryLock()) && !((await this.options.deposeSilent()) && (await this.options.tryLock()))) {
+        return;
+      }
       if (this.isLeader) return;
       this.stops = [];
       this.startAll(this.jobs, this.stops);
       this.options.onChange?.(true);
     } catch (err) {
-      this.options.onError(err, 'trying to become the leader');
+      this.options.onError(err, leading ? 'showing the leader is alive' : 'trying to become the leader');
     } finally {
       this.attempting = false;
     }

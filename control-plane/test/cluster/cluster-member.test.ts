@@ -1,5 +1,6 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { joinCluster } from '../../src/cluster/cluster-member.js';
+import { LEADER_LOCK_KEY, joinCluster } from '../../src/cluster/cluster-member.js';
 import type { ClusterMember } from '../../src/cluster/cluster-member.js';
 import { ResourceEngine } from '../../src/resources/resource-engine.js';
 import { PgStorage } from '../../src/resources/storage/postgres/pg-storage.js';
@@ -25,7 +26,7 @@ describe.skipIf(skipped)('replicas joining one PostgreSQL database [postgres]', 
   const storages: PgStorage[] = [];
   const members: ClusterMember[] = [];
 
-  const join = async (url: string, jobRuns: string[], tag: string, pollMs = 50) => {
+  const join = async (url: string, jobRuns: string[], tag: string, pollMs = 50, leaderSilenceMs?: number) => {
     const storage = new PgStorage(url);
     storages.push(storage);
     const engine = new ResourceEngine(storage);
@@ -34,6 +35,7 @@ describe.skipIf(skipped)('replicas joining one PostgreSQL database [postgres]', 
       engine,
       url,
       pollMs,
+      ...(leaderSilenceMs === undefined ? {} : { leaderSilenceMs }),
       logger: createLogger('silent'),
       jobs: [
         {
@@ -69,6 +71,21 @@ describe.skipIf(skipped)('replicas joining one PostgreSQL database [postgres]', 
     await first.member.close(); // its connection ends, and with it the lock
     await until(() => second.member.isLeader, 'the second replica leads');
     expect(runs).toEqual(['a started', 'a stopped', 'b started']);
+  });
+
+  it('ends the session of a leader that went silent (a frozen process) and leads in its place', async () => {
+    const url = cluster.createDatabase();
+    // a frozen leader: it holds the lock on an open session and starts no statement any more
+    const frozen = new pg.Client({ connectionString: url });
+    await frozen.connect();
+    const sessionEnded = new Promise<unknown>((resolve) => frozen.on('error', resolve));
+    await frozen.query('SELECT pg_advisory_lock($1)', [LEADER_LOCK_KEY]);
+    const runs: string[] = [];
+    const live = await join(url, runs, 'b', 50, 1000);
+    await until(() => live.member.isLeader, 'the live replica leads');
+    expect(runs).toEqual(['b started']);
+    expect(String(await sessionEnded)).toMatch(/terminat/);
+    await frozen.end().catch(() => undefined);
   });
 
   it("wakes a replica's watchers on another's commit (NOTIFY), without waiting for a poll", async () => {

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { markLinksOffline } from '../../src/cluster/offline-marking.js';
 import type { OfflineMarking } from '../../src/cluster/offline-marking.js';
 import { PresenceLeases } from '../../src/cluster/presence-leases.js';
-import { presenceSweepJob } from '../../src/cluster/presence-sweep.js';
+import { startPresenceSweep } from '../../src/cluster/presence-sweep.js';
 import type { LinkHolder } from '../../src/cluster/presence-store.js';
 import { ResourceEngine } from '../../src/resources/resource-engine.js';
 import { PgPresence } from '../../src/resources/storage/postgres/pg-presence.js';
@@ -62,13 +62,12 @@ describe.skipIf(skipped)('the presence sweep on one PostgreSQL database [postgre
   it("marks Offline the devices a dead replica still held, then forgets the replica's links", async () => {
     const stranded = `${PARENT}/stranded`;
     const { store, marking, connection } = await setup([stranded]);
-    const stop = presenceSweepJob({
+    const stop = startPresenceSweep({
       store,
       everyMs: 20,
-      ready: () => true,
       markOffline: (expired) => markLinksOffline(marking, expired),
       onError: (err) => errors.push(err),
-    }).start();
+    });
     try {
       await until(async () => (await store.expired()).length === 0, 'the dead replica is forgotten');
     } finally {

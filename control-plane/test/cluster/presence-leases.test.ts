@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PresenceLeases } from '../../src/cluster/presence-leases.js';
-import { presenceSweepJob } from '../../src/cluster/presence-sweep.js';
+import { startPresenceSweep } from '../../src/cluster/presence-sweep.js';
 import type { PresenceStore } from '../../src/cluster/presence-store.js';
 import { PgPresence } from '../../src/resources/storage/postgres/pg-presence.js';
 import { postgresMissing, startPostgresCluster } from '../helpers/postgres-cluster.js';
@@ -200,25 +200,23 @@ describe.skipIf(skipped)('presence leases of replicas on one PostgreSQL database
     expect(await store.renew('dead', 60_000)).toBe(false);
   });
 
-  it('a sweep whose Offline write did not happen (its leader died) is done by the next sweep', async () => {
+  it('a sweep whose Offline write did not happen (its replica died) is done by the next sweep', async () => {
     const store = await openStore(cluster.createDatabase());
     await store.register('dead', 'http://dead.invalid:1', 1);
     await store.claim('dead', ['stranded']);
     await until(async () => (await store.locate('stranded')) === undefined, 'the lease expires');
     const marked: string[][] = [];
     let attempts = 0;
-    const job = presenceSweepJob({
+    const stop = startPresenceSweep({
       store,
       everyMs: 20,
-      ready: () => true,
       markOffline: (expired) => {
-        // the first leader dies before its Offline write
+        // the first sweeping replica dies before its Offline write
         if (++attempts === 1) throw new Error('the leader died');
         marked.push(expired.map((link) => link.device));
       },
       onError: () => {},
     });
-    const stop = job.start();
     try {
       await until(() => marked.length > 0, 'the next sweep marks the device Offline');
     } finally {

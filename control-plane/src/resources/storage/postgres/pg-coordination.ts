@@ -21,7 +21,14 @@ export class PgCoordination {
 
   /** Connects; `onEnd` is told once when the connection is lost or closed (every lock it held is gone then). */
   static async connect(url: string, onEnd: (err: Error | undefined) => void): Promise<PgCoordination> {
-    const client = new pg.Client({ connectionString: url });
+    // a host that crashed or was cut off never closes its sessions: keepalives on both ends (and the server's
+    // tcp_user_timeout for unacknowledged data) end them, and free their locks, within about half a minute
+    const client = new pg.Client({
+      connectionString: url,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+      options: SESSION_KEEPALIVES,
+    });
     await client.connect();
     return new PgCoordination(client, onEnd);
   }
@@ -67,6 +74,27 @@ export class PgCoordination {
     return Number(rows[0]?.['holders'] ?? 0);
   }
 
+  /** Runs a statement, so that the others see this session active (`endSilentHolder` reads when it started the last). */
+  async touch(): Promise<void> {
+    await this.query('SELECT 1');
+  }
+
+  /**
+   * Ends the other session of this database that holds the session advisory lock `key` (a key below 2^32) when it
+   * started no statement for `silentMs` (its process is frozen, or its host gone); whether one was ended. Its
+   * locks are released once its backend exits.
+   */
+  async endSilentHolder(key: number, silentMs: number): Promise<boolean> {
+    const rows = await this.query(
+      `SELECT pg_terminate_backend(l.pid) AS ended FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+        WHERE l.locktype = 'advisory' AND l.classid = 0 AND l.objid = $1::bigint::oid AND l.objsubid = 1 AND l.granted
+          AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+          AND l.pid <> pg_backend_pid() AND a.query_start < clock_timestamp() - $2 * interval '1 millisecond'`,
+      [key, silentMs],
+    );
+    return rows.some((row) => row['ended'] === true);
+  }
+
   async unlock(key: number): Promise<void> {
     await this.query('SELECT pg_advisory_unlock($1)', [key]);
   }
@@ -106,6 +134,10 @@ export class PgCoordination {
     this.onEnd(err);
   }
 }
+
+/** The server's side of the keepalives (seconds; tcp_user_timeout in ms): ignored on a Unix socket. */
+const SESSION_KEEPALIVES =
+  '-c tcp_keepalives_idle=10 -c tcp_keepalives_interval=5 -c tcp_keepalives_count=3 -c tcp_user_timeout=30000';
 
 function identifier(name: string): string {
   if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`not a plain identifier: ${name}`);
