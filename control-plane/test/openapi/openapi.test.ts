@@ -231,7 +231,7 @@ describe('round trip: real responses validate against the document', () => {
   }, 60_000);
   afterAll(async () => agent.close());
 
-  it('a connected device, a list of devices and plans, and an error', async () => {
+  it('a connected device, its metrics history, a list of devices and plans, and an error', async () => {
     const device = await getJson(`/v1/${name}`);
     expect(device.status).toBe(200);
     expect(device.body).toMatchObject({ status: { connectionStatus: 'CONNECTED' } });
@@ -245,6 +245,19 @@ describe('round trip: real responses validate against the document', () => {
     const plans = await getJson('/v1/services/devices.outpost/plans');
     expect(plans.status).toBe(200);
     expectValid(plans.body, responseSchema('/v1/services/{service}/plans', 'get', '200'));
+
+    // the history is written after the device's status: wait for the sample's point
+    let history = await getJson(`/v1/${name}/metrics`);
+    for (const deadline = Date.now() + 30_000; (history.body as { points?: unknown[] }).points?.length === 0;) {
+      if (Date.now() > deadline) throw new Error('the metrics sample never reached the history');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      history = await getJson(`/v1/${name}/metrics`);
+    }
+    expect(history.status).toBe(200);
+    expectValid(
+      history.body,
+      responseSchema('/v1/projects/{project}/regions/{region}/devices/{device}/metrics', 'get', '200'),
+    );
 
     const missing = await getJson(`/v1/${parent}/devices/nope`);
     expect(missing.status).toBe(404);
