@@ -25,7 +25,7 @@ const PARENT = 'projects/p1/regions/eu/devices';
 const CONNECTED_AT = '2026-01-01T00:00:00.000Z';
 
 /**
- * Issue 23, presence stays true: the leader's sweep marks Offline the devices of a replica whose lease expired,
+ * Issue 23, presence stays true: a replica's sweep marks Offline the devices of a replica whose lease expired,
  * but never one that another replica claimed meanwhile, however its claim and the sweep interleave.
  */
 describe.skipIf(skipped)('the presence sweep on one PostgreSQL database [postgres]', () => {
@@ -75,6 +75,18 @@ describe.skipIf(skipped)('the presence sweep on one PostgreSQL database [postgre
     }
     expect(connection(stranded)).toBe('DISCONNECTED');
     expect(await store.locate(stranded)).toBeUndefined();
+  }, 120_000);
+
+  it('marks a device Offline once when two replicas sweep the same expired lease', async () => {
+    const stranded = `${PARENT}/stranded`;
+    const { store, marking } = await setup([stranded]);
+    // both replicas read the expired links before either forgets the dead replica
+    const [first, second] = [await store.expired(), await store.expired()];
+    markLinksOffline(marking, first, new Date('2026-02-01T00:00:00.000Z'));
+    const marked = marking.devices.find(stranded);
+    markLinksOffline(marking, second, new Date('2026-02-02T00:00:00.000Z'));
+    expect(marked?.status?.connectionStatus).toBe('DISCONNECTED');
+    expect(marking.devices.find(stranded)).toEqual(marked);
   }, 120_000);
 
   it('leaves Online a device claimed by another replica between the sweep reading the links and its write', async () => {
