@@ -36,10 +36,7 @@ export function addCustomMethodPaths(
 function operationOf(method: CustomMethod, stem: string, def: ResourceDefinition | undefined): Operation {
   const where = method.scope === 'resource' ? 'a resource' : method.scope === 'collection' ? 'a collection' : 'the API';
   const takesBody = method.httpMethod !== 'GET';
-  const asList = method.openApi?.answersAsList === true ? def : undefined;
-  if (method.openApi?.answersAsList === true && !asList) {
-    throw new Error(`openapi: ${method.plural}:${method.verb} answers as the list of a kind that is not registered`);
-  }
+  const asList = listedKind(method, def);
   const parameters: ParameterOrRef[] = [
     ...(asList ? listParameters(asList) : []),
     ...(method.openApi?.queryParameters ?? []).map((p) => ({ ...p, in: 'query' as const })),
@@ -66,4 +63,11 @@ function operationOf(method: CustomMethod, stem: string, def: ResourceDefinition
       ...errorResponses(),
     },
   };
+}
+
+/** The kind whose list the method answers as (`answersAsList`), if it does. */
+function listedKind(method: CustomMethod, def: ResourceDefinition | undefined): ResourceDefinition | undefined {
+  if (method.openApi?.answersAsList !== true) return undefined;
+  if (!def) throw new Error(`openapi: ${method.plural}:${method.verb} answers as the list of an unregistered kind`);
+  return def;
 }
