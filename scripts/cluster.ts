@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CONTROL_PLANE_NODE_FLAGS } from '../control-plane/src/server/node-flags.js';
 import { freePort, startPostgresCluster } from '../control-plane/test/helpers/postgres-cluster.js';
+import type { PostgresCluster } from '../control-plane/test/helpers/postgres-cluster.js';
 import { clusterNginxConf, clusterNginxSite, waitUntilNginxAccepts } from './cluster-nginx.js';
 
 const REPO = new URL('..', import.meta.url).pathname;
@@ -37,13 +38,15 @@ if (NGINX === undefined) fail('nginx is not installed (apt-get install nginx)');
 
 const adminKey = process.env['OUTPOST_ADMIN_KEY'] || `admin-${randomBytes(24).toString('hex')}`;
 const work = mkdtempSync(join(tmpdir(), 'outpost-cluster-'));
-const postgres = await startPostgresCluster();
+let postgres: PostgresCluster | undefined;
 const children: ChildProcess[] = [];
 let stopping = false;
 
+/** Stops the replicas and nginx, then PostgreSQL, removes the folders and exits; a second call leaves the first to it. */
 async function stop(code: number): Promise<void> {
   if (stopping) return;
   stopping = true;
+  process.stderr.write('cluster: stopping\n');
   await Promise.all(
     children.map(
       (child) =>
@@ -54,12 +57,18 @@ async function stop(code: number): Promise<void> {
         }),
     ),
   );
-  postgres.stop();
+  try {
+    postgres?.stop();
+  } catch (err) {
+    process.stderr.write(`cluster: stopping PostgreSQL: ${err instanceof Error ? err.message : String(err)}\n`);
+  }
   rmSync(work, { recursive: true, force: true });
   process.exit(code);
 }
-process.once('SIGINT', () => void stop(0));
-process.once('SIGTERM', () => void stop(0));
+// `on`, not `once`: Ctrl-C reaches this process from the terminal and again from npm, which forwards it; a second
+// signal must not end the process with the default action while the first one's stop is still under way
+process.on('SIGINT', () => void stop(0));
+process.on('SIGTERM', () => void stop(0));
 
 /** Starts one replica; resolves with its port once it listens. */
 function startReplica(database: string, index: number, replicaPort: number): Promise<number> {
@@ -98,6 +107,7 @@ function startReplica(database: string, index: number, replicaPort: number): Pro
 }
 
 try {
+  postgres = await startPostgresCluster();
   const database = postgres.createDatabase();
   const ports: number[] = [];
   // one after the other: the first creates the schema, and each start is quicker alone on a small machine

@@ -1,16 +1,20 @@
 /**
- * Issue 23, how a user runs it: `npm run cluster` (scripts/cluster.ts) as a real process: PostgreSQL, two
- * replicas, nginx in front. Through nginx, requests go round robin to both replicas, a watch sees every write
- * (whichever replica took it), and SIGTERM stops everything and removes the folder. The README's copy of the
- * nginx site is the one the script runs. Skipped without PostgreSQL or nginx, except under CI=true.
+ * Issue 23, how a user runs it: `npm run cluster` (scripts/cluster.ts) as a real process group, as a terminal
+ * runs it: PostgreSQL, two replicas, nginx in front. Through nginx, requests go round robin to both replicas, a
+ * watch sees every write (whichever replica took it), and Ctrl-C (SIGINT to the whole group) stops everything:
+ * no process of the group is left, nginx, the replicas and PostgreSQL no longer listen, and the folders are
+ * removed. The README's copy of the nginx site is the one the script runs. Skipped without PostgreSQL or nginx,
+ * except under CI=true.
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { connect } from 'node:net';
+import { dirname, join } from 'node:path';
 import { OutpostClient } from '@outpost/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../control-plane/test/helpers/postgres-cluster.js';
+import { until } from '../../control-plane/test/helpers/until.js';
 import { clusterNginxSite } from '../../scripts/cluster-nginx.js';
 import { clusterTestsSkipped, runsUnderCi } from './helpers/cluster-replicas.js';
 import { perAttempt } from './helpers/per-attempt.js';
@@ -24,8 +28,50 @@ interface Started {
   url: string;
   adminKey: string;
   replicas: string[];
+  database: string;
   folder: string;
 }
+
+/** The command lines of the running processes, by pid (read from /proc); ended ones not yet reaped are left out. */
+function processes(): Map<number, { args: string[]; group: number }> {
+  const found = new Map<number, { args: string[]; group: number }>();
+  for (const entry of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // after the command name in parentheses: state, parent, process group
+      const [state, , group] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (state === 'Z') continue;
+      const args = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').filter(Boolean);
+      found.set(Number(entry), { args, group: Number(group) });
+    } catch {
+      // it ended while being read
+    }
+  }
+  return found;
+}
+
+/** The folder of the PostgreSQL server listening on `port` (its data folder's parent), from its command line. */
+function postgresFolder(port: number): string {
+  for (const { args } of processes().values()) {
+    const data = args[args.indexOf('-D') + 1];
+    if (args.includes('-D') && data !== undefined && args.join(' ').includes(`-p ${port}`)) return dirname(data);
+  }
+  throw new Error(`no PostgreSQL server with -p ${port} running`);
+}
+
+/** Whether something accepts TCP connections on 127.0.0.1:`port`. */
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+const portOf = (url: string): number => Number(new URL(url).port);
 
 describe.skipIf(skipped)('npm run cluster: replicas behind nginx', () => {
   let child: ChildProcess;
@@ -36,10 +82,11 @@ describe.skipIf(skipped)('npm run cluster: replicas behind nginx', () => {
 
   beforeAll(async () => {
     const port = await freePort();
-    const script = join(REPO, 'scripts/cluster.ts');
-    child = spawn(process.execPath, ['--import', 'tsx', script, '--replicas', '2', '--port', String(port)], {
+    // its own process group, as a terminal's job: Ctrl-C signals every process of it
+    child = spawn('npm', ['run', 'cluster', '--', '--replicas', '2', '--port', String(port)], {
       cwd: REPO,
       stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
     });
     exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
     started = await new Promise<Started>((resolve, reject) => {
@@ -55,7 +102,10 @@ describe.skipIf(skipped)('npm run cluster: replicas behind nginx', () => {
   }, 180_000);
 
   afterAll(async () => {
-    if (child !== undefined && child.exitCode === null) child.kill('SIGTERM');
+    // npm, once its script ended on Ctrl-C, ends itself by the same signal: exitCode stays null then
+    if (child?.pid !== undefined && child.exitCode === null && child.signalCode === null) {
+      process.kill(-child.pid, 'SIGTERM');
+    }
     await exited;
   });
 
@@ -91,9 +141,20 @@ describe.skipIf(skipped)('npm run cluster: replicas behind nginx', () => {
     expect(block?.[1]).toBe(clusterNginxSite(8080, [8081, 8082, 8083]));
   });
 
-  it('stops everything on SIGTERM and removes its folder', async () => {
-    child.kill('SIGTERM');
-    expect(await exited).toBe(0);
-    expect(existsSync(started.folder)).toBe(false);
-  });
+  it('stops everything on Ctrl-C and removes its folders', async () => {
+    const postgresPort = portOf(started.database);
+    const folders = [started.folder, postgresFolder(postgresPort)];
+    const group = child.pid!;
+    expect([...processes().values()].filter((p) => p.group === group).length).toBeGreaterThanOrEqual(4);
+    process.kill(-group, 'SIGINT');
+    // pressed twice, as an impatient user does: the second one must not cut the first one's cleanup short
+    const ended = (): boolean => child.exitCode !== null || child.signalCode !== null;
+    await until(() => output.includes('cluster: stopping') || ended(), 'the cluster script is stopping');
+    if (!ended()) process.kill(-group, 'SIGINT');
+    await exited;
+    expect([...processes().values()].filter((p) => p.group === group).map((p) => p.args.join(' '))).toEqual([]);
+    const ports = [portOf(started.url), ...started.replicas.map(portOf), postgresPort];
+    expect(await Promise.all(ports.map(accepts))).toEqual(ports.map(() => false));
+    expect(folders.filter((folder) => existsSync(folder))).toEqual([]);
+  }, 120_000);
 });
