@@ -55,7 +55,7 @@ export function clusterNginxConf(dir: string, site: string): string {
 }
 
 /** Whether something accepts TCP connections on 127.0.0.1:port. */
-function accepts(port: number): Promise<boolean> {
+export function accepts(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');
     socket.once('connect', () => {

@@ -9,13 +9,12 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { OutpostClient } from '@outpost/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../control-plane/test/helpers/postgres-cluster.js';
 import { until } from '../../control-plane/test/helpers/until.js';
-import { clusterNginxSite } from '../../scripts/cluster-nginx.js';
+import { accepts, clusterNginxSite } from '../../scripts/cluster-nginx.js';
 import { clusterTestsSkipped, runsUnderCi } from './helpers/cluster-replicas.js';
 import { perAttempt } from './helpers/per-attempt.js';
 import { REPO } from './helpers/processes.js';
@@ -57,18 +56,6 @@ function postgresFolder(port: number): string {
     if (args.includes('-D') && data !== undefined && args.join(' ').includes(`-p ${port}`)) return dirname(data);
   }
   throw new Error(`no PostgreSQL server with -p ${port} running`);
-}
-
-/** Whether something accepts TCP connections on 127.0.0.1:`port`. */
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 }
 
 const portOf = (url: string): number => Number(new URL(url).port);
