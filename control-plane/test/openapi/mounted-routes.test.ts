@@ -1,7 +1,7 @@
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AGENT_CONNECT_PATH, DEVICE_PATTERN } from '@outpost/shared';
-import { resourcePath } from '../../src/openapi/kind-operations.js';
+import { collectionPath, resourcePath } from '../../src/openapi/kind-operations.js';
 import type { OpenApiDocument, Operation } from '../../src/openapi/openapi-types.js';
 import { startTestServer, TEST_ADMIN_KEY } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
@@ -98,6 +98,14 @@ describe('every query parameter a route takes is in the document', () => {
     if (listed === undefined) return undefined;
     return listed === 'none' ? [] : listed.split(', ');
   }
+
+  it('the batch methods refuse every query parameter: their whole request is the body', async () => {
+    for (const collection of widgetDefinition.patterns.map(collectionPath)) {
+      for (const verb of ['batchCreate', 'batchUpdate']) {
+        expect(await takenParameters('post', `${collection}:${verb}`), verb).toEqual([]);
+      }
+    }
+  });
 
   it('the parameters each route names when it refuses an unknown one are the ones documented', async () => {
     const operations = Object.entries(doc.paths).flatMap(([path, item]) =>

@@ -214,6 +214,7 @@ async function watchCollection(services: VerbServices, call: VerbCall): Promise<
 
 async function batchUpdateCollection(services: VerbServices, call: VerbCall): Promise<unknown> {
   const { handle } = call;
+  only(call.query, []); // the whole request is the body
   const parsed = parseBatchUpdate(handle, call.target, call.body);
   for (const { resource } of parsed.updates) call.check('update', String(resource['name']));
   const request = { ...parsed, responseMask: responseMaskOf(parsed.responseMask) };
@@ -225,6 +226,7 @@ async function batchUpdateCollection(services: VerbServices, call: VerbCall): Pr
 async function batchCreateCollection(services: VerbServices, call: VerbCall): Promise<unknown> {
   const { handle } = call;
   call.check('create', call.target || '*');
+  only(call.query, []); // the whole request is the body
   const parsed = parseBatchCreate(handle.def.singular, call.target, call.body);
   const responseMask = responseMaskOf(parsed.responseMask);
   const requests = parsed.resources.map((resource) => ({ parent: call.target, resource, responseMask }));
