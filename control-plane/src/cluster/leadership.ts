@@ -1,8 +1,11 @@
 /** A background job that must run on one replica at a time: started when elected, stopped when deposed. */
 export interface LeaderJob {
   name: string;
-  /** Starts the job; returns what stops it. */
-  start(): () => void;
+  /**
+   * Starts the job; returns what stops it. The job asks `stillLeading` before each run: a leader frozen and then
+   * resumed runs its timers that fell due before it reads that its session was ended, and must not run them.
+   */
+  start(stillLeading: () => Promise<boolean>): () => void;
 }
 
 export interface LeadershipOptions {
@@ -70,10 +73,21 @@ export class Leadership {
   private startAll(jobs: readonly LeaderJob[], stops: (() => void)[]): void {
     for (const job of jobs) {
       try {
-        stops.push(job.start());
+        stops.push(job.start(() => this.confirm()));
       } catch (err) {
         this.options.onError(err, `starting the leader job ${job.name}`);
       }
+    }
+  }
+
+  /** Whether this replica still leads: its session (which holds the lock) answers. */
+  private async confirm(): Promise<boolean> {
+    if (!this.isLeader) return false;
+    try {
+      await this.options.showAlive();
+      return this.isLeader;
+    } catch {
+      return false;
     }
   }
 

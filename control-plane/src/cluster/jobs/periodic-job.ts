@@ -26,8 +26,10 @@ export class PeriodicJob implements LeaderJob {
     return this.runCount;
   }
 
-  start(): () => void {
-    const runOnce = (): void => {
+  start(stillLeading: () => Promise<boolean>): () => void {
+    let stopped = false;
+    const runOnce = async (): Promise<void> => {
+      if (!(await stillLeading()) || stopped) return;
       this.runCount++;
       try {
         this.options.run();
@@ -35,16 +37,19 @@ export class PeriodicJob implements LeaderJob {
         this.options.onError(err, `the background job ${this.name}`);
       }
     };
-    runOnce();
-    const timer = setInterval(runOnce, this.options.everyMs);
+    void runOnce();
+    const timer = setInterval(() => void runOnce(), this.options.everyMs);
     timer.unref();
-    return () => clearInterval(timer);
+    return () => {
+      stopped = true;
+      clearInterval(timer);
+    };
   }
 }
 
 /** Starts every job in this process (a single control plane on SQLite: it is always the leader); returns the stop. */
 export function runJobsHere(jobs: readonly LeaderJob[]): () => void {
-  const stops = jobs.map((job) => job.start());
+  const stops = jobs.map((job) => job.start(async () => true));
   return () => {
     for (const stop of stops) stop();
   };
