@@ -186,7 +186,12 @@ describe('GET /v1/{parent}/devices:counts', () => {
     const doc = (await (await fetch(`${server.url}/v1/openapi.json`)).json()) as OpenApiDocument;
     const operation = doc.paths['/v1/projects/{project}/regions/{region}/devices:counts']?.get;
     expect(operation?.['x-outpost-permission']).toBe('services/devices.outpost/permissions/devices.list');
-    expect(operation?.parameters?.map((p) => ('name' in p ? p.name : ''))).toEqual(['filter', 'by', 'maxValues', 'count']);
+    expect(operation?.parameters?.map((p) => ('name' in p ? p.name : ''))).toEqual([
+      'filter',
+      'by',
+      'maxValues',
+      'count',
+    ]);
     const response = operation?.responses['200'];
     const schema = response && 'content' in response ? response.content?.['application/json']?.schema : undefined;
     const validate = new Ajv2020({ strict: false }).compile(schema ?? { not: {} });
