@@ -26,7 +26,8 @@ describe('the bins npm links (droplet, outpost, outpost-server)', () => {
     expect(file.split('/')[0]).not.toBe('dist');
     const path = join(REPO, pkg, file);
     expect(statSync(path).mode & 0o111).toBe(0o111);
-    expect(readFileSync(path, 'utf8')).toMatch(/^#!\/usr\/bin\/env node\n/);
+    // node itself, or node with the flags it needs from the start (outpost-server: CONTROL_PLANE_NODE_FLAGS)
+    expect(readFileSync(path, 'utf8')).toMatch(/^#!\/usr\/bin\/env (node|-S node( --[a-z-]+(=\w+)?)+)\n/);
   });
 
   it.each(BINS)('$command runs the built program (--help)', ({ pkg, command, file }) => {
