@@ -88,6 +88,7 @@ export class ArtifactStore {
     const ensureFreeSpace = (bytes: number) => this.ensureFreeSpace(bytes);
     // refusing part-way must leave the request open, so that its answer can still be sent
     const source = body.iterator({ destroyOnReturn: false }) as AsyncIterableIterator<Buffer>;
+    const out = createWriteStream(temp);
     try {
       await pipeline(async function* () {
         let nextSpaceCheck = FREE_SPACE_CHECK_BYTES;
@@ -101,7 +102,7 @@ export class ArtifactStore {
           }
           yield chunk;
         }
-      }, createWriteStream(temp));
+      }, out);
       const sha256 = hash.digest('hex');
       if (expectedSha256 !== undefined && sha256 !== expectedSha256) {
         throw invalidArgument(`upload corrupted: its SHA-256 is ${sha256}, expected ${expectedSha256}`);
@@ -113,6 +114,8 @@ export class ArtifactStore {
       await rename(temp, this.pathOf(sha256));
       return { sha256, size };
     } finally {
+      // a refusal before the file was opened leaves its open under way: removed before it, the file would stay
+      if (!out.closed) await new Promise<void>((resolve) => out.once('close', () => resolve()));
       await rm(temp, { force: true });
     }
   }

@@ -65,6 +65,43 @@ async function startOnFreePort(
   }
 }
 
+/** Whether process `pid` still runs (a zombie no longer does). */
+function running(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Stops the server of `data` as `pg_ctl stop -m immediate -w` does (SIGQUIT to the postmaster, then wait until it
+ * is gone), but without a child process: pg_ctl start put the server in a session of its own, and a stop run as a
+ * child in the caller's process group would be cut short by a second Ctrl-C to that group (npm run cluster),
+ * leaving the server running.
+ */
+function stopServer(data: string): void {
+  let pid: number;
+  try {
+    pid = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  } catch {
+    return; // not running
+  }
+  if (!Number.isInteger(pid) || pid <= 0) throw new Error(`${data}/postmaster.pid holds no process id`);
+  try {
+    process.kill(pid, 'SIGQUIT');
+  } catch {
+    return; // already gone
+  }
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  const deadline = Date.now() + 60_000;
+  while (running(pid)) {
+    if (Date.now() > deadline) throw new Error(`PostgreSQL (pid ${pid}) did not stop within 60 s`);
+    Atomics.wait(pause, 0, 0, 10);
+  }
+}
+
 /**
  * initdb (as the `postgres` user: PostgreSQL refuses root) into a temporary folder, then pg_ctl start on a free
  * port of 127.0.0.1 with its socket in that folder. `durable: false` turns fsync off (tests); benchmarks keep
@@ -83,7 +120,11 @@ export async function startPostgresCluster(
   const data = join(dir, 'data');
   const asPostgres = (command: string, args: string[]): void => {
     const result = spawnSync('runuser', ['-u', 'postgres', '--', join(bin, command), ...args], { encoding: 'utf8' });
-    if (result.status !== 0) throw new Error(`${command} failed: ${result.stderr || result.stdout}`);
+    if (result.status !== 0) {
+      const how =
+        result.error?.message ?? (result.signal !== null ? `ended by ${result.signal}` : `exit ${result.status}`);
+      throw new Error(`${command} failed (${how}): ${result.stderr || result.stdout}`);
+    }
   };
   asPostgres('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '--locale=C', '-E', 'UTF8']);
   const start = (port: number): void => {
@@ -113,7 +154,7 @@ export async function startPostgresCluster(
     },
     stop: () => {
       try {
-        asPostgres('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+        stopServer(data);
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
