@@ -45,30 +45,62 @@ const text = fc.oneof(
 const int = fc.integer({ min: -2, max: 2 });
 const double = fc.constantFrom(-1.5, 0, 0.5, 1, 2.25);
 
-export const docArb = fc.record({
-  name: fc.constantFrom(...NAMES),
-  displayName: maybe(text),
-  spec: maybe(
-    fc.record({
-      count: maybe(int),
-      ratio: maybe(fc.oneof(double, int)),
-      enabled: maybe(fc.boolean()),
-      owner: maybe(fc.constantFrom(...NAMES)),
-    }),
-  ),
-  metadata: maybe(
-    fc.record({
-      createTime: maybe(fc.constantFrom(...INSTANTS)),
-      labels: maybe(fc.dictionary(fc.constantFrom(...LABEL_KEYS), fc.constantFrom(...LABEL_VALUES))),
-      tags: maybe(fc.array(fc.constantFrom(...TAGS), { maxLength: 3 })),
-    }),
-  ),
-  status: maybe(
-    fc.record({
-      state: maybe(fc.constantFrom(...STATES)),
-      deviceInfo: maybe(fc.record({ osVersion: maybe(fc.constantFrom('1.0.0', '1.1.0', '2.0.0')) })),
-    }),
-  ),
+/**
+ * Names a resource may have (no '-' id, which only parents may hold), all matching some of NAME_PATTERNS: for the
+ * tests that store documents under their names, one document a name.
+ */
+export const STORABLE_NAMES = [
+  ...NAMES.filter((name) => !name.split('/').includes('-')),
+  'projects/p2/devices/d2',
+  'projects/p1/devices/d3',
+  'projects/p1/regions/r1/devices/d2',
+  'projects/p2/regions/r1/devices/d1',
+] as const;
+
+/** A random document named by one of `names`. */
+const documentNamed = (names: fc.Arbitrary<string>) =>
+  fc.record({
+    name: names,
+    displayName: maybe(text),
+    spec: maybe(
+      fc.record({
+        count: maybe(int),
+        ratio: maybe(fc.oneof(double, int)),
+        enabled: maybe(fc.boolean()),
+        owner: maybe(fc.constantFrom(...NAMES)),
+      }),
+    ),
+    metadata: maybe(
+      fc.record({
+        createTime: maybe(fc.constantFrom(...INSTANTS)),
+        labels: maybe(fc.dictionary(fc.constantFrom(...LABEL_KEYS), fc.constantFrom(...LABEL_VALUES))),
+        tags: maybe(fc.array(fc.constantFrom(...TAGS), { maxLength: 3 })),
+      }),
+    ),
+    status: maybe(
+      fc.record({
+        state: maybe(fc.constantFrom(...STATES)),
+        deviceInfo: maybe(fc.record({ osVersion: maybe(fc.constantFrom('1.0.0', '1.1.0', '2.0.0')) })),
+      }),
+    ),
+  });
+
+export const docArb = documentNamed(fc.constantFrom(...NAMES));
+
+/** At most one random document of each storable name. */
+const storableDocuments = fc.uniqueArray(documentNamed(fc.constantFrom(...STORABLE_NAMES)), {
+  selector: (doc) => doc.name,
+  maxLength: STORABLE_NAMES.length,
+});
+
+/**
+ * Writes to a store, from empty: `first` created, then `removed` (names) deleted, then `then` written (over the
+ * documents of the same name, or created). What is left is the store's content.
+ */
+export const storeWritesArb = fc.record({
+  first: storableDocuments,
+  removed: fc.subarray([...STORABLE_NAMES]),
+  then: storableDocuments,
 });
 
 // ---- filter text ----

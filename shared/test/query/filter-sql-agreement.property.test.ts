@@ -3,8 +3,15 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { evaluateFilter, MAX_FILTER_DEPTH, MAX_FILTER_LENGTH, parseFilter } from '../../src/query/index.js';
 import { SqliteStore } from './sqlite-store.js';
 import { docArb, filterText } from './filter-arbitraries.js';
+import { propertyRuns } from './filter-property-runs.js';
 import { testSchema } from './test-schema.js';
 
+/**
+ * filterToSql against evaluateFilter on SQLite, over a layout of this package's own (sqlite-store.ts): documents
+ * of any shape, JSON null and missing members anywhere (several per name). The control plane's real tables, on
+ * SQLite and PostgreSQL, are checked by control-plane/test/resources/storage/filter-agreement.property.test.ts.
+ * Fixed seed; FILTER_PROPERTY_SEED and FILTER_PROPERTY_RUNS explore others (see filter-property-runs.ts).
+ */
 describe('filterToSql selects exactly what evaluateFilter accepts (real SQLite)', () => {
   const store = new SqliteStore(testSchema);
   afterAll(() => store.close());
@@ -20,7 +27,7 @@ describe('filterToSql selects exactly what evaluateFilter accepts (real SQLite)'
           expect(store.select(filter)).toEqual(expected);
         }
       }),
-      { numRuns: 1000 },
+      propertyRuns(1000),
     );
   });
 });
