@@ -36,12 +36,28 @@
  *   load_average_1m_start, _end       the machine's load (other work shares its two cores)
  *   cross_replica_command_round_trip_p50_ms / _p99_ms   with the fleet connected: `:reboot` through replica 2
  *                                     for devices linked to replica 1, one at a time (goal p99 < 50)
+ * With --metrics, last (so the figures above are those of a run without it), the agents' every-minute message
+ * (scripts/bench/cluster/metrics-phase.ts): first one pass of a metrics message per device (first_*), then
+ * --metrics-messages (default --reports) of them, built by the agent's metricsSampleFromFacts, paced like the
+ * status reports (at most --window device writes behind) and counted exactly as the samples the metrics
+ * history recorded (its hour tier's counts):
+ *   metrics_stored_per_s, db_writes_per_metrics, pg_commits_per_metrics, pg_rows_written_per_metrics (rows
+ *                                     inserted, updated or deleted: pg_stat_database), replica_cpu_us_per_metrics,
+ *                                     pg_cpu_us_per_metrics   per sample recorded, as for status reports above
+ *   metrics_history_rows_per_device, _bytes_per_device, _bytes_per_row   the history table device_metric_points
+ *                                     with its indexes (pg_total_relation_size, after a VACUUM) over --devices
+ *   metrics_prune_rows_deleted_per_device, metrics_prune_ms, metrics_prune_{replica,pg}_cpu_us_per_{row,device}
+ *                                     the history's prune (MetricsHistory.prune: the leader's job every 10
+ *                                     minutes) run once from this process as if 25 h had passed (the raw and
+ *                                     one-minute tiers expire), its CPU here and in its PostgreSQL backend
  *
  * Run from the repository root (after `npm run build`; needs PostgreSQL: apt-get install postgresql):
  *   npx tsx scripts/bench/cluster.ts [--devices 50000] [--replicas 4] [--simulators 4] [--reports 100000]
  *     [--window 10000] [--concurrency 256] [--connect-rate R] [--heartbeat-seconds 30] [--watch-writes 300]
  *     [--cpu-prof-dir DIR]   (each replica writes a CPU profile there when it stops: node --cpu-prof)
  *     [--seed-only]          (only the seeding and its figures: no replicas, no simulators)
+ *     [--metrics [--metrics-messages M]]   (the metrics phase above, at the end)
+ *     [--help]               (prints this comment)
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -52,26 +68,25 @@ import pg from 'pg';
 import { requireBuiltPackages } from './lib/preflight.js';
 import { createReporter } from './lib/report.js';
 import type { FigureOptions, Reporter } from './lib/report.js';
-import { cpuSecondsOf } from './lib/process-stats.js';
 import { percentile } from './lib/stats.js';
 import { exitAfter, sleep } from './lib/time.js';
 import { seedDevices, startReplicaProcess, startSimulatorProcess } from './lib/cluster-fleet.js';
 import type { ReplicaProcess, Seeded, SimulatorProcess } from './lib/cluster-fleet.js';
+import { cpuMeter } from './cluster/cpu-meter.js';
+import type { CpuMeter } from './cluster/cpu-meter.js';
+import { measureHistoryAndPrune, measureMetricsMessages } from './cluster/metrics-phase.js';
+import { runPacedPhase } from './cluster/paced-phase.js';
 
 const PARENT = 'projects/bench/regions/r1';
 const REPORT_MARKER_UNIT = 4096;
 const CONNECT_STALL_MS = 120_000;
-const STORE_TIMEOUT_MS = 300_000;
 const COMMAND_ROUND_TRIPS = 310;
 // the probes read the store's tables directly, so that they cost the replicas nothing
 const CONNECTED_COUNT = `SELECT count(*) FROM r_devices WHERE doc->'status'->>'connectionStatus' = 'CONNECTED'`;
-const HEAD = 'SELECT seq FROM change_log_head';
 const STORED_REPORTS = `SELECT COALESCE(sum((doc#>>'{status,deviceInfo,hardwareInformation,memory,totalBytes}')::bigint), 0) / $1
   AS reports FROM r_devices`;
 const PRESENCE = `SELECT count(p.device) AS links, r.expires > now() AS live
   FROM outpost_replicas r LEFT JOIN outpost_presence p USING (replica) GROUP BY r.replica, r.expires ORDER BY r.replica`;
-const DATABASE_STATS = `SELECT xact_commit AS commits, tup_inserted + tup_updated + tup_deleted AS rows
-  FROM pg_stat_database WHERE datname = current_database()`;
 
 const { values: flags } = parseArgs({
   options: {
@@ -86,8 +101,17 @@ const { values: flags } = parseArgs({
     'watch-writes': { type: 'string', default: '300' },
     'cpu-prof-dir': { type: 'string' },
     'seed-only': { type: 'boolean', default: false },
+    metrics: { type: 'boolean', default: false },
+    'metrics-messages': { type: 'string' },
+    help: { type: 'boolean', default: false },
   },
 });
+if (flags.help) {
+  // the usage is this file's opening comment
+  const header = /\/\*\*\n([\s\S]*?)\n \*\//.exec(readFileSync(new URL(import.meta.url), 'utf8'))?.[1] ?? '';
+  process.stdout.write(header.replace(/^ \* ?/gm, '') + '\n');
+  process.exit(0);
+}
 const positive = (name: string, text: string | undefined): number => {
   const value = Number(text);
   if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} must be a positive integer, got ${text}`);
@@ -103,6 +127,7 @@ const connectRate = flags['connect-rate'] === undefined ? undefined : positive('
 const heartbeatSeconds = positive('heartbeat-seconds', flags['heartbeat-seconds']);
 const watchWrites = positive('watch-writes', flags['watch-writes']);
 const seedOnly = flags['seed-only'];
+const metricsMessages = flags.metrics ? positive('metrics-messages', flags['metrics-messages'] ?? flags.reports) : 0;
 const profiling = flags['cpu-prof-dir'] === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', flags['cpu-prof-dir']];
 if (replicaCount < 2) throw new Error('--replicas must be at least 2 (watch delivery goes from one to another)');
 
@@ -159,6 +184,7 @@ async function seed(): Promise<Seeded> {
 
 /** Everything after the seeding: replicas, simulators, and the fleet's figures. */
 async function measureFleet(secrets: readonly string[]): Promise<void> {
+  const replicaPids = (): number[] => replicas.map((replica) => replica.pid);
   await probe.connect();
   const noisy = (who: string) => (line: string) => report.progress(`${who}: ${line.slice(0, 300)}`);
   for (let i = 0; i < replicaCount; i++) {
@@ -172,7 +198,7 @@ async function measureFleet(secrets: readonly string[]): Promise<void> {
   const linksOf = new Array<number>(replicaCount).fill(0);
   const rssBefore = replicas.map((replica) => replica.rssBytes());
   const youngBefore = await Promise.all(replicas.map((replica) => replica.youngGenerationBytes()));
-  const connectCpu = cpuMeter(replicas, probe);
+  const connectCpu = cpuMeter(replicaPids(), probe);
   await connectCpu.start();
   const started = performance.now();
   simulators.forEach((simulator, i) => {
@@ -215,8 +241,8 @@ async function measureFleet(secrets: readonly string[]): Promise<void> {
 
   // a device's first status after its link came in stores its deviceInfo (which sends it its spec): that one
   // pass first, then the reports of devices whose status is known, as a fleet sends them all day
-  await measureStatusReports(report, 'first_', n, simulators, probe, cpuMeter(replicas, probe));
-  await measureStatusReports(report, '', reports, simulators, probe, cpuMeter(replicas, probe));
+  await measureStatusReports(report, 'first_', n, simulators, probe, cpuMeter(replicaPids(), probe));
+  await measureStatusReports(report, '', reports, simulators, probe, cpuMeter(replicaPids(), probe));
   await measureWatchDelivery(report, replicas[0]!.url, replicas[1]!.url);
   await measureCommandRoundTrip(
     report,
@@ -227,6 +253,13 @@ async function measureFleet(secrets: readonly string[]): Promise<void> {
       (_, k) => `${PARENT}/devices/d-${String(k * simulatorCount).padStart(6, '0')}`,
     ),
   );
+  if (metricsMessages > 0) {
+    // last, so that every figure above is what a run without --metrics measures
+    const phase = { out: report, sims: simulators, client: probe, ahead: Math.min(window, Math.floor(n / 2)) };
+    await measureMetricsMessages({ ...phase, prefix: 'first_', count: n, cpu: cpuMeter(replicaPids(), probe) });
+    await measureMetricsMessages({ ...phase, prefix: '', count: metricsMessages, cpu: cpuMeter(replicaPids(), probe) });
+    await measureHistoryAndPrune(report, probe, database, n);
+  }
 }
 
 /**
@@ -268,7 +301,8 @@ async function connectState(sims: SimulatorProcess[]): Promise<string> {
 
 /**
  * `count` status reports as fast as the cluster stores them, at most `window` sent and not yet stored; its
- * figures named with `prefix`.
+ * figures named with `prefix`. Stored is counted exactly: what every device's stored status says it was sent
+ * (its k-th report carries k * REPORT_MARKER_UNIT).
  */
 async function measureStatusReports(
   out: Reporter,
@@ -278,57 +312,20 @@ async function measureStatusReports(
   client: pg.Client,
   cpu: CpuMeter,
 ): Promise<void> {
-  const head = async (): Promise<number> => Number((await client.query<{ seq: string }>(HEAD)).rows[0]?.seq ?? 0);
-  const stats = async (): Promise<{ commits: number; rows: number }> => {
-    const row = (await client.query<{ commits: string; rows: string }>(DATABASE_STATS)).rows[0];
-    return { commits: Number(row?.commits ?? 0), rows: Number(row?.rows ?? 0) };
-  };
-  // what every device's stored status says it was sent (its k-th report carries k * REPORT_MARKER_UNIT)
-  const exactlyStored = async (): Promise<number> =>
-    Number((await client.query<{ reports: string }>(STORED_REPORTS, [REPORT_MARKER_UNIT])).rows[0]?.reports ?? 0);
-  const perSimulator = Math.ceil(count / sims.length);
-  const total = perSimulator * sims.length;
-  // a device's next report waits until its last is stored, so reports are seldom merged into one write
-  const ahead = Math.min(window, Math.floor(n / 2));
-  const [head0, stats0, stored0] = [await head(), await stats(), await exactlyStored()];
-  await cpu.start();
-  const started = performance.now();
-  for (const simulator of sims) {
-    simulator.send({
-      cmd: 'report',
-      total: perSimulator,
-      markerUnit: REPORT_MARKER_UNIT,
-      allowance: Math.ceil(ahead / sims.length),
-    });
-  }
-  // flow control on the change log's head (device writes: cheap to read), the end on the exact count
-  let stored = 0;
-  let exactAt = started;
-  // links that never came in drop their reports: then the end is when everything was sent and nothing more lands
-  let allSent = false;
-  void Promise.all(sims.map((simulator) => simulator.sent)).then(() => (allSent = true));
-  let settledAt = performance.now();
-  while (stored < total) {
-    if (performance.now() - started > STORE_TIMEOUT_MS) break;
-    if (allSent && performance.now() - settledAt > 5_000) break;
-    for (const simulator of sims) simulator.assertRunning();
-    await sleep(100);
-    const writes = (await head()) - head0;
-    const upTo = Math.ceil((writes + ahead) / sims.length);
-    for (const simulator of sims) simulator.send({ cmd: 'allow', upTo });
-    if (writes >= total || performance.now() - exactAt > 2_000) {
-      exactAt = performance.now();
-      const now = (await exactlyStored()) - stored0;
-      if (now > stored) settledAt = performance.now();
-      stored = now;
-    }
-  }
-  const elapsed = (performance.now() - started) / 1000;
-  const stats1 = await stats();
-  const used = await cpu.read();
-  const writes = (await head()) - head0;
+  const outcome = await runPacedPhase({
+    sims,
+    client,
+    cpu,
+    count,
+    // a device's next report waits until its last is stored, so reports are seldom merged into one write
+    ahead: Math.min(window, Math.floor(n / 2)),
+    command: (total, allowance) => ({ cmd: 'report', total, markerUnit: REPORT_MARKER_UNIT, allowance }),
+    exactlyStored: async () =>
+      Number((await client.query<{ reports: string }>(STORED_REPORTS, [REPORT_MARKER_UNIT])).rows[0]?.reports ?? 0),
+  });
+  const { stored, seconds: elapsed, writes } = outcome;
   report.progress(
-    `${stored} of ${total} ${prefix === '' ? '' : 'first '}status reports stored in ${elapsed.toFixed(1)} s (${writes} device writes)`,
+    `${stored} of ${outcome.total} ${prefix === '' ? '' : 'first '}status reports stored in ${elapsed.toFixed(1)} s (${writes} device writes)`,
   );
   const figure = (name: string, value: number, extra: FigureOptions): void =>
     out.figure(`${prefix}${name}`, value, extra);
@@ -338,10 +335,10 @@ async function measureStatusReports(
     samples: stored,
     ...(prefix === '' ? { goal: '>=10000' } : {}),
   });
-  figure('pg_commits_per_s', (stats1.commits - stats0.commits) / elapsed, { unit: 'commits/s' });
-  figure('pg_rows_written_per_s', (stats1.rows - stats0.rows) / elapsed, { unit: 'rows/s' });
-  figure('replica_cpu_us_per_report', (used.replicas * 1e6) / stored, { unit: 'us' });
-  figure('pg_cpu_us_per_report', (used.postgres * 1e6) / stored, { unit: 'us' });
+  figure('pg_commits_per_s', outcome.commits / elapsed, { unit: 'commits/s' });
+  figure('pg_rows_written_per_s', outcome.rowsWritten / elapsed, { unit: 'rows/s' });
+  figure('replica_cpu_us_per_report', (outcome.cpu.replicas * 1e6) / stored, { unit: 'us' });
+  figure('pg_cpu_us_per_report', (outcome.cpu.postgres * 1e6) / stored, { unit: 'us' });
 }
 
 /** Creates through `writer`, each timed to its change on a watch of `reader` (and of `writer` itself). */
@@ -421,44 +418,6 @@ async function measureCommandRoundTrip(out: Reporter, through: string, devices: 
   }
   out.figure('cross_replica_command_round_trip_p50_ms', percentile(times, 50), { unit: 'ms' });
   out.figure('cross_replica_command_round_trip_p99_ms', percentile(times, 99), { unit: 'ms', goal: '<50' });
-}
-
-interface CpuMeter {
-  start(): Promise<void>;
-  /** CPU seconds used since start: by the replicas, and by PostgreSQL's processes (its backends and workers) */
-  read(): Promise<{ replicas: number; postgres: number }>;
-}
-
-/** The CPU time the replicas and PostgreSQL use over a phase (/proc/<pid>/stat; the machine is shared). */
-function cpuMeter(servers: ReplicaProcess[], client: pg.Client): CpuMeter {
-  const postgresPids = async (): Promise<number[]> =>
-    (await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity')).rows.map((row) => row.pid);
-  const cpuOf = (pids: number[]): Map<number, number> => {
-    const used = new Map<number, number>();
-    for (const pid of pids) {
-      try {
-        used.set(pid, cpuSecondsOf(pid));
-      } catch {
-        // ended meanwhile
-      }
-    }
-    return used;
-  };
-  let replicasAtStart = 0;
-  let postgresAtStart = new Map<number, number>();
-  const replicaCpu = (): number => servers.reduce((sum, server) => sum + cpuSecondsOf(server.pid), 0);
-  return {
-    async start() {
-      replicasAtStart = replicaCpu();
-      postgresAtStart = cpuOf(await postgresPids());
-    },
-    async read() {
-      const now = cpuOf([...new Set([...postgresAtStart.keys(), ...(await postgresPids())])]);
-      let postgres = 0;
-      for (const [pid, seconds] of now) postgres += seconds - (postgresAtStart.get(pid) ?? 0);
-      return { replicas: replicaCpu() - replicasAtStart, postgres };
-    },
-  };
 }
 
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms: number, what: string): Promise<T> {

@@ -14,6 +14,8 @@
  *            seq k and deviceInfo.hardwareInformation.memory.totalBytes = k * markerUnit, so the parent counts
  *            what was stored; usage is the server's own, from metrics),
  *            paced at `perSecond` when given, and never beyond the `allowance` the parent grants (flow control).
+ *            With `kind: 'metrics'` the messages are the agent's metrics messages instead (lib/simulated-metrics.ts,
+ *            timed now; the parent counts them in the metrics history).
  *   allow    raises the allowance (total messages that may have been sent so far).
  *   stop     closes every link and exits.
  *
@@ -27,6 +29,7 @@ import { pino } from 'pino';
 import { AgentLink } from '../../agent/src/link/agent-link.js';
 import type { LinkCredential } from '../../agent/src/link/agent-link.js';
 import { openFileDescriptors } from './lib/process-stats.js';
+import { metricsMessage } from './lib/simulated-metrics.js';
 import { statusMessage } from './lib/simulated-status.js';
 import { inMemoryDeviceKey, parseSimulatedIdentities } from './lib/simulated-identities.js';
 import type { SimulatedIdentity } from './lib/simulated-identities.js';
@@ -41,7 +44,15 @@ export type SimulatorCommand =
       perSecond?: number;
       ca?: string;
     }
-  | { cmd: 'report'; total: number; markerUnit: number; perSecond?: number; allowance?: number }
+  | {
+      cmd: 'report';
+      total: number;
+      markerUnit: number;
+      perSecond?: number;
+      allowance?: number;
+      /** what is sent: status messages (the default) or metrics messages */
+      kind?: 'status' | 'metrics';
+    }
   | { cmd: 'allow'; upTo: number }
   | { cmd: 'stop' };
 
@@ -60,6 +71,8 @@ interface Fleet {
   links: AgentLink[];
   /** status messages sent per link so far (the next seq is this + 1) */
   seqs: Uint32Array;
+  /** metrics messages sent per link so far */
+  metricsSeqs: Uint32Array;
 }
 
 const sleepMs = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -182,15 +195,20 @@ async function connectAll(
     fds: openFileDescriptors(),
     rssBytes: process.memoryUsage.rss(),
   });
-  return { links, seqs: new Uint32Array(links.length) };
+  return { links, seqs: new Uint32Array(links.length), metricsSeqs: new Uint32Array(links.length) };
 }
 
 /** Sends `total` reports round-robin, paced and within the allowance; a link that is down drops its message. */
 async function sendReports(
   target: Fleet,
-  { total, perSecond, markerUnit }: Extract<SimulatorCommand, { cmd: 'report' }>,
+  { total, perSecond, markerUnit, kind }: Extract<SimulatorCommand, { cmd: 'report' }>,
 ): Promise<void> {
-  const { links, seqs } = target;
+  const messageOf =
+    kind === 'metrics'
+      ? (device: number, seq: number) => metricsMessage(device, seq, new Date())
+      : (device: number, seq: number) => statusMessage(device, seq, markerUnit);
+  const { links } = target;
+  const seqs = kind === 'metrics' ? target.metricsSeqs : target.seqs;
   const started = performance.now();
   let sent = 0;
   let dropped = 0;
@@ -202,7 +220,7 @@ async function sendReports(
     const upTo = Math.min(total, paced, allowance);
     while (sent < upTo) {
       const seq = ++seqs[next]!;
-      if (!links[next]!.send(statusMessage(next, seq, markerUnit))) dropped++;
+      if (!links[next]!.send(messageOf(next, seq))) dropped++;
       sent++;
       next = (next + 1) % links.length;
     }

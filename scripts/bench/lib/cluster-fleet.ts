@@ -171,7 +171,7 @@ export interface SimulatorProcess {
   readonly connecting: Readonly<Omit<Connecting, 'event'>>;
   /** resolves once every link it was given had its welcome */
   readonly connected: Promise<Connected>;
-  /** resolves when its current `report` command has sent everything */
+  /** resolves when its latest `report` command has sent everything */
   readonly sent: Promise<void>;
   assertRunning(): void;
   stop(): Promise<void>;
@@ -187,7 +187,7 @@ export async function startSimulatorProcess(onLine: (line: string) => void): Pro
   let markSent = (): void => {};
   const ready = new Promise<void>((resolve) => (markReady = resolve));
   const connected = new Promise<Connected>((resolve) => (markConnected = resolve));
-  const sent = new Promise<void>((resolve) => (markSent = resolve));
+  let sent = Promise.resolve();
   createInterface({ input: child.stdout! }).on('line', (line) => {
     const event = JSON.parse(line) as SimulatorEvent;
     if (event.event === 'ready') markReady();
@@ -202,7 +202,11 @@ export async function startSimulatorProcess(onLine: (line: string) => void): Pro
   };
   return {
     pid: child.pid ?? 0,
-    send: (command) => void child.stdin!.write(JSON.stringify(command) + '\n'),
+    send(command) {
+      // each report command ends with its own `sent` event
+      if (command.cmd === 'report') sent = new Promise<void>((resolve) => (markSent = resolve));
+      child.stdin!.write(JSON.stringify(command) + '\n');
+    },
     get welcomed() {
       return last?.welcomed ?? 0;
     },
@@ -210,7 +214,9 @@ export async function startSimulatorProcess(onLine: (line: string) => void): Pro
       return last ?? { started: 0, welcomed: 0, linkWarnings: 0 };
     },
     connected,
-    sent,
+    get sent() {
+      return sent;
+    },
     assertRunning,
     async stop() {
       if (exited()) return;
