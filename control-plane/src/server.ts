@@ -109,18 +109,19 @@ export async function startServer(
   let cluster: ClusterMember | undefined;
   // and it records which device links it holds, relaying commands for the others' devices (cluster-links.ts)
   let links: ClusterLinks | undefined;
-  if (target.kind === 'postgres') {
+  const { coordination } = engine;
+  if (coordination !== undefined) {
     try {
       links = await openClusterLinks({
         engine,
-        url: target.url,
+        coordination,
         heartbeatSeconds: config.heartbeatSeconds,
         ...(config.clusterCaFile === undefined ? {} : { relayCa: readFileSync(config.clusterCaFile, 'utf8') }),
         logger: logger.child({ component: 'cluster-links' }),
       });
       cluster = await joinCluster({
         engine,
-        url: target.url,
+        coordination,
         logger: logger.child({ component: 'cluster' }),
       });
     } catch (err) {

@@ -1,9 +1,4 @@
-/** Where the holds are kept (storage/postgres/pg-artifact-holds.ts); one statement at a time, in call order. */
-export interface ArtifactHoldRecords {
-  record(holder: string, sha256s: readonly string[], leaseMs: number): Promise<void>;
-  forget(holder: string, sha256: string): Promise<void>;
-  heldElsewhere(sha256: string, holder: string): Promise<boolean>;
-}
+import type { ArtifactHoldRecords } from '../resources/storage/coordination.js';
 
 export interface ArtifactHoldLeasesOptions {
   records: ArtifactHoldRecords;

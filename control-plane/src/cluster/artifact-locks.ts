@@ -1,5 +1,5 @@
 import type { SharedArtifactLocks } from '../os/artifact-holds.js';
-import type { PgCoordination } from '../resources/storage/postgres/pg-coordination.js';
+import type { CoordinationSession } from '../resources/storage/coordination.js';
 import type { ArtifactHoldLeases } from './artifact-hold-leases.js';
 
 /** The key space of the artifacts' advisory locks ("arti"): two-part keys, apart from the one-part cluster locks. */
@@ -9,19 +9,19 @@ export const ARTIFACT_LOCK_SPACE = 0x61727469;
 const keyOf = (sha256: string): number => Number.parseInt(sha256.slice(0, 8), 16) | 0;
 
 /**
- * The replicas' artifact locks: session advisory locks on this replica's coordination connection, and the leased
+ * The replicas' artifact locks: session locks on this replica's coordination session, and the leased
  * hold records (artifact-hold-leases.ts). A replica that dies drops its locks with its session. While the
  * connection is down, shared locks are not taken (the download goes on; the holder takes them again on the next
  * connection) and exclusive ones are refused; the hold records, written on a connection of their own, keep
  * garbage collection elsewhere off a served artifact meanwhile. The exclusive lock is taken only when no other
  * replica's record holds the artifact.
  */
-export function pgArtifactLocks(
-  coordination: () => PgCoordination | undefined,
+export function clusterArtifactLocks(
+  coordination: () => CoordinationSession | undefined,
   onReconnected: (listener: () => void) => void,
   leases: ArtifactHoldLeases,
 ): SharedArtifactLocks {
-  const open = (): PgCoordination | undefined => {
+  const open = (): CoordinationSession | undefined => {
     const connection = coordination();
     return connection?.open === true ? connection : undefined;
   };

@@ -7,8 +7,7 @@ import type { AgentGateway } from '../gateway/agent-gateway.js';
 import type { LinkPresence, LinksElsewhere } from '../gateway/links-elsewhere.js';
 import type { ResourceEngine } from '../resources/resource-engine.js';
 import type { ResourceHandle } from '../resources/resource-handle.js';
-import { PgPresence } from '../resources/storage/postgres/pg-presence.js';
-import { pgUnclaimedLinks } from '../resources/storage/postgres/pg-unclaimed-links.js';
+import type { Coordination } from '../resources/storage/coordination.js';
 import type { Logger } from '../server/logger.js';
 import { PresenceLeases } from './presence-leases.js';
 import { markLinksOffline, releaseEndedLinks } from './offline-marking.js';
@@ -17,8 +16,8 @@ import { relayEndpoint } from './relay-endpoint.js';
 import { CommandRouter } from './routing.js';
 
 export interface ClusterLinksOptions {
-  /** the PostgreSQL database the replicas share */
-  url: string;
+  /** how the replicas coordinate in the store they share (the engine's: ResourceEngine.coordination) */
+  coordination: Coordination;
   /**
    * the engine on that database: an Offline write (the sweep's, or the release of links that ended here) and its
    * lock of the presence rows are one transaction
@@ -51,9 +50,9 @@ export interface ClusterLinks {
  */
 export async function openClusterLinks(options: ClusterLinksOptions): Promise<ClusterLinks> {
   const { logger, engine } = options;
-  const unclaimed = pgUnclaimedLinks(engine.storage);
+  const { unclaimedLinks: unclaimed } = options.coordination;
   const onError = (err: unknown, what: string): void => logger.error({ err }, `cluster links: ${what} failed`);
-  const store = await PgPresence.open(options.url, (err) => onError(err, 'a presence connection'));
+  const store = await options.coordination.openPresence((err) => onError(err, 'a presence connection'));
   let secret: string | undefined;
   let gateway: AgentGateway | undefined;
   let devices: ResourceHandle<Device> | undefined;

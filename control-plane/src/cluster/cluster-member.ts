@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { ResourceEngine } from '../resources/resource-engine.js';
-import { PgArtifactHolds } from '../resources/storage/postgres/pg-artifact-holds.js';
-import { PgCoordination } from '../resources/storage/postgres/pg-coordination.js';
+import type { ArtifactHoldStore, Coordination, CoordinationSession } from '../resources/storage/coordination.js';
 import type { Logger } from '../server/logger.js';
 import type { SharedArtifactLocks } from '../os/artifact-holds.js';
-import { pgArtifactLocks } from './artifact-locks.js';
+import { clusterArtifactLocks } from './artifact-locks.js';
 import {
   ArtifactHoldLeases,
   DEFAULT_ARTIFACT_HOLD_LEASE_MS,
@@ -31,8 +30,8 @@ const leaderSilenceMs = (pollMs: number): number => Math.max(10 * pollMs, 10_000
 
 export interface ClusterMemberOptions {
   engine: ResourceEngine;
-  /** the PostgreSQL database the replicas share (the engine's) */
-  url: string;
+  /** how the replicas coordinate in the store they share (the engine's: ResourceEngine.coordination) */
+  coordination: Coordination;
   /** background work that runs on one replica at a time */
   jobs?: readonly LeaderJob[];
   pollMs?: number;
@@ -68,9 +67,9 @@ export interface ClusterMember {
  * jobs stop, the poll keeps the watchers fed, and the connection is made again.
  */
 export async function joinCluster(options: ClusterMemberOptions): Promise<ClusterMember> {
-  const { engine, url, logger } = options;
+  const { engine, logger } = options;
   const onError = (err: unknown, what: string): void => logger.error({ err }, `cluster: ${what} failed`);
-  let coordination: PgCoordination | undefined;
+  let coordination: CoordinationSession | undefined;
   let closing = false;
   const subscriptions: { channel: string; onPayload: (payload: string) => void; onConnected?: () => void }[] = [];
   const reconnected: (() => void)[] = [];
@@ -111,7 +110,7 @@ export async function joinCluster(options: ClusterMemberOptions): Promise<Cluste
   });
 
   const connect = async (): Promise<void> => {
-    const connection = await PgCoordination.connect(url, (err) => {
+    const connection = await options.coordination.connect((err) => {
       if (coordination === connection) coordination = undefined;
       leadership.lost();
       if (err !== undefined && !closing) onError(err, 'the coordination connection');
@@ -133,11 +132,11 @@ export async function joinCluster(options: ClusterMemberOptions): Promise<Cluste
   };
 
   let aloneAtStart: boolean;
-  let holds: PgArtifactHolds;
+  let holds: ArtifactHoldStore;
   try {
     await connect();
     aloneAtStart = (await coordination!.holders(LIVE_LOCK_KEY)) === 1;
-    holds = await PgArtifactHolds.open(url, (err) => onError(err, 'an artifact hold connection'));
+    holds = await options.coordination.openArtifactHolds((err) => onError(err, 'an artifact hold connection'));
   } catch (err) {
     follower.stop();
     await coordination?.close();
@@ -177,7 +176,7 @@ export async function joinCluster(options: ClusterMemberOptions): Promise<Cluste
       return follower.position;
     },
     lead: (jobs) => leadership.add(jobs),
-    artifactLocks: pgArtifactLocks(
+    artifactLocks: clusterArtifactLocks(
       () => coordination,
       (listener) => reconnected.push(listener),
       holdLeases,

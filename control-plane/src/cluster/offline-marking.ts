@@ -1,6 +1,6 @@
 import type { Device } from '@outpost/shared';
 import type { ResourceHandle } from '../resources/resource-handle.js';
-import type { ExpiredLink, HeldLink, UnclaimedLinks } from './presence-store.js';
+import type { ExpiredLink, HeldLink, UnclaimedLinks } from '../resources/storage/presence-store.js';
 
 export interface OfflineMarking {
   devices: ResourceHandle<Device>;

@@ -1,5 +1,5 @@
 import type { LinkPresence } from '../gateway/links-elsewhere.js';
-import type { DeviceClaim, HeldLink, LeaseKeeper, PresenceStore } from './presence-store.js';
+import type { DeviceClaim, HeldLink, LeaseKeeper, PresenceStore } from '../resources/storage/presence-store.js';
 
 export interface PresenceLeasesOptions {
   store: PresenceStore;

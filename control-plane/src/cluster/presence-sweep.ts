@@ -1,4 +1,4 @@
-import type { ExpiredLink, PresenceStore } from './presence-store.js';
+import type { ExpiredLink, PresenceStore } from '../resources/storage/presence-store.js';
 
 export interface PresenceSweepOptions {
   store: PresenceStore;

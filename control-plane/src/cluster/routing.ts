@@ -2,7 +2,7 @@ import { unavailable } from '@outpost/shared';
 import type { ChannelService, FlowSettings } from '@outpost/shared';
 import type { OpenChannel } from '../gateway/channels/channel-hub.js';
 import type { LinksElsewhere } from '../gateway/links-elsewhere.js';
-import type { LinkHolder } from './presence-store.js';
+import type { LinkHolder } from '../resources/storage/presence-store.js';
 import { RelayLink } from './relay-link.js';
 
 export interface CommandRouterOptions {

@@ -7,6 +7,8 @@ import { ResourceHandle } from './resource-handle.js';
 import type { ResourceRules } from './resource-rules.js';
 import type { Doc } from './resource-table.js';
 import { SqliteStorage } from './storage/sqlite/sqlite-storage.js';
+import type { Coordination } from './storage/coordination.js';
+import { openCoordination } from './storage/open-coordination.js';
 import type { Storage, TableOptions } from './storage/storage.js';
 import type { EngineStores } from './storage/stores/engine-stores.js';
 import { openStores } from './storage/stores/open-stores.js';
@@ -55,6 +57,8 @@ export class ResourceEngine {
   readonly storage: Storage;
   /** The services' records that are not resources, in the same store as the resources. */
   readonly stores: EngineStores;
+  /** How control planes sharing this store work as replicas (cluster/); undefined on a store of one process. */
+  readonly coordination: Coordination | undefined;
 
   /** `store`: the storage, or a SQLite database (opened with openDatabase) to keep it in. */
   constructor(store: Storage | Db, options: EngineOptions = {}) {
@@ -62,6 +66,7 @@ export class ResourceEngine {
     this.now = options.now ?? (() => new Date());
     this.log = this.storage.openChangeLog(options.changeLogRetain);
     this.stores = openStores(this.storage);
+    this.coordination = openCoordination(this.storage);
     this.checkpoints = options.checkpoints;
   }
 

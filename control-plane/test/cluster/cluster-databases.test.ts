@@ -22,7 +22,13 @@ describe.skipIf(postgresSuiteSkipped('cluster databases test'))(
       closing.push(() => Promise.resolve(storage.close()));
       const engine = new ResourceEngine(storage);
       engine.register(widgetDefinition);
-      const member = await joinCluster({ engine, url, pollMs: 600_000, logger: createLogger('silent'), jobs: [] });
+      const member = await joinCluster({
+        engine,
+        coordination: engine.coordination!,
+        pollMs: 600_000,
+        logger: createLogger('silent'),
+        jobs: [],
+      });
       closing.push(() => member.close());
       return member;
     };

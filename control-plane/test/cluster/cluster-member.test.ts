@@ -33,7 +33,7 @@ describe.skipIf(skipped)('replicas joining one PostgreSQL database [postgres]', 
     engine.register(widgetDefinition);
     const member = await joinCluster({
       engine,
-      url,
+      coordination: engine.coordination!,
       pollMs,
       ...(leaderSilenceMs === undefined ? {} : { leaderSilenceMs }),
       logger: createLogger('silent'),

@@ -5,7 +5,7 @@ import { markLinksOffline } from '../../src/cluster/offline-marking.js';
 import type { OfflineMarking } from '../../src/cluster/offline-marking.js';
 import { PresenceLeases } from '../../src/cluster/presence-leases.js';
 import { startPresenceSweep } from '../../src/cluster/presence-sweep.js';
-import type { LinkHolder } from '../../src/cluster/presence-store.js';
+import type { LinkHolder } from '../../src/resources/storage/presence-store.js';
 import { ResourceEngine } from '../../src/resources/resource-engine.js';
 import { PgPresence } from '../../src/resources/storage/postgres/pg-presence.js';
 import { PgStorage } from '../../src/resources/storage/postgres/pg-storage.js';

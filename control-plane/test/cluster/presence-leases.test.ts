@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PresenceLeases } from '../../src/cluster/presence-leases.js';
 import { startPresenceSweep } from '../../src/cluster/presence-sweep.js';
-import type { PresenceStore } from '../../src/cluster/presence-store.js';
+import type { PresenceStore } from '../../src/resources/storage/presence-store.js';
 import { PgPresence } from '../../src/resources/storage/postgres/pg-presence.js';
 import { postgresMissing, startPostgresCluster } from '../helpers/postgres-cluster.js';
 import type { PostgresCluster } from '../helpers/postgres-cluster.js';

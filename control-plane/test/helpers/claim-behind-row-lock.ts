@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { DeviceClaim, PresenceStore } from '../../src/cluster/presence-store.js';
+import type { DeviceClaim, PresenceStore } from '../../src/resources/storage/presence-store.js';
 import { until } from './until.js';
 
 export interface ClaimBehindRowLock {

@@ -1,7 +1,7 @@
 import { deviceDefinition } from '@outpost/shared';
 import type { Device } from '@outpost/shared';
 import { releaseEndedLinks } from '../../src/cluster/offline-marking.js';
-import type { HeldLink } from '../../src/cluster/presence-store.js';
+import type { HeldLink } from '../../src/resources/storage/presence-store.js';
 import { StatusWriter } from '../../src/gateway/status-writer.js';
 import { ResourceEngine } from '../../src/resources/resource-engine.js';
 import type { ResourceHandle } from '../../src/resources/resource-handle.js';

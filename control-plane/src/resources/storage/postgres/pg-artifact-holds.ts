@@ -1,4 +1,5 @@
 import pg from 'pg';
+import type { ArtifactHoldStore } from '../coordination.js';
 import { SCHEMA_LOCK } from './pg-migrations.js';
 
 /**
@@ -24,7 +25,7 @@ const HELD_ELSEWHERE = `SELECT EXISTS (
 /** How long connecting or a statement may take before the caller is told it failed (a download waits on it). */
 const TIMEOUT_MS = 5000;
 
-export class PgArtifactHolds {
+export class PgArtifactHolds implements ArtifactHoldStore {
   private constructor(private readonly pool: pg.Pool) {}
 
   /**

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import type { CoordinationSession } from '../coordination.js';
 
 /**
  * One asynchronous connection of a control-plane replica to the PostgreSQL database the replicas share, for
@@ -6,7 +7,7 @@ import pg from 'pg';
  * from the engine's synchronous connection, whose statements must not wait on another replica. A session lock
  * is held until `unlock` or until this connection ends (the server releases it when the process dies).
  */
-export class PgCoordination {
+export class PgCoordination implements CoordinationSession {
   private ended = false;
   /** the client runs one query at a time: each waits for the one before */
   private queue: Promise<unknown> = Promise.resolve();

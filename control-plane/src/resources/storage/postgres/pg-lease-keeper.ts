@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { z } from 'zod';
-import type { LeaseKeeper, LeaseKeeping } from '../../../cluster/presence-store.js';
+import type { LeaseKeeper, LeaseKeeping } from '../presence-store.js';
 
 /** Renews replica $1's lease for $2 ms more; an expired lease is not renewed (a sweep may be marking its devices Offline). */
 export const RENEW_LEASE = `UPDATE outpost_replicas SET expires = now() + $2 * interval '1 millisecond'

@@ -9,7 +9,7 @@ import type {
   LeaseKeeping,
   LinkHolder,
   PresenceStore,
-} from '../../../cluster/presence-store.js';
+} from '../presence-store.js';
 import { RENEW_LEASE, keepLeaseFromWorker } from './pg-lease-keeper.js';
 import { SCHEMA_LOCK } from './pg-migrations.js';
 

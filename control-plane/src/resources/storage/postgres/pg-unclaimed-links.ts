@@ -1,6 +1,5 @@
-import type { ExpiredLink, HeldLink, UnclaimedLinks } from '../../../cluster/presence-store.js';
-import type { Storage } from '../storage.js';
-import { PgStorage } from './pg-storage.js';
+import type { ExpiredLink, HeldLink, UnclaimedLinks } from '../presence-store.js';
+import type { PgStorage } from './pg-storage.js';
 
 // FOR SHARE conflicts with a claim's update of the row: a claim either committed before (its newer generation
 // fails the join once the lock is had) or waits until the transaction ends. Locked in device order, as claims
@@ -26,8 +25,7 @@ const TAKE_HELD = `WITH held AS (
  * The presence rows (pg-presence.ts) of links, locked on the engine's own connection, in its open transaction:
  * the Offline write commits with the locks it was decided under.
  */
-export function pgUnclaimedLinks(storage: Storage): UnclaimedLinks {
-  if (!(storage instanceof PgStorage)) throw new Error(`the ${storage.kind} storage keeps no presence record`);
+export function pgUnclaimedLinks(storage: PgStorage): UnclaimedLinks {
   const devicesLocked = (sql: string, params: readonly unknown[]): Set<unknown> => {
     // outside a transaction the locks would end with the statement, before the write they must cover
     if (!storage.inTransaction) throw new Error('presence rows are locked only inside a transaction');
