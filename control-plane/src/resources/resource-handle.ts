@@ -137,29 +137,31 @@ export class ResourceHandle<T extends Doc = Doc> {
     return row && this.typed(row.doc);
   }
 
+  // The row reads below type their documents as T for the reason `typed` gives: this table holds only them.
+
   /** The stored row (its id and document), or undefined: to hold for a later mergeRows or patchRow. */
-  findRow(name: string): StoredRow | undefined {
-    return this.table.find(name);
+  findRow(name: string): StoredRow<T> | undefined {
+    return this.table.find(name) as StoredRow<T> | undefined;
   }
 
   /** `findRow`, to be taken later: on PostgreSQL queued with the transaction's next round trip (see ResourceTable). */
-  findRowLater(name: string): () => StoredRow | undefined {
-    return this.table.findLater(name);
+  findRowLater(name: string): () => StoredRow<T> | undefined {
+    return this.table.findLater(name) as () => StoredRow<T> | undefined;
   }
 
   /** The stored rows of many names (absent ones are left out). */
-  findRows(names: Iterable<string>): Map<string, StoredRow> {
-    return this.table.findMany(names);
+  findRows(names: Iterable<string>): Map<string, StoredRow<T>> {
+    return this.table.findMany(names) as Map<string, StoredRow<T>>;
   }
 
   /** The stored rows an engine query selects (see resource-query.ts), in its order. */
-  query(query: ResourceQuery = {}): QueriedRow[] {
-    return this.table.query(this.compile(query));
+  query(query: ResourceQuery = {}): QueriedRow<T>[] {
+    return this.table.query(this.compile(query)) as QueriedRow<T>[];
   }
 
   /** `query`, to be taken later: on PostgreSQL queued with the transaction's next round trip (see ResourceTable). */
-  queryLater(query: ResourceQuery = {}): () => QueriedRow[] {
-    return this.table.queryLater(this.compile(query));
+  queryLater(query: ResourceQuery = {}): () => QueriedRow<T>[] {
+    return this.table.queryLater(this.compile(query)) as () => QueriedRow<T>[];
   }
 
   /** The documents an engine query selects, in its order. */
@@ -188,13 +190,13 @@ export class ResourceHandle<T extends Doc = Doc> {
   }
 
   /** A value derived from every stored document, kept in memory and up to date with every write. */
-  project<R>(derive: (doc: Doc, id: number) => R): RowProjection<R> {
-    return new RowProjection(this.table, derive);
+  project<R>(derive: (doc: T, id: number) => R): RowProjection<R> {
+    return new RowProjection(this.table, derive as (doc: Doc, id: number) => R);
   }
 
   /** The distinct values the stored documents hold (`valuesOf` each), kept up to date with every write. */
-  countValues(valuesOf: (doc: Doc) => readonly string[]): ValueCounts {
-    return new ValueCounts(this.table, valuesOf);
+  countValues(valuesOf: (doc: T) => readonly string[]): ValueCounts {
+    return new ValueCounts(this.table, valuesOf as (doc: Doc) => readonly string[]);
   }
 
   /** An engine query as this kind's table reads it: for the engine's own operations (list-operation.ts). */

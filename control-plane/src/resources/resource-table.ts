@@ -2,9 +2,10 @@ import type { SqlFragment, SqlTarget } from '@outpost/shared';
 
 export type Doc = Record<string, unknown>;
 
-export interface StoredRow {
+/** `T`: the document type of the resource kind whose table holds the row (see ResourceHandle). */
+export interface StoredRow<T extends Doc = Doc> {
   id: number;
-  doc: Doc;
+  doc: T;
 }
 
 /** One ordering key of a query: a SQL expression and its direction. */
@@ -23,9 +24,9 @@ export interface TableQuery {
   limit?: number;
 }
 
-export interface QueriedRow {
+export interface QueriedRow<T extends Doc = Doc> {
   id: number;
-  doc: Doc;
+  doc: T;
   /** the document as stored (JSON) */
   text: string;
   keyValues: unknown[];
