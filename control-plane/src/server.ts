@@ -32,6 +32,7 @@ import { ArtifactStore } from './os/artifact-store.js';
 import { artifactHolds } from './os/artifact-holds.js';
 import { artifactRoutes } from './os/artifact-routes.js';
 import { DeviceDownloads } from './os/device-downloads.js';
+import { deviceArtifactAccess } from './os/device-artifact-access.js';
 import { artifactGcMethod } from './os/artifact-gc.js';
 import { createOsCatalog } from './os/os-catalog-service.js';
 import { createHealthCheckService } from './healthchecks/health-check-service.js';
@@ -253,17 +254,11 @@ export async function startServer(
     artifactRoutes(
       artifacts,
       {
-        deviceOf: (secret) => {
-          const found = devices.credentials.authenticate(secret);
-          if (found === undefined) return undefined;
-          const stillAuthenticates = (): boolean => devices.credentials.stillAuthenticates(found.device, found.used);
-          return { device: found.device, stillAuthenticates };
-        },
+        ...deviceArtifactAccess(devices.credentials),
         mayDeviceFetch: (device, sha256) => {
           const doc = devices.devices.find(device);
           return doc !== undefined && catalog.isPublishedFor(doc, sha256);
         },
-        onDeviceRevoked: (listener) => devices.credentials.onRevoked(listener),
         authorizeKey: (secret, permission) => {
           const principal = keys.authenticate(secret);
           if (!principal) throw unauthenticated('invalid or revoked API key or device credential');

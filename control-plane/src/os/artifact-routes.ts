@@ -11,8 +11,12 @@ export interface ArtifactAccess {
   deviceOf(secret: string): DownloadingDevice | undefined;
   /** whether the device may download the artifact: a version published for its device type has it */
   mayDeviceFetch(device: string, sha256: string): boolean;
-  /** calls `listener` with each device whose credential stops working (revoked or rotated) */
-  onDeviceRevoked(listener: (device: string) => void): void;
+  /**
+   * calls `listener` with each device whose credential stops working (revoked or rotated), and whether that was
+   * through this process ('here') or told by another replica ('elsewhere', possibly after the device downloads here
+   * with its new credential)
+   */
+  onDeviceRevoked(listener: (device: string, origin: 'here' | 'elsewhere') => void): void;
   /** checks an API key for a permission; throws UNAUTHENTICATED / PERMISSION_DENIED */
   authorizeKey(secret: string, permission: string): void;
 }
@@ -34,7 +38,9 @@ export function artifactRoutes(
   deviceDownloads = new DeviceDownloads(),
 ): Router {
   const router = express.Router();
-  access.onDeviceRevoked((device) => deviceDownloads.cut(device));
+  access.onDeviceRevoked((device, origin) =>
+    origin === 'here' ? deviceDownloads.cut(device) : deviceDownloads.cutRevoked(device),
+  );
   const bearer = (req: Request): string => {
     const secret = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '')?.[1];
     if (!secret)

@@ -13,6 +13,8 @@ interface Cuttable {
 /**
  * The artifact downloads devices have in progress: cut when the device's credential is revoked (told), or, for a
  * replica that was not told for a while (it did not listen), when a re-check finds the credential no longer works.
+ * Another replica's notice may arrive after the device began a download here with its new credential: such a
+ * notice cuts only the downloads whose credential no longer authenticates (cutRevoked).
  */
 export class DeviceDownloads {
   private readonly byDevice = new Map<string, Map<Cuttable, DownloadingDevice>>();
@@ -32,6 +34,11 @@ export class DeviceDownloads {
     const open = this.byDevice.get(device);
     this.byDevice.delete(device);
     for (const res of open?.keys() ?? []) res.destroy();
+  }
+
+  /** Cuts the downloads of the device whose credential no longer authenticates it; those with its current one go on. */
+  cutRevoked(device: string): void {
+    for (const [res, caller] of [...(this.byDevice.get(device) ?? [])]) if (!caller.stillAuthenticates()) res.destroy();
   }
 
   /** The devices with a download whose credential no longer authenticates them (revoked or rotated meanwhile). */

@@ -33,6 +33,18 @@ describe('device downloads in progress', () => {
     expect(downloads.revoked()).toEqual([]);
   });
 
+  it('on a late notice, cuts only the downloads whose own credential no longer authenticates the device', () => {
+    const downloads = new DeviceDownloads();
+    const withOld = new Answer();
+    const withNew = new Answer();
+    downloads.track({ device: 'devices/rotated', stillAuthenticates: () => false }, withOld);
+    downloads.track({ device: 'devices/rotated', stillAuthenticates: () => true }, withNew);
+    downloads.cutRevoked('devices/rotated');
+    expect([withOld.destroyed, withNew.destroyed]).toEqual([true, false]);
+    expect(downloads.revoked()).toEqual([]);
+    downloads.cutRevoked('devices/unknown'); // no download: nothing to cut
+  });
+
   it('forgets a download once it ends', () => {
     const downloads = new DeviceDownloads();
     const answer = new Answer();
