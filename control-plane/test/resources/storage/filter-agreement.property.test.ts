@@ -105,7 +105,7 @@ describeStorages('a filter lists exactly the stored documents evaluateFilter acc
     const engine = new ResourceEngine(fresh(), { now: () => clock.now });
     const things = engine.register(thingDefinition);
     const coverage = new FilterCoverage();
-    /** runs whose filter selected some of the stored documents but not all of them */
+    /** filters that selected some of the stored documents but not all of them */
     let discriminating = 0;
     const runs = propertyRuns(RUNS[kind]);
     fc.assert(
@@ -131,7 +131,7 @@ describeStorages('a filter lists exactly the stored documents evaluateFilter acc
     if (process.env['FILTER_PROPERTY_COVERAGE']) {
       console.info(`${kind}: ${discriminating} discriminating filters; ${coverage.toString()}`);
     }
-    expect(coverage.missing()).toEqual([]);
-    expect(discriminating).toBeGreaterThan(runs.numRuns);
+    expect(coverage.missing(), 'conditions no filter exercised').toEqual([]);
+    expect(discriminating, 'filters that told documents apart').toBeGreaterThan(runs.numRuns);
   }, 300_000);
 });
