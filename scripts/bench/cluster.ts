@@ -45,7 +45,8 @@
  *                                     inserted, updated or deleted: pg_stat_database), replica_cpu_us_per_metrics,
  *                                     pg_cpu_us_per_metrics   per sample recorded, as for status reports above
  *   metrics_history_rows_per_device, _bytes_per_device, _bytes_per_row   the history table device_metric_points
- *                                     with its indexes (pg_total_relation_size, after a VACUUM) over --devices
+ *                                     with its indexes (pg_total_relation_size, after a VACUUM) over --devices;
+ *                                     _compact_bytes_per_row the same after VACUUM FULL (live rows only)
  *   metrics_prune_rows_deleted_per_device, metrics_prune_ms, metrics_prune_{replica,pg}_cpu_us_per_{row,device}
  *                                     the history's prune (MetricsHistory.prune: the leader's job every 10
  *                                     minutes) run once from this process as if 25 h had passed (the raw and

@@ -64,7 +64,8 @@ export async function measureMetricsMessages(phase: MetricsPhase): Promise<void>
 
 /**
  * metrics_history_rows_per_device, metrics_history_bytes_per_device, metrics_history_bytes_per_row: the history
- * table with its indexes (pg_total_relation_size) after the phase; then metrics_prune_*: the history's prune
+ * table with its indexes (pg_total_relation_size) after the phase, and metrics_history_compact_bytes_per_row
+ * after VACUUM FULL; then metrics_prune_*: the history's prune
  * (MetricsHistory.prune, what the leader's metrics-history-prune job runs every ten minutes) run once from this
  * process on its own connection, as if PRUNE_AHEAD_MS had passed, timed, with its CPU here (the replica's
  * part: building and sending the deletes) and in its PostgreSQL backend, per row deleted and per device.
@@ -75,12 +76,20 @@ export async function measureHistoryAndPrune(
   database: string,
   devices: number,
 ): Promise<void> {
+  const size = async (): Promise<{ rows: number; bytes: number }> => {
+    const row = (await client.query<{ rows: string; bytes: string }>(HISTORY_SIZE)).rows[0];
+    return { rows: Number(row?.rows ?? 0), bytes: Number(row?.bytes ?? 0) };
+  };
   await client.query(`VACUUM ANALYZE ${HISTORY_TABLE}`); // the table as autovacuum keeps it, its statistics current
-  const size = (await client.query<{ rows: string; bytes: string }>(HISTORY_SIZE)).rows[0];
-  const [rows, bytes] = [Number(size?.rows ?? 0), Number(size?.bytes ?? 0)];
+  const { rows, bytes } = await size();
   out.figure('metrics_history_rows_per_device', rows / devices, { unit: 'rows' });
   out.figure('metrics_history_bytes_per_device', bytes / devices, { unit: 'bytes' });
   out.figure('metrics_history_bytes_per_row', bytes / rows, { unit: 'bytes', samples: rows });
+  // the phase updated each device's minute and hour buckets with every sample, leaving more dead space per row
+  // than a fleet's one sample a minute does: a rewritten table and its indexes hold live rows only
+  await client.query(`VACUUM FULL ANALYZE ${HISTORY_TABLE}`);
+  const compact = await size();
+  out.figure('metrics_history_compact_bytes_per_row', compact.bytes / compact.rows, { unit: 'bytes', samples: rows });
 
   const { MetricsHistory } = await import('../../../control-plane/src/metrics/metrics-history.js');
   const { DEFAULT_METRICS_RETENTION_DAYS } = await import('../../../control-plane/src/metrics/downsampling.js');
