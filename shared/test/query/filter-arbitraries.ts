@@ -259,3 +259,30 @@ export const { filter: filterText } = fc.letrec<{ filter: string }>((tie) => ({
     tie('filter').map((f) => `${f} -- comment\n`),
   ),
 }));
+
+// ---- order_by text ----
+
+/** Paths of testSchema a list may be ordered by (scalar leaves), spelled as a request may spell them. */
+const ORDER_PATHS = [
+  'name',
+  'display_name',
+  'spec.count',
+  'spec.ratio',
+  'spec.enabled',
+  'spec.owner',
+  'metadata.create_time',
+  'status.state',
+  'status.device_info.os_version',
+];
+
+/** No order (name order), or one to three distinct keys, each asc, desc or unsaid. */
+export const orderByText = fc.oneof(
+  fc.constant(''),
+  fc
+    .uniqueArray(fc.tuple(fc.constantFrom(...ORDER_PATHS), fc.constantFrom('', ' asc', ' desc')), {
+      minLength: 1,
+      maxLength: 3,
+      selector: ([path]) => path,
+    })
+    .map((terms) => terms.map(([path, direction]) => `${path}${direction}`).join(', ')),
+);

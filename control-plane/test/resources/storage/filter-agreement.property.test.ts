@@ -1,9 +1,15 @@
 import fc from 'fast-check';
 import { z } from 'zod';
-import { evaluateFilter, ID_RULES, NamePattern, parseFilter } from '@outpost/shared';
+import { evaluateFilter, ID_RULES, NamePattern, parseFilter, parseOrderBy } from '@outpost/shared';
 import type { ResourceDefinition } from '@outpost/shared';
 import { expect, it } from 'vitest';
-import { filterText, STORABLE_NAMES, storeWritesArb } from '../../../../shared/test/query/filter-arbitraries.js';
+import {
+  filterText,
+  orderByText,
+  STORABLE_NAMES,
+  storeWritesArb,
+} from '../../../../shared/test/query/filter-arbitraries.js';
+import { listOrder } from '../../../../shared/test/query/list-order.js';
 import { FilterCoverage, propertyRuns } from '../../../../shared/test/query/filter-property-runs.js';
 import { testSchema } from '../../../../shared/test/query/test-schema.js';
 import { listNarrowed } from '../../../src/resources/list-operation.js';
@@ -16,7 +22,8 @@ import { describeStorages } from '../../helpers/storages.js';
  * on a real SQLite / PostgreSQL storage (created, removed, written over: the tables' insert, update and delete,
  * columns and side table), then listed with a random filter, and with its negation, through the generic list
  * (filterToSql on the table's own SQL target, its reads, page tokens and counts). The names listed must be
- * exactly the stored documents evaluateFilter accepts.
+ * exactly the stored documents evaluateFilter accepts, in the order of a random order_by (list-order.ts): the page
+ * tokens' seeks must neither skip nor repeat a document.
  *
  * Fixed seed; `FILTER_PROPERTY_SEED=<n>` (and `FILTER_PROPERTY_RUNS=<n>`) explore others:
  *   FILTER_PROPERTY_SEED=7 FILTER_PROPERTY_RUNS=2000 npx vitest run control-plane/test/resources/storage/filter-agreement.property.test.ts
@@ -81,14 +88,14 @@ function namesLeft(writes: Writes): string[] {
   return [...left].sort();
 }
 
-/** The names the generic list gives for `filter`, page by page; checks each page's paging info on the way. */
-function listed(things: ResourceHandle<Thing>, filter: string, total: number): string[] {
+/** The names the generic list gives for `filter` in `orderBy`, page by page; checks each page's paging info. */
+function listed(things: ResourceHandle<Thing>, filter: string, orderBy: string, total: number): string[] {
   const names: string[] = [];
   let pageToken = '';
   do {
     const page = listNarrowed(
       things,
-      { filter, pageSize: PAGE_SIZE, pageToken, includePagingInfo: true },
+      { filter, orderBy, pageSize: PAGE_SIZE, pageToken, includePagingInfo: true },
       { conditions: [], key: ['things'] },
     );
     expect(page.currentOffset).toBe(page.items.length === 0 ? 0 : names.length);
@@ -111,17 +118,22 @@ describeStorages('a filter lists exactly the stored documents evaluateFilter acc
     fc.assert(
       fc.property(
         storeWritesArb,
-        fc.array(filterText, { minLength: 1, maxLength: FILTERS_PER_RUN }),
-        (writes, texts) => {
+        fc.array(fc.tuple(filterText, orderByText), { minLength: 1, maxLength: FILTERS_PER_RUN }),
+        (writes, lists) => {
           store(engine, things, clock, writes);
           const rows = things.findRows(STORABLE_NAMES);
           const docs = [...rows.keys()].sort().map((name) => rows.get(name)!.doc);
           expect(docs.map((doc) => doc['name'])).toEqual(namesLeft(writes));
-          for (const candidate of texts.flatMap((text) => [text, `NOT (${text})`])) {
+          const negated = lists.flatMap(([text, orderBy]) => [text, `NOT (${text})`].map((f) => [f, orderBy] as const));
+          for (const [candidate, orderBy] of negated) {
             const filter = parseFilter(candidate, testSchema);
             coverage.add(filter);
-            const expected = docs.filter((doc) => evaluateFilter(filter, doc)).map((doc) => String(doc['name']));
-            expect(listed(things, candidate, expected.length), candidate).toEqual(expected);
+            const expected = docs
+              .filter((doc) => evaluateFilter(filter, doc))
+              .sort(listOrder(parseOrderBy(orderBy, testSchema)))
+              .map((doc) => String(doc['name']));
+            const names = listed(things, candidate, orderBy, expected.length);
+            expect(names, `${candidate} in order "${orderBy}"`).toEqual(expected);
             if (expected.length > 0 && expected.length < docs.length) discriminating++;
           }
         },
