@@ -128,6 +128,7 @@ const connectRate = flags['connect-rate'] === undefined ? undefined : positive('
 const heartbeatSeconds = positive('heartbeat-seconds', flags['heartbeat-seconds']);
 const watchWrites = positive('watch-writes', flags['watch-writes']);
 const seedOnly = flags['seed-only'];
+if (flags['metrics-messages'] !== undefined && !flags.metrics) throw new Error('--metrics-messages needs --metrics');
 const metricsMessages = flags.metrics ? positive('metrics-messages', flags['metrics-messages'] ?? flags.reports) : 0;
 const profiling = flags['cpu-prof-dir'] === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', flags['cpu-prof-dir']];
 if (replicaCount < 2) throw new Error('--replicas must be at least 2 (watch delivery goes from one to another)');
