@@ -56,6 +56,7 @@
 import { Agent } from 'node:http';
 import type { OutpostClient } from '@outpost/shared';
 import type { ResourceEngine } from '../../control-plane/dist/resources/resource-engine.js';
+import type { SqliteDatabase } from '../../control-plane/dist/resources/storage/open-storage.js';
 import { requireBuiltPackages } from './lib/preflight.js';
 import { createReporter, type Reporter } from './lib/report.js';
 import { percentile } from './lib/stats.js';
@@ -116,8 +117,9 @@ async function benchmark(): Promise<void> {
       const database = store.freshDatabase();
       const server = await startBenchServer(dataDir, {}, database !== undefined ? { database } : {});
       if (store.kind === 'sqlite') {
-        if (synchronous) server.engine.db.pragma(`synchronous = ${synchronous}`);
-        const durability = String(server.engine.db.pragma('synchronous', { simple: true }));
+        const db = await sqliteDatabaseOf(server.engine);
+        if (synchronous) db.pragma(`synchronous = ${synchronous}`);
+        const durability = String(db.pragma('synchronous', { simple: true }));
         report.progress(
           `control plane on ${server.url}, data in ${dataDir}, synchronous=${durability} (2 = FULL, 1 = NORMAL)`,
         );
@@ -248,11 +250,18 @@ async function checkpoint(engine: ResourceEngine): Promise<number> {
   }
   // busy while the checkpointer's thread is at it: wait for it, then copy what is left
   for (;;) {
-    const [result] = engine.db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+    const [result] = (await sqliteDatabaseOf(engine)).pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
     if (result?.busy === 0) return performance.now() - started;
     if (performance.now() - started > 60_000) throw new Error('the write-ahead log stayed busy for a minute');
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/** The SQLite database the engine keeps its records in (the bench tunes it and checkpoints it). */
+async function sqliteDatabaseOf(engine: ResourceEngine): Promise<SqliteDatabase> {
+  const { SqliteStorage } = await import('../../control-plane/dist/resources/storage/sqlite/sqlite-storage.js');
+  if (engine.storage instanceof SqliteStorage) return engine.storage.db;
+  throw new Error(`the ${engine.storage.kind} storage has no SQLite database`);
 }
 
 // ---- 3. plan assignment requests ----------------------------------------------------------------------

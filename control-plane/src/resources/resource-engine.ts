@@ -54,6 +54,7 @@ export class ResourceEngine {
   private queued: QueuedCall[] = [];
   private readonly commitListeners = new Set<CommitListener>();
   private readonly checkpoints: CommitCheckpoints | undefined;
+  /** Where the records are kept: for the engine's own modules, tests and benchmarks; services never use it. */
   readonly storage: Storage;
   /** The services' records that are not resources, in the same store as the resources. */
   readonly stores: EngineStores;
@@ -68,12 +69,6 @@ export class ResourceEngine {
     this.stores = openStores(this.storage);
     this.coordination = openCoordination(this.storage);
     this.checkpoints = options.checkpoints;
-  }
-
-  /** The SQLite database of a SQLite storage (benchmarks and tests tune and inspect it; no service uses it). */
-  get db(): Db {
-    if (this.storage instanceof SqliteStorage) return this.storage.db;
-    throw new Error(`the ${this.storage.kind} storage has no SQLite database`);
   }
 
   /**

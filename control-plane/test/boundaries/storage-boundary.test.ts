@@ -16,6 +16,7 @@ const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 const REACHING_IN: readonly { what: string; pattern: RegExp }[] = [
   { what: 'an engine table (handle.table)', pattern: /\.table\b/ },
   { what: "the engine's database (engine.db)", pattern: /\bengine\.db\b/ },
+  { what: "the engine's storage (engine.storage)", pattern: /\bengine\.storage\b/ },
   {
     what: 'SQL compiled for a table (sqlTarget, filterToSql, SqlFragment)',
     pattern: /\bsqlTarget\b|\bfilterToSql\b|\bSqlFragment\b/,
@@ -55,6 +56,7 @@ describe('the storage boundary', () => {
     const samples = [
       'handle.table.version',
       'engine.db.pragma("x")',
+      'pgUnclaimedLinks(engine.storage)',
       "import { filterToSql } from '../resources/sql.js'",
       "import type { Db } from '../resources/storage/sqlite/open-database.js'",
       "db.prepare<[string]>('SELECT 1')",

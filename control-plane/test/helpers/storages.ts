@@ -35,3 +35,9 @@ export function describeStorages(title: string, body: (fresh: FreshStorage, kind
 function unavailable(reason: string): never {
   throw new Error(`PostgreSQL unavailable: ${reason}`);
 }
+
+/** `storage`, with no flush per commit on SQLite (the throwaway PostgreSQL cluster does none either): for tests of values. */
+export function withoutFlush(storage: Storage): Storage {
+  if (storage instanceof SqliteStorage) storage.db.pragma('synchronous = OFF');
+  return storage;
+}

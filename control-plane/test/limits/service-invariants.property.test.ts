@@ -9,7 +9,7 @@ import { createLimitsService, type LimitsService } from '../../src/limits/index.
 import { loadWorld, type Scope } from '../../src/limits/scope.js';
 import { ResourceEngine } from '../../src/resources/resource-engine.js';
 import type { ResourceHandle } from '../../src/resources/resource-handle.js';
-import { describeStorages, type FreshStorage, type StorageKind } from '../helpers/storages.js';
+import { describeStorages, type FreshStorage, withoutFlush } from '../helpers/storages.js';
 import { DEVICES, SERVICE } from './limits-fixture.js';
 
 /**
@@ -31,10 +31,8 @@ interface World {
   requests: number;
 }
 
-function startWorld(fresh: FreshStorage, kind: StorageKind): World {
-  const engine = new ResourceEngine(fresh());
-  // no flush per commit (the throwaway PostgreSQL cluster does none either): the test is about the values
-  if (kind === 'sqlite') engine.db.pragma('synchronous = OFF');
+function startWorld(fresh: FreshStorage): World {
+  const engine = new ResourceEngine(withoutFlush(fresh()));
   const limits = createLimitsService(engine);
   const { devices } = createDeviceService(engine, { meteredBy: limits });
   const follower = new LimitsContext(engine);
@@ -182,7 +180,7 @@ describeStorages('limits service invariants under random writes', (fresh, kind) 
     const outcomes = { done: 0, refused: 0 };
     fc.assert(
       fc.property(fc.array(op, { minLength: 5, maxLength: 25 }), (ops) => {
-        const w = startWorld(fresh, kind);
+        const w = startWorld(fresh);
         try {
           for (const { label, run } of ops) {
             const head = w.engine.log.head();

@@ -6,7 +6,7 @@ import { isEmptyDiff, recomputeTree } from '../../src/limits/core/index.js';
 import { createLimitsService } from '../../src/limits/index.js';
 import { loadWorld } from '../../src/limits/scope.js';
 import { ResourceEngine } from '../../src/resources/resource-engine.js';
-import { describeStorages, type FreshStorage, type StorageKind } from '../helpers/storages.js';
+import { describeStorages, type FreshStorage, withoutFlush } from '../helpers/storages.js';
 import { DEVICES, limitName, poolName, PROJECT_PLAN, SERVICE } from './limits-fixture.js';
 
 /**
@@ -16,10 +16,8 @@ import { DEVICES, limitName, poolName, PROJECT_PLAN, SERVICE } from './limits-fi
  */
 const PROJECTS = Array.from({ length: 210 }, (_, i) => `projects/wt-${i}`);
 
-function setUp(fresh: FreshStorage, kind: StorageKind) {
-  const engine = new ResourceEngine(fresh());
-  // no flush per commit (the throwaway PostgreSQL cluster does none either): the test is about the values
-  if (kind === 'sqlite') engine.db.pragma('synchronous = OFF');
+function setUp(fresh: FreshStorage) {
+  const engine = new ResourceEngine(withoutFlush(fresh()));
   const limits = createLimitsService(engine);
   const { devices } = createDeviceService(engine, { meteredBy: limits });
   limits.bootstrap();
@@ -48,9 +46,9 @@ function setUp(fresh: FreshStorage, kind: StorageKind) {
   return { h, setPlan, limit, servicePool, unsettled };
 }
 
-describeStorages('a plan change over the whole tree', (fresh, kind) => {
+describeStorages('a plan change over the whole tree', (fresh) => {
   it('moves every dependent limit and pool, refuses what the service pool cannot back, and goes on right', () => {
-    const { h, setPlan, limit, servicePool, unsettled } = setUp(fresh, kind);
+    const { h, setPlan, limit, servicePool, unsettled } = setUp(fresh);
 
     /** Every limit at `value`, the one device still counted, the service pool backing them all, nothing left to settle. */
     const expectSettledAt = (value: number) => {
