@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { inject } from 'vitest';
 import { SyncPostgres } from '../../src/resources/storage/postgres/sync-postgres.js';
 
@@ -31,4 +33,19 @@ export function testDatabase(): { database?: string } {
   const url = new URL(admin);
   url.pathname = `/${name}`;
   return { database: url.toString() };
+}
+
+/** where a data folder remembers its test server's PostgreSQL database, so that a restart on it reopens that database */
+const DATABASE_NOTE = 'test-database-url';
+
+/**
+ * The `database` setting of a test server on data folder `dataDir`: the one a server on this folder had before (a
+ * restart keeps its data on PostgreSQL too, as it does in the folder's SQLite file), else a fresh one (testDatabase).
+ */
+export function testDatabaseIn(dataDir: string): { database?: string } {
+  const note = join(dataDir, DATABASE_NOTE);
+  if (existsSync(note)) return { database: readFileSync(note, 'utf8') };
+  const setting = testDatabase();
+  if (setting.database !== undefined) writeFileSync(note, setting.database);
+  return setting;
 }

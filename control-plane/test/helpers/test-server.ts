@@ -6,7 +6,7 @@ import { OutpostClient } from '@outpost/shared';
 import { startServer } from '../../src/server.js';
 import type { ServerExtras, StartedServer } from '../../src/server.js';
 import type { ServerConfig } from '../../src/server/config.js';
-import { testDatabase } from './test-database.js';
+import { testDatabaseIn } from './test-database.js';
 
 export const TEST_ADMIN_KEY = 'test-admin-key-0123456789abcdef-0123';
 
@@ -20,7 +20,8 @@ export interface TestServer extends StartedServer {
 
 /**
  * A real control plane on 127.0.0.1 with a fresh SQLite file in a temporary folder (and, under
- * OUTPOST_TEST_DATABASE=postgres, its resources in a fresh PostgreSQL database: see test-database.ts).
+ * OUTPOST_TEST_DATABASE=postgres, its resources in a fresh PostgreSQL database: see test-database.ts). A server
+ * started again on the same `dataDir` finds the data of the one before on either store.
  */
 export interface TestServerOptions {
   /** reuse this data folder (it is then not removed) */
@@ -45,7 +46,7 @@ export async function startTestServer(extras: ServerExtras = {}, options: TestSe
       // this server shares its event loop with the test's own synchronous work (spawnSync, seeding), which is not
       // load it should shed links for; servers run as processes keep the default (connect-shedding.test.ts)
       shedUpgradesLagMs: 0,
-      ...testDatabase(),
+      ...(options.config?.database === undefined ? testDatabaseIn(dir) : {}),
       ...options.config,
     },
     pino({ level: 'silent' }),

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ApiKeyStore } from '../../src/iam/api-key-store.js';
 import { authenticateRequest, principalOf } from '../../src/iam/authenticate-request.js';
 import { Authorizer } from '../../src/iam/authorizer.js';
@@ -9,19 +9,19 @@ import { iamRoutes } from '../../src/iam/routes.js';
 import { ResourceEngine } from '../../src/resources/resource-engine.js';
 import { apiErrorHandler, unknownRouteHandler } from '../../src/server/http-errors.js';
 import { createLogger } from '../../src/server/logger.js';
-import { tempDatabase } from './temp-db.js';
+import { describeStorages } from '../helpers/storages.js';
 
 const ADMIN = 'admin-secret-for-the-tests-0123456789';
 const GET_DEVICE = 'services/devices.outpost/permissions/devices.get';
 
-describe('IAM over HTTP', () => {
-  const t = tempDatabase();
-  const store = new ApiKeyStore(new ResourceEngine(t.db).stores.apiKeys);
+describeStorages('IAM over HTTP', (fresh) => {
+  let store: ApiKeyStore;
   const logs: Record<string, unknown>[] = [];
   let server: Server;
   let base = '';
 
   beforeAll(async () => {
+    store = new ApiKeyStore(new ResourceEngine(fresh()).stores.apiKeys);
     store.ensureBootstrapAdminKey(ADMIN);
     const authorizer = new Authorizer({
       ancestorsOf: (name) => (name.startsWith('projects/p/') ? ['organizations/o'] : []),
@@ -53,7 +53,6 @@ describe('IAM over HTTP', () => {
 
   afterAll(async () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
-    t.cleanup();
   });
 
   async function call(method: string, path: string, key?: string, body?: unknown, rawBody?: string) {

@@ -8,7 +8,9 @@ import { widgetDefinition } from '../helpers/widgets.js';
 /**
  * The filter columns are ordinary columns the engine writes with each document (only those that change):
  * after any sequence of writes they hold exactly json_extract(doc, path), and the side table holds the
- * labels; a table of an earlier version, with generated columns, is rebuilt with its rows and ids.
+ * labels; a table of an earlier version, with generated columns, is rebuilt with its rows and ids. SQLite only: it
+ * compares SQLite's own columns with json_extract and migrates SQLite's earlier tables (the engine's group commit,
+ * on both stores: group-commit.test.ts).
  */
 const freshDatabase = tempDatabases('outpost-columns-');
 
@@ -199,72 +201,3 @@ function indexedColumns(db: Db, table: string): Record<string, string> {
     (db.prepare(`SELECT name FROM pragma_index_info(?) ORDER BY seqno`).pluck().all(index) as string[]).join(',');
   return Object.fromEntries(names.map((index) => [index, columns(index)]));
 }
-
-describe('group commit (ResourceEngine.batch)', () => {
-  it('runs the calls of one turn in one transaction; a failing call undoes only its own writes', async () => {
-    const db = freshDb();
-    const engine = new ResourceEngine(db);
-    const widgets = engine.register(widgetDefinition);
-    const seen: string[] = [];
-    widgets.subscribe((change) => seen.push(change.name));
-    const before = engine.log.head();
-    const name = (id: string): string => `${PARENT}/widgets/w-${id}`;
-    const calls = [
-      engine.batch(() => widgets.create({ parent: PARENT, resource: { name: name('a') } })),
-      engine.batch(() => {
-        widgets.create({ parent: PARENT, resource: { name: name('b') } });
-        throw new Error('refused');
-      }),
-      engine.batch(() => widgets.create({ parent: PARENT, resource: { name: name('c') } })),
-    ];
-    expect(widgets.exists(name('a'))).toBe(false); // nothing runs before the end of the turn
-    const outcomes = await Promise.allSettled(calls);
-    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
-    expect(db.inTransaction).toBe(false);
-    expect([widgets.exists(name('a')), widgets.exists(name('b')), widgets.exists(name('c'))]).toEqual([
-      true,
-      false,
-      true,
-    ]);
-    expect(seen).toEqual([name('a'), name('c')]);
-    expect(engine.log.head()).toBe(before + 2);
-    expect(drift(db)).toEqual({ columns: [], labels: [] });
-  });
-
-  it('a call alone in its turn that fails leaves nothing behind, and the next turn goes on', async () => {
-    const db = freshDb();
-    const engine = new ResourceEngine(db);
-    const widgets = engine.register(widgetDefinition);
-    const seen: string[] = [];
-    widgets.subscribe((change) => seen.push(change.name));
-    const before = engine.log.head();
-    const name = (id: string): string => `${PARENT}/widgets/w-${id}`;
-    const failed = engine.batch(() => {
-      widgets.create({ parent: PARENT, resource: { name: name('x') } });
-      widgets.create({ parent: PARENT, resource: { name: name('y') } });
-      throw new Error('refused');
-    });
-    await expect(failed).rejects.toThrow('refused');
-    expect(db.inTransaction).toBe(false);
-    expect([widgets.exists(name('x')), widgets.exists(name('y'))]).toEqual([false, false]);
-    expect(engine.log.head()).toBe(before);
-    await expect(
-      engine.batch(() => widgets.create({ parent: PARENT, resource: { name: name('z') } })),
-    ).resolves.toMatchObject({ name: name('z') });
-    expect(seen).toEqual([name('z')]);
-    expect(engine.log.head()).toBe(before + 1);
-    expect(drift(db)).toEqual({ columns: [], labels: [] });
-  });
-
-  it('inside a transaction a call joins it', async () => {
-    const db = freshDb();
-    const engine = new ResourceEngine(db);
-    const widgets = engine.register(widgetDefinition);
-    let promise: Promise<unknown> | undefined;
-    engine.transaction(() => {
-      promise = engine.batch(() => widgets.create({ parent: PARENT, resource: { name: `${PARENT}/widgets/inner` } }));
-    });
-    expect(widgets.exists(`${PARENT}/widgets/inner`)).toBe(true);
-    await expect(promise).resolves.toMatchObject({ name: `${PARENT}/widgets/inner` });
-  });
-});
