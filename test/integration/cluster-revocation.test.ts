@@ -4,18 +4,24 @@
  * a device linked to A loses its link when its credential is revoked through B, and cannot link again
  * (cluster/revocation-notices.ts); and when the revocation happens while A does not listen (its connection for
  * LISTEN was lost), A closes the link once it listens again. A notice that reaches B after the device linked to B
- * with the credential it announces leaves that link open. Skipped without PostgreSQL, except under CI=true.
+ * with the credential it announces leaves that link open, and an artifact download begun there with it completes
+ * intact. Skipped without PostgreSQL, except under CI=true.
  */
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { AGENT_CONNECT_PATH } from '@outpost/shared';
-import pg from 'pg';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { REVOCATIONS_CHANNEL } from '../../control-plane/src/cluster/revocation-notices.js';
 import { openPausedWatch } from '../../control-plane/test/helpers/paused-watch.js';
 import { clusterTestsSkipped } from './helpers/cluster-replicas.js';
 import type { Replica } from './helpers/cluster-replicas.js';
 import { revokeWhileDeaf } from './helpers/deaf-replica.js';
+import { announceLate } from './helpers/late-notice.js';
 import { perAttempt } from './helpers/per-attempt.js';
+import { publishSimulated110 } from './helpers/published-os.js';
 import { twoReplicasOnePostgres } from './helpers/two-replicas.js';
 
 const skipped = clusterTestsSkipped('cluster revocation test');
@@ -23,6 +29,8 @@ const PARENT = 'projects/revoking/regions/eu';
 const WATCH_DEVICES = 'services/devices.outpost/permissions/devices.watch';
 // generous: a loaded machine is slow, and each wait ends as soon as its condition holds
 const WAIT_MS = 60_000;
+// larger than what the sockets buffer, so that a download stays open while its reader waits
+const IMAGE_BYTES = 48 << 20;
 
 /** Opens a device's agent link on `replica` with `credential`; resolves once welcomed, with the close code to come. */
 async function linkDevice(replica: Replica, credential: string): Promise<{ closed: Promise<number> }> {
@@ -37,6 +45,27 @@ async function linkDevice(replica: Replica, credential: string): Promise<{ close
     socket.once('unexpected-response', (_req, res) => reject(new Error(`link refused: ${res.statusCode}`)));
   });
   return { closed };
+}
+
+/** Begins a device's download of an artifact from `replica`, paused after its head: read it on with `readToEnd`. */
+function beginDownload(replica: Replica, sha256: string, credential: string): Promise<http.IncomingMessage> {
+  return new Promise((resolve, reject) =>
+    http
+      .get(`${replica.url}/v1/artifacts/${sha256}`, { headers: { authorization: `Bearer ${credential}` } }, (res) => {
+        res.pause();
+        res.on('error', () => {}); // a cut shows as an incomplete response
+        resolve(res);
+      })
+      .on('error', reject),
+  );
+}
+
+/** Reads a download to its end: whether it completed, and the sha256 of what it received. */
+async function readToEnd(download: http.IncomingMessage): Promise<{ complete: boolean; sha256: string }> {
+  const hash = createHash('sha256');
+  download.on('data', (chunk: Buffer) => hash.update(chunk)).resume();
+  await new Promise((resolve) => download.once('close', resolve));
+  return { complete: download.complete, sha256: hash.digest('hex') };
 }
 
 /** Resolves with `value` after `ms` (what a wait that may never end gives instead). */
@@ -62,19 +91,15 @@ function linkRefusal(replica: Replica, credential: string): Promise<number> {
   });
 }
 
-/** Sends again, as another replica, the notice that `device`'s credential changed: one delivered late. */
-async function announceLate(database: string, device: string): Promise<void> {
-  const client = new pg.Client({ connectionString: database });
-  await client.connect();
-  try {
-    await client.query('SELECT pg_notify($1, $2)', [REVOCATIONS_CHANNEL, JSON.stringify({ from: 'late', device })]);
-  } finally {
-    await client.end();
-  }
-}
-
 describe.skipIf(skipped)('revocation across control-plane replicas on one PostgreSQL', () => {
   const replicas = twoReplicasOnePostgres();
+  const work = mkdtempSync(join(tmpdir(), 'outpost-revocation-'));
+  let artifact: { sha256: string };
+  beforeAll(async () => {
+    // through B, which serves it below: B knows the version at once
+    artifact = await publishSimulated110(replicas.b(), work, randomBytes(IMAGE_BYTES));
+  }, 180_000);
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
 
   it('a key revoked through B ends its watch stream on A, and A refuses it after', async () => {
     const [a, b] = [replicas.a(), replicas.b()];
@@ -154,5 +179,30 @@ describe.skipIf(skipped)('revocation across control-plane replicas on one Postgr
     await expect.poll(() => b.process.output(), { timeout: 20_000 }).toMatch(closedOnB(revoked));
     expect(b.process.output()).not.toMatch(closedOnB(fresh));
     expect(await Promise.race([link.closed, Promise.resolve('open')])).toBe('open');
+  }, 180_000);
+
+  it('a late notice of a credential issued through A leaves the artifact download B began with it to complete', async (context) => {
+    const [a, b] = [replicas.a(), replicas.b()];
+    // provisioned as type simulated, the type of the version published above, so that it may fetch its artifact
+    const device = perAttempt(context, `${PARENT}/devices/downloading-before-the-notice`);
+    await a.admin.create(PARENT, 'devices', { name: device });
+    const { credential } = await a.admin.request<{ credential: string }>('POST', `/v1/${device}:provision`, {
+      body: { deviceType: 'simulated', factoryVersion: '1.0.0' },
+    });
+    const download = await beginDownload(b, artifact.sha256, credential);
+    expect(download.statusCode).toBe(200);
+    // the provisioning's notice, as it arrives when B began the download before reading it
+    await announceLate(replicas.database(), device);
+    // then one that must close a link on B: B reads notices in order, so the late one was acted on before it
+    const revoked = perAttempt(context, `${PARENT}/devices/revoked-after-the-download`);
+    await a.admin.create(PARENT, 'devices', { name: revoked });
+    const revokedLink = await linkDevice(
+      b,
+      (await a.admin.request<{ credential: string }>('POST', `/v1/${revoked}:issueCredential`, { body: {} }))
+        .credential,
+    );
+    await a.admin.request('POST', `/v1/${revoked}:revokeCredential`, { body: {} });
+    expect(await revokedLink.closed).toBe(4003);
+    expect(await readToEnd(download)).toEqual({ complete: true, sha256: artifact.sha256 });
   }, 180_000);
 });

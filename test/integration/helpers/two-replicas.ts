@@ -1,8 +1,5 @@
-import { afterAll, beforeAll } from 'vitest';
-import { startPostgresCluster } from '../../../control-plane/test/helpers/postgres-cluster.js';
-import type { PostgresCluster } from '../../../control-plane/test/helpers/postgres-cluster.js';
-import { startReplica } from './cluster-replicas.js';
 import type { Replica } from './cluster-replicas.js';
+import { replicasOnePostgres } from './replicas-one-postgres.js';
 
 /**
  * Two replicas on one database of a throwaway cluster, started before the suite's tests and stopped after;
@@ -13,30 +10,6 @@ export function twoReplicasOnePostgres(extraArgs: readonly string[] = []): {
   b(): Replica;
   database(): string;
 } {
-  let cluster: PostgresCluster | undefined;
-  let database: string | undefined;
-  let a: Replica | undefined;
-  let b: Replica | undefined;
-  beforeAll(async () => {
-    cluster = await startPostgresCluster({ durable: false });
-    database = cluster.createDatabase();
-    a = await startReplica(database, extraArgs);
-    b = await startReplica(database, extraArgs);
-  }, 120_000);
-  afterAll(async () => {
-    await Promise.all([a?.stop(), b?.stop()]);
-    cluster?.stop();
-  });
-  const started = (replica: Replica | undefined): Replica => {
-    if (!replica) throw new Error('the replicas did not start');
-    return replica;
-  };
-  return {
-    a: () => started(a),
-    b: () => started(b),
-    database: () => {
-      if (database === undefined) throw new Error('the database was not created');
-      return database;
-    },
-  };
+  const replicas = replicasOnePostgres(2, extraArgs);
+  return { a: () => replicas.replica(0), b: () => replicas.replica(1), database: replicas.database };
 }
