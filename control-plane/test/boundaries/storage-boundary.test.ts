@@ -1,7 +1,5 @@
-import { readdir, readFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { controlPlaneSources } from './control-plane-sources.js';
 
 /**
  * The storage boundary (issue 22): outside the resource engine (control-plane/src/resources, whose storage/ folder
@@ -10,8 +8,6 @@ import { describe, expect, it } from 'vitest';
  * credentials, provisioning tokens, metrics history). (The database drivers themselves are fenced by eslint's
  * no-restricted-imports and no-restricted-syntax, see eslint.config.js and driver-imports.test.ts.)
  */
-const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
-
 /** What only the engine may touch: its tables, its database, SQL fragments and prepared statements. */
 const REACHING_IN: readonly { what: string; pattern: RegExp }[] = [
   { what: 'an engine table (handle.table)', pattern: /\.table\b/ },
@@ -25,27 +21,13 @@ const REACHING_IN: readonly { what: string; pattern: RegExp }[] = [
   { what: 'a prepared statement or SQL script', pattern: /\.prepare(<[^>]*>)?\(|\bdb\.exec\(/ },
 ];
 
-async function sourceFiles(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { withFileTypes: true });
-  const nested = await Promise.all(
-    entries.map((entry) => {
-      const path = join(dir, entry.name);
-      if (entry.isDirectory()) return sourceFiles(path);
-      return Promise.resolve(entry.name.endsWith('.ts') ? [path] : []);
-    }),
-  );
-  return nested.flat();
-}
-
 const insideTheEngine = (file: string): boolean => file.startsWith('resources/');
 
 describe('the storage boundary', () => {
   it('no service writes SQL or reaches into the engine', async () => {
     const reaching: [string, string[]][] = [];
-    for (const path of await sourceFiles(SRC)) {
-      const file = relative(SRC, path).split('\\').join('/');
+    for (const { file, text } of await controlPlaneSources()) {
       if (insideTheEngine(file)) continue;
-      const text = await readFile(path, 'utf8');
       const found = REACHING_IN.filter(({ pattern }) => pattern.test(text)).map(({ what }) => what);
       if (found.length > 0) reaching.push([file, found]);
     }

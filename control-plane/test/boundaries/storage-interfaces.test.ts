@@ -1,7 +1,6 @@
-import { readdir, readFile } from 'node:fs/promises';
-import { dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { controlPlaneSources } from './control-plane-sources.js';
 
 /**
  * Only the engine uses the storage (issue 22): outside control-plane/src/resources, code imports from the storage
@@ -9,8 +8,6 @@ import { describe, expect, it } from 'vitest';
  * stores), never an implementation (storage/postgres, storage/sqlite, the factories). The server alone opens the
  * store (open-storage.ts). The cluster gets its coordination from the engine (ResourceEngine.coordination).
  */
-const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
-
 const STORAGE = 'resources/storage/';
 /** The storage's interfaces: files of types only, which any service may import. */
 const INTERFACES = /^resources\/storage\/(coordination|presence-store|stores\/[a-z-]+-records)\.js$/;
@@ -19,7 +16,7 @@ const OPENERS: Readonly<Record<string, readonly string[]>> = {
   'server.ts': ['resources/storage/open-storage.js'],
 };
 
-/** The relative modules `text` imports (import and export … from, import()), as paths under SRC. */
+/** The relative modules `text` imports (import and export … from, import()), as paths under control-plane/src. */
 function importedModules(file: string, text: string): string[] {
   const specifiers = [...text.matchAll(/\bfrom\s+'([^']+)'|\bimport\s*\(\s*'([^']+)'\s*\)/g)].map(
     (match) => match[1] ?? match[2] ?? '',
@@ -29,7 +26,7 @@ function importedModules(file: string, text: string): string[] {
     .map((specifier) => join(dirname(file), specifier).split('\\').join('/'));
 }
 
-/** The storage modules `file` (a path under SRC) imports without being allowed to. */
+/** The storage modules `file` (a path under control-plane/src) imports without being allowed to. */
 function storageImplementationsImported(file: string, text: string): string[] {
   if (file.startsWith('resources/')) return [];
   const allowed = OPENERS[file] ?? [];
@@ -38,24 +35,11 @@ function storageImplementationsImported(file: string, text: string): string[] {
   );
 }
 
-async function sourceFiles(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { withFileTypes: true });
-  const nested = await Promise.all(
-    entries.map((entry) => {
-      const path = join(dir, entry.name);
-      if (entry.isDirectory()) return sourceFiles(path);
-      return Promise.resolve(entry.name.endsWith('.ts') ? [path] : []);
-    }),
-  );
-  return nested.flat();
-}
-
 describe('the storage interfaces', () => {
   it('outside the engine, nothing imports a storage implementation', async () => {
     const importing: [string, string[]][] = [];
-    for (const path of await sourceFiles(SRC)) {
-      const file = relative(SRC, path).split('\\').join('/');
-      const found = storageImplementationsImported(file, await readFile(path, 'utf8'));
+    for (const { file, text } of await controlPlaneSources()) {
+      const found = storageImplementationsImported(file, text);
       if (found.length > 0) importing.push([file, found]);
     }
     expect(importing, 'use the storage interfaces (resources/storage/coordination.ts) through the engine').toEqual([]);
