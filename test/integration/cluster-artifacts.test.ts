@@ -5,8 +5,8 @@
  * an artifact B is serving until that download ends, also after B's coordination connection (which holds the
  * artifact locks) was cut and made again, and while it is cut (B's leased hold record stands). Skipped without PostgreSQL, except under CI=true.
  */
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,7 +25,8 @@ import { provisionSimulatedDevice } from './helpers/simulated-ota.js';
 import { twoReplicasOnePostgres } from './helpers/two-replicas.js';
 
 const skipped = clusterTestsSkipped('cluster artifacts test');
-const work = mkdtempSync(join(tmpdir(), 'outpost-cluster-artifacts-'));
+// named here (the replicas' arguments are fixed when the suite is declared), made only when the suite runs
+const work = join(tmpdir(), `outpost-cluster-artifacts-${randomUUID()}`);
 const artifactDir = join(work, 'artifacts');
 const auth = { authorization: `Bearer ${TEST_ADMIN_KEY}` };
 const parent = 'projects/cluster/regions/eu';
@@ -37,6 +38,9 @@ interface Published {
 }
 
 describe.skipIf(skipped)('OS artifacts of control-plane replicas sharing --artifact-dir', () => {
+  // before the replicas start (hooks run in the order declared); removed after they stop
+  beforeAll(() => void mkdirSync(artifactDir, { recursive: true }));
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
   const replicas = twoReplicasOnePostgres(['--artifact-dir', artifactDir, '--heartbeat-seconds', '1']);
   let a: Replica;
   let b: Replica;
@@ -54,7 +58,6 @@ describe.skipIf(skipped)('OS artifacts of control-plane replicas sharing --artif
     timelines.splice(0).forEach((timeline) => timeline.close());
     await Promise.all(agents.splice(0).map((agent) => agent.stop('SIGKILL')));
   });
-  afterAll(() => rmSync(work, { recursive: true, force: true }));
 
   it('are served by the other replica: whole, a Range, and 304 for If-None-Match', async () => {
     const url = `${b.url}/v1/artifacts/${published.sha256}`;

@@ -92,11 +92,15 @@ describe.skipIf(skipped)('a frozen leader among control-plane replicas', () => {
 
     let next: Replica | undefined;
     await until(async () => (next = await leaderOf(others)) !== undefined, 'another replica leads');
-    expect(next!.process.output()).toContain('cluster: this replica leads');
+    // the log reaches this process on a pipe of its own, after /healthz may already tell
+    await until(async () => next!.process.output().includes('cluster: this replica leads'), 'the new leader logs it');
 
     leader!.process.child.kill('SIGCONT');
     await until(() => leads(leader!).then((still) => !still), 'the old leader finds it lost the lock');
-    expect(leader!.process.output()).toContain('cluster: no longer the leader');
+    await until(
+      async () => leader!.process.output().includes('cluster: no longer the leader'),
+      'the old leader logs that it no longer leads',
+    );
     // it tries again at each poll, and finds the lock taken: only the new leader leads
     expect(await Promise.all(replicas.map(leads))).toEqual(replicas.map((replica) => replica === next));
   }, 300_000);
