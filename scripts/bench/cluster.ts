@@ -51,6 +51,7 @@
  *                                     the history's prune (MetricsHistory.prune: the leader's job every 10
  *                                     minutes) run once from this process as if 25 h had passed (the raw and
  *                                     one-minute tiers expire), its CPU here and in its PostgreSQL backend
+ *                                     (/proc counts CPU in 10 ms ticks: meaningful at thousands of devices)
  *
  * Run from the repository root (after `npm run build`; needs PostgreSQL: apt-get install postgresql):
  *   npx tsx scripts/bench/cluster.ts [--devices 50000] [--replicas 4] [--simulators 4] [--reports 100000]
