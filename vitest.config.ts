@@ -22,8 +22,8 @@ const here = (p: string): string => fileURLToPath(new URL(p, import.meta.url));
  * - test/integration/* not listed below: the agent, its tunnels (terminal, scp, transfer, pods, power), TLS and
  *   nginx in front of the server; the store writes they cause (devices, status, credentials, sessions' audit) are
  *   the ones the listed integration suites and the control-plane suites run on both stores. Running all of them
- *   twice would add about 20 minutes to CI's 90 (measured by the issue 22 audit: 8 of them took 11 minutes on
- *   PostgreSQL at load 17-20).
+ *   twice would add more than 10 minutes to CI's 90 (the issue 22 audit's 8 of them took 10 minutes of test time
+ *   on PostgreSQL at load 17-20; the 5 listed here add 4.5, 2 at a time in 3).
  */
 const POSTGRES_SERVER_SUITES = [
   'control-plane/test/resources/batch-update.test.ts',
