@@ -11,7 +11,11 @@ export interface CliIo {
   fetch?: typeof fetch;
 }
 
+/** Exit status when the reader of the output went away (`outpost ... | head -1`): the reader had what it wanted. */
+export const EXIT_READER_GONE = 0;
+
 export function processIo(): CliIo {
+  for (const stream of [process.stdout, process.stderr]) exitQuietlyWhenReaderLeaves(stream);
   return {
     env: process.env,
     stdout: (text) => process.stdout.write(text),
@@ -23,4 +27,15 @@ export function processIo(): CliIo {
       return Buffer.concat(chunks).toString('utf8');
     },
   };
+}
+
+/**
+ * Node ignores SIGPIPE, so a write to a pipe whose reader has closed fails with EPIPE, an 'error' event that would
+ * crash with a stack trace; the CLI ends quietly instead (a watch would otherwise run on with nobody reading).
+ */
+function exitQuietlyWhenReaderLeaves(stream: NodeJS.WriteStream): void {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(EXIT_READER_GONE);
+    throw err;
+  });
 }

@@ -65,7 +65,7 @@ export function registerResourceCommands(
   };
 
   addVerb('list', 'list', 'list resources')
-    ?.option('--parent <parent>', 'parent name; "-" matches every id, e.g. projects/p/regions/-')
+    ?.option('--parent <parent>', PARENT_MATCHING_HELP)
     .option('--filter <filter>', 'filter expression, e.g. \'spec.osVersion = "1.2.0"\'')
     .option('--order-by <paths>', 'comma-separated paths, each optionally followed by asc or desc')
     .option('--field-mask <paths>', 'comma-separated fields to return on top of the view')
@@ -185,7 +185,7 @@ export function registerResourceCommands(
     });
 
   addVerb('watch', 'watch', 'follow changes of a collection until interrupted')
-    ?.option('--parent <parent>', 'parent name; "-" matches every id')
+    ?.option('--parent <parent>', PARENT_MATCHING_HELP)
     .option('--filter <filter>', 'filter expression')
     .addOption(
       new Option('--type <type>', 'stateful: a snapshot then changes; stateless: changes only')
@@ -217,6 +217,8 @@ export function registerResourceCommands(
     );
 }
 
+const PARENT_MATCHING_HELP = 'parent name; a "-" id matches every id (projects/p/regions/-), "-" alone every parent';
+
 const WATCH_TYPES = ['stateful', 'stateless'] as const;
 type WatchType = (typeof WATCH_TYPES)[number];
 
@@ -234,9 +236,27 @@ function positiveInteger(flag: string): (value: string) => number {
 }
 
 function parentOf(def: CliResourceDefinition, parent: string | undefined): string {
-  if (parent !== undefined) return parent.replace(/^\/+|\/+$/g, '');
-  if (def.patterns?.some((p) => p.parentTemplate === '')) return '';
-  throw new UsageError(`${def.plural} need --parent`);
+  if (parent === undefined) {
+    if (def.patterns?.some((p) => p.parentTemplate === '')) return '';
+    throw new UsageError(`${def.plural} need --parent`);
+  }
+  const trimmed = parent.replace(/^\/+|\/+$/g, '');
+  return trimmed === WILDCARD ? everyParent(def) : trimmed;
+}
+
+const WILDCARD = '-';
+
+/**
+ * A bare `--parent -` stands for the parent with every id `-` (`projects/-/regions/-` for devices): the API takes
+ * `-` per id segment only, so the CLI spells it out.
+ */
+function everyParent(def: CliResourceDefinition): string {
+  const parents = new Set(def.patterns?.map((p) => p.parentTemplate.replace(/\{[^}/]+\}/g, WILDCARD)));
+  const [only, ...others] = parents;
+  if (only === undefined || others.length > 0) {
+    throw new UsageError(`--parent -: spell out the parent of ${def.plural}, with - for every id it matches`);
+  }
+  return only;
 }
 
 /** Catches a name of another collection before the server does, with a clearer message. */
