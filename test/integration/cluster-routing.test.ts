@@ -1,9 +1,9 @@
 /**
  * Issue 23, any replica serves any device command: two real control-plane processes on one PostgreSQL and a
  * real droplet whose link is on replica A. Through replica B: a spec change reaches the agent; a reboot, scp in
- * both directions, a remote command, a port forward, a debug bundle and pod commands are each relayed to A
- * (cluster/routing.ts); newest connection wins across replicas; a device no replica holds is UNAVAILABLE through
- * B as on a single server. Skipped without PostgreSQL, except under CI=true.
+ * both directions, a remote command, an interactive terminal, a port forward, a debug bundle, pod commands and a
+ * shutdown are each relayed to A (cluster/routing.ts); newest connection wins across replicas; a device no replica
+ * holds is UNAVAILABLE through B as on a single server. Skipped without PostgreSQL, except under CI=true.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
+import { spawn as spawnPty } from 'node-pty';
 import { AGENT_CONNECT_PATH } from '@outpost/shared';
 import type { Device, Pod } from '@outpost/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -131,6 +132,37 @@ describe.skipIf(skipped)('commands through a replica that does not hold the devi
     }
   }, 120_000);
 
+  it('opens an interactive terminal through B: a pseudo-terminal on the device, resize, exit status', async () => {
+    const pty = spawnPty(process.execPath, [OUTPOST_CLI, 'devices', 'ssh', DEVICE], {
+      cols: 80,
+      rows: 24,
+      env: { ...process.env, OUTPOST_SERVER: b.url, OUTPOST_API_KEY: TEST_ADMIN_KEY, TERM: 'xterm' },
+    });
+    let screen = '';
+    pty.onData((data) => (screen += data));
+    const exited = new Promise<number>((resolve) => pty.onExit(({ exitCode }) => resolve(exitCode)));
+    const typed = async (line: string, answer: RegExp): Promise<void> => {
+      const from = screen.length;
+      pty.write(line);
+      await until(() => answer.test(screen.slice(from)), `${JSON.stringify(line)} to show ${answer}`);
+    };
+    try {
+      await typed('tty\r', /\/dev\/pts\/\d+/);
+      await typed('stty size\r', /24 80/);
+      pty.resize(100, 30);
+      // the resize reaches the device through A a moment later: ask until it shows
+      for (let seen = false; !seen;) {
+        const from = screen.length;
+        await typed('stty size\r', /\d+ \d+\r*\n/);
+        seen = /30 100/.test(screen.slice(from));
+      }
+      pty.write('exit 3\r');
+      expect(await exited).toBe(3);
+    } finally {
+      pty.kill();
+    }
+  }, 120_000);
+
   it('collects a debug bundle through B (a tar.gz from the device)', async () => {
     const res = await fetch(`${b.url}/v1/${DEVICE}:collectDebugBundle`, {
       method: 'POST',
@@ -205,6 +237,15 @@ describe.skipIf(skipped)('commands through a replica that does not hold the devi
     const result = await throughB(['devices', 'reboot', name, '--force']);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/UNAVAILABLE: cannot reboot: device ".*" is offline/);
+  }, 120_000);
+
+  // last: the device stays off
+  it('shuts the device down through B: the agent ends and the device goes Offline', async () => {
+    const result = await throughB(['devices', 'shutdown', DEVICE, '--force', '-o', 'json']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ name: DEVICE, action: 'SHUTDOWN' });
+    expect(await agent!.exited).toEqual({ code: 0, signal: null });
+    await waitForDevice(b.admin, DEVICE, (d) => d.status?.connectionStatus === 'DISCONNECTED', 60_000);
   }, 120_000);
 });
 
