@@ -1,6 +1,6 @@
-import { existsSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { postgresMissing } from './control-plane/test/helpers/postgres-available.js';
 
 const here = (p: string): string => fileURLToPath(new URL(p, import.meta.url));
 
@@ -86,12 +86,14 @@ const POSTGRES_SERVER_SUITES = [
   'test/integration/credential-revocation.test.ts',
   'test/integration/rollout-resume.test.ts',
 ];
-const postgresInstalled =
-  existsSync('/usr/lib/postgresql') &&
-  readdirSync('/usr/lib/postgresql').some((version) => existsSync(`/usr/lib/postgresql/${version}/bin/initdb`));
+const postgresMissingReason = postgresMissing();
+const postgresInstalled = postgresMissingReason === undefined;
 if (!postgresInstalled) {
-  if (process.env['CI'] === 'true') throw new Error('CI needs PostgreSQL for the storage suites (.ci/run installs it)');
-  console.warn('PostgreSQL is not installed: the postgres project (server suites on PostgreSQL) is skipped');
+  if (process.env['CI'] === 'true')
+    throw new Error(`CI needs PostgreSQL for the storage suites: ${postgresMissingReason}`);
+  console.warn(
+    `PostgreSQL cannot run here (${postgresMissingReason}): the postgres project (server suites on PostgreSQL) is skipped`,
+  );
 }
 
 export default defineConfig({

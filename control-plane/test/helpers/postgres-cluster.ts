@@ -1,9 +1,12 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SyncPostgres } from '../../src/resources/storage/postgres/sync-postgres.js';
+import { postgresBinaries, postgresMissing } from './postgres-available.js';
+
+export { postgresBinaries, postgresMissing } from './postgres-available.js';
 
 /** A throwaway PostgreSQL cluster: its own data folder, loopback only, stopped and removed by `stop`. */
 export interface PostgresCluster {
@@ -12,23 +15,6 @@ export interface PostgresCluster {
   /** Creates an empty database in the cluster; its URL. */
   createDatabase(): string;
   stop(): void;
-}
-
-/** The folder of PostgreSQL's server binaries (Debian's layout), or undefined when none is installed. */
-export function postgresBinaries(): string | undefined {
-  const root = '/usr/lib/postgresql';
-  if (!existsSync(root)) return undefined;
-  const versions = readdirSync(root)
-    .filter((v) => existsSync(join(root, v, 'bin', 'initdb')))
-    .sort((a, b) => Number(b) - Number(a));
-  return versions[0] === undefined ? undefined : join(root, versions[0], 'bin');
-}
-
-/** Why the PostgreSQL half cannot run here (undefined when it can). Under CI it must: callers fail then. */
-export function postgresMissing(): string | undefined {
-  if (postgresBinaries() === undefined) return 'no PostgreSQL server binaries under /usr/lib/postgresql';
-  if (spawnSync('id', ['-u', 'postgres']).status !== 0) return 'no "postgres" user to run the server as';
-  return undefined;
 }
 
 export async function freePort(): Promise<number> {
