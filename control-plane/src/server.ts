@@ -103,6 +103,8 @@ export async function startServer(
   const opened = openStorage(target, {
     onSqliteOpened: extras.onDatabaseOpened,
     onCheckpointError: (message) => logger.error({ message }, 'background WAL checkpoint failed'),
+    previousSideFile: join(config.dataDir, 'outpost.db'),
+    onSideFileImported: (imported) => logger.info(imported, 'imported the side file of an earlier release'),
   });
   const engine = new ResourceEngine(opened.storage, { checkpoints: opened.checkpoints });
   // on PostgreSQL this process is one replica of several (cluster/); it joins before the gateway starts, which

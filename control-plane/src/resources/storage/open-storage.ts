@@ -1,3 +1,6 @@
+import { renameSync } from 'node:fs';
+import { importPreviousSideFile } from './previous-side-file.js';
+import type { SideFileRows } from './previous-side-file.js';
 import { openDatabase } from './sqlite/open-database.js';
 import type { Db } from './sqlite/open-database.js';
 import { startWalCheckpointer } from './sqlite/wal-checkpointer.js';
@@ -20,7 +23,21 @@ export interface OpenedStorage {
   close(): Promise<void>;
 }
 
+/** The side file of an earlier release, imported into PostgreSQL and renamed (see OpenStorageOptions). */
+export interface SideFileImported {
+  file: string;
+  renamedTo: string;
+  rows: SideFileRows;
+}
+
 export interface OpenStorageOptions {
+  /**
+   * PostgreSQL: `<data-dir>/outpost.db`, where releases before schema version 2 kept API keys, device credentials,
+   * provisioning tokens and metrics history. The upgrade to version 2 imports it in its transaction, and the file
+   * is then renamed `<file>.imported` (the schema version keeps a rename that did not happen from importing twice).
+   */
+  previousSideFile?: string;
+  onSideFileImported?: (imported: SideFileImported) => void;
   /** called with a SQLite database as soon as it is open, before anything is written to it */
   onSqliteOpened?: (db: SqliteDatabase) => void;
   onCheckpointError?: (message: string) => void;
@@ -33,7 +50,19 @@ export interface OpenStorageOptions {
  */
 export function openStorage(location: StorageLocation, options: OpenStorageOptions = {}): OpenedStorage {
   if (location.kind === 'postgres') {
-    const storage = new PgStorage(location.url);
+    const sideFile = options.previousSideFile;
+    let rows: SideFileRows | undefined;
+    const storage = new PgStorage(
+      location.url,
+      sideFile === undefined
+        ? {}
+        : { migrationSteps: { 2: (migrating) => (rows = importPreviousSideFile(migrating, sideFile)) } },
+    );
+    if (sideFile !== undefined && rows !== undefined) {
+      const renamedTo = `${sideFile}.imported`;
+      renameSync(sideFile, renamedTo);
+      options.onSideFileImported?.({ file: sideFile, renamedTo, rows });
+    }
     return { storage, close: () => Promise.resolve(storage.close()) };
   }
   const db = openDatabase(location.file);

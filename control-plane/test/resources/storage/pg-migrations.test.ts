@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { ResourceEngine } from '../../../src/resources/resource-engine.js';
 import { POSTGRES_MIGRATIONS } from '../../../src/resources/storage/postgres/pg-migrations.js';
+import { PgStorage } from '../../../src/resources/storage/postgres/pg-storage.js';
 import { postgresSuiteSkipped, suitePostgres } from '../../helpers/suite-postgres.js';
 import { widgetDefinition } from '../../helpers/widgets.js';
 
@@ -21,22 +22,26 @@ const VERSION_2_TABLES = [
 describe.skipIf(postgresSuiteSkipped('PostgreSQL schema upgrade'))('PostgreSQL schema migrations [postgres]', () => {
   const postgres = suitePostgres();
 
-  /** A database as the release of schema version 1 left it: two widgets, one updated, three changes logged. */
+  /**
+   * A database made by the release of schema version 1 (only the first migration run): two widgets, one updated,
+   * three changes logged, and none of version 2's tables.
+   */
   function previousSchemaDatabase(): string {
     const url = postgres.createDatabase();
-    const before = postgres.open(url);
-    const widgets = new ResourceEngine(before).register(widgetDefinition);
-    widgets.put({ name: `${PARENT}/widgets/kept`, spec: { color: 'red', size: 3 } });
-    widgets.put({ name: `${PARENT}/widgets/kept`, spec: { color: 'blue', size: 3 } });
-    widgets.put({ name: `${PARENT}/widgets/other`, spec: { color: 'green' } });
-    before.run([
-      { sql: `DROP TABLE ${VERSION_2_TABLES.join(', ')}` },
-      { sql: 'DELETE FROM outpost_schema WHERE version > 1' },
-    ]);
-    const tables = before.query(
-      `SELECT count(*) FROM information_schema.tables WHERE table_name IN (${VERSION_2_TABLES.map((t) => `'${t}'`).join(', ')})`,
-    );
-    expect(tables.rows[0]![0]).toBe(0);
+    const before = new PgStorage(url, { migrations: POSTGRES_MIGRATIONS.slice(0, 1) });
+    try {
+      const widgets = new ResourceEngine(before).register(widgetDefinition);
+      widgets.put({ name: `${PARENT}/widgets/kept`, spec: { color: 'red', size: 3 } });
+      widgets.put({ name: `${PARENT}/widgets/kept`, spec: { color: 'blue', size: 3 } });
+      widgets.put({ name: `${PARENT}/widgets/other`, spec: { color: 'green' } });
+      expect(before.query('SELECT version FROM outpost_schema').rows.flat()).toEqual([1]);
+      const tables = before.query(
+        `SELECT count(*) FROM information_schema.tables WHERE table_name IN (${VERSION_2_TABLES.map((t) => `'${t}'`).join(', ')})`,
+      );
+      expect(Number(tables.rows[0]![0])).toBe(0);
+    } finally {
+      before.close();
+    }
     return url;
   }
 

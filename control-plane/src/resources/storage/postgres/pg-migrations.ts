@@ -102,8 +102,15 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   },
 ];
 
+/** Work of a step beyond its statements, by the version it brings: run in the step's transaction, after them. */
+export type MigrationSteps = Readonly<Partial<Record<number, (storage: PgStorage) => void>>>;
+
 /** Brings the database to the newest schema version, each step in a transaction of its own. */
-export function migratePostgres(storage: PgStorage, migrations: readonly Migration[] = POSTGRES_MIGRATIONS): void {
+export function migratePostgres(
+  storage: PgStorage,
+  migrations: readonly Migration[] = POSTGRES_MIGRATIONS,
+  steps: MigrationSteps = {},
+): void {
   for (;;) {
     const done = storage.transaction(() => {
       storage.run([
@@ -113,10 +120,9 @@ export function migratePostgres(storage: PgStorage, migrations: readonly Migrati
       const current = Number(storage.query('SELECT COALESCE(MAX(version), 0) FROM outpost_schema').rows[0]?.[0] ?? 0);
       const next = pendingMigrations(migrations, current)[0];
       if (next === undefined) return true;
-      storage.run([
-        ...next.statements.map((sql) => ({ sql })),
-        { sql: 'INSERT INTO outpost_schema(version) VALUES (?)', params: [next.version] },
-      ]);
+      storage.run(next.statements.map((sql) => ({ sql })));
+      steps[next.version]?.(storage);
+      storage.run([{ sql: 'INSERT INTO outpost_schema(version) VALUES (?)', params: [next.version] }]);
       return false;
     });
     if (done) return;

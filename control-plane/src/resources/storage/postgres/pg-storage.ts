@@ -3,7 +3,9 @@ import type { ChangeLog } from '../../change-log.js';
 import type { ResourceTable } from '../../resource-table.js';
 import type { Storage, TableOptions } from '../storage.js';
 import { PgChangeLog } from './pg-change-log.js';
-import { migratePostgres } from './pg-migrations.js';
+import { migratePostgres, POSTGRES_MIGRATIONS } from './pg-migrations.js';
+import type { MigrationSteps } from './pg-migrations.js';
+import type { Migration } from '../migrations.js';
 import { numberedParams } from './pg-sql.js';
 import { PgTable } from './pg-table.js';
 import { WriteQueue } from './pg-write-queue.js';
@@ -18,6 +20,13 @@ export type { Sql } from './pg-write-queue.js';
  * the caller prepares the next (a plan change writes some 53,000 documents).
  */
 export const ROWS_SENT_AHEAD = 2000;
+
+export interface PgStorageOptions {
+  /** the schema's steps to bring the database to (tests make databases of earlier versions); default: all */
+  migrations?: readonly Migration[];
+  /** work of the steps beyond their statements (see MigrationSteps) */
+  migrationSteps?: MigrationSteps;
+}
 
 /** How the failures of the statements of a request that went out are reported, and who takes their results. */
 interface SentRequest {
@@ -51,10 +60,13 @@ export class PgStorage implements Storage {
   private aborted = false;
   private transactions = 0;
 
-  constructor(readonly url: string) {
+  constructor(
+    readonly url: string,
+    options: PgStorageOptions = {},
+  ) {
     this.pg = new SyncPostgres(url);
     try {
-      migratePostgres(this);
+      migratePostgres(this, options.migrations ?? POSTGRES_MIGRATIONS, options.migrationSteps);
     } catch (err) {
       this.pg.close();
       throw err;
