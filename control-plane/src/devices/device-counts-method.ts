@@ -1,5 +1,6 @@
 import { deviceDefinition, invalidArgument, permissionOf } from '@outpost/shared';
 import { DEFAULT_MAX_VALUES, MAX_VALUES_LIMIT, countCollection } from '../resources/collection-counts.js';
+import type { Device } from '@outpost/shared';
 import type { CustomMethod, CustomMethodDocs } from '../resources/http/custom-method.js';
 import { asInteger, asObject, asString, asStrings, only } from '../resources/http/query-params.js';
 import type { ResourceHandle } from '../resources/resource-handle.js';
@@ -9,7 +10,7 @@ import type { ResourceHandle } from '../resources/resource-handle.js';
  * many devices of the parent (and `filter`) there are, how many hold each value of the `by` fields, and how many
  * pass each `count.<name>` filter; checked like a list of the parent.
  */
-export function deviceCountsMethod(devices: ResourceHandle): CustomMethod {
+export function deviceCountsMethod(devices: ResourceHandle<Device>): CustomMethod {
   return {
     plural: 'devices',
     verb: 'counts',

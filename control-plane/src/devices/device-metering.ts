@@ -1,4 +1,5 @@
 import { DEVICE_PATTERN } from '@outpost/shared';
+import type { Device } from '@outpost/shared';
 import type { MeteredPlace, MeteredResource } from '../limits/metering.js';
 import type { ResourceHandle } from '../resources/resource-handle.js';
 import { where } from '../resources/resource-query.js';
@@ -14,7 +15,7 @@ export const DEFAULT_DEVICE_LIMITS = { service: 1_000_000_000, organization: 100
  * Devices as a metered resource: a device counts in its project's Limit in its region. `devices()` is the
  * registered handle (the rules limits returns are registered with it, so it is known only afterwards).
  */
-export function deviceMeter(devices: () => ResourceHandle): MeteredResource {
+export function deviceMeter(devices: () => ResourceHandle<Device>): MeteredResource {
   return {
     service: DEVICES_SERVICE,
     serviceDisplayName: 'Devices',

@@ -59,7 +59,7 @@ export function createDeviceService(engine: ResourceEngine, options: DeviceServi
   const metered = options.meteredBy?.meter(deviceMeter(() => devices));
   const devices: ResourceHandle<Device> = engine.register(
     deviceDefinition,
-    combineRules([own, deviceConfigRules, ...(options.extraRules ?? []), ...(metered ? [metered] : [])]),
+    combineRules<Device>([own, deviceConfigRules, ...(options.extraRules ?? []), ...(metered ? [metered] : [])]),
     // a status flush rewrites up to 1,000 devices in one transaction: on PostgreSQL each keeps room for its new
     // version on its page, so the flush writes no index entry (the cluster's flushes run one at a time)
     { rewrittenTogether: true },

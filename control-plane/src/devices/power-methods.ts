@@ -7,6 +7,7 @@ import {
   permissionOf,
   unavailable,
 } from '@outpost/shared';
+import type { Device } from '@outpost/shared';
 import type { CustomMethod } from '../resources/http/custom-method.js';
 import type { ResourceHandle } from '../resources/resource-handle.js';
 
@@ -17,7 +18,7 @@ export type SendCommand = (deviceName: string, command: string, args: unknown, t
  * `POST /v1/{device}:reboot` and `:shutdown` (spec 000 "Remote power actions"): carried over the device's own
  * connection; the device answers, runs its on-shutdown hooks and goes down. UNAVAILABLE when it is offline.
  */
-export function powerMethods(devices: ResourceHandle, sendCommand: SendCommand): CustomMethod[] {
+export function powerMethods(devices: ResourceHandle<Device>, sendCommand: SendCommand): CustomMethod[] {
   const method = (verb: 'reboot' | 'shutdown'): CustomMethod => ({
     plural: 'devices',
     verb,

@@ -1,4 +1,5 @@
 import { deviceDefinition, invalidArgument, notFound, permissionOf } from '@outpost/shared';
+import type { Device } from '@outpost/shared';
 import { isDocument } from '../resources/doc-utils.js';
 import type { ResourceHandle } from '../resources/resource-handle.js';
 import type { CustomMethod } from '../resources/http/custom-method.js';
@@ -14,7 +15,7 @@ const TOKEN_ID = /^[0-9a-f]{16}$/;
  * `{parent}/devices:createProvisioningToken`, `:listProvisioningTokens` and `:revokeProvisioningToken`: the
  * tokens new devices of a region register themselves with.
  */
-export function provisioningTokenMethods(devices: ResourceHandle, tokens: ProvisioningTokens): CustomMethod[] {
+export function provisioningTokenMethods(devices: ResourceHandle<Device>, tokens: ProvisioningTokens): CustomMethod[] {
   return [
     {
       plural: 'devices',

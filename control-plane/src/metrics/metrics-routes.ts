@@ -1,6 +1,7 @@
 import express from 'express';
 import type { RequestHandler, Response, Router } from 'express';
 import { deviceDefinition, invalidArgument, notFound, permissionOf } from '@outpost/shared';
+import type { Device } from '@outpost/shared';
 import type { ResourceHandle } from '../resources/resource-handle.js';
 import { formatDuration, parseDuration } from './downsampling.js';
 import type { MetricsHistory } from './metrics-history.js';
@@ -25,7 +26,7 @@ const QUERY_PARAMETERS = new Set(Object.keys(METRICS_QUERY_PARAMETERS));
 export interface MetricsRoutesOptions {
   history: MetricsHistory;
   prometheus: PrometheusMetrics;
-  devices: ResourceHandle;
+  devices: ResourceHandle<Device>;
   /** the API-key middleware: puts the principal on res.locals */
   authenticate: RequestHandler;
   /** throws PERMISSION_DENIED (or UNAUTHENTICATED) */

@@ -25,7 +25,7 @@ export interface SessionEnd {
 /** The audit trail of remote sessions (issue 21): one RemoteSession record each, written as the system. */
 export class RemoteSessionAudit {
   constructor(
-    private readonly sessions: ResourceHandle,
+    private readonly sessions: ResourceHandle<RemoteSession>,
     private readonly now: () => Date = () => new Date(),
   ) {}
 
@@ -50,7 +50,7 @@ export class RemoteSessionAudit {
   ended(name: string, end: SessionEnd): void {
     const ended = this.now();
     this.sessions.patch(name, (doc) => {
-      const startTime = typeof doc['startTime'] === 'string' ? Date.parse(doc['startTime']) : ended.getTime();
+      const startTime = doc.startTime === undefined ? ended.getTime() : Date.parse(doc.startTime);
       return {
         ...doc,
         ...end,

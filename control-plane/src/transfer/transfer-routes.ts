@@ -19,7 +19,7 @@ import {
   permissionOf,
   uploadSummarySchema,
 } from '@outpost/shared';
-import type { Channel } from '@outpost/shared';
+import type { Channel, Device } from '@outpost/shared';
 import type { ChannelHub, OpenChannel } from '../gateway/channels/channel-hub.js';
 import type { ResourceHandle } from '../resources/resource-handle.js';
 import type { Logger } from '../server/logger.js';
@@ -35,7 +35,7 @@ export const DEBUG_BUNDLE_PERMISSION = permissionOf(deviceDefinition, 'collectDe
 const RELAY_BATCH_BYTES = DEFAULT_FLOW.maxFrameBytes - 64 * 1024;
 
 export interface TransferRoutesOptions {
-  devices: ResourceHandle;
+  devices: ResourceHandle<Device>;
   /** the gateway's channels (bound late: the gateway is built after the routes) */
   channels: () => ChannelHub;
   authenticate: RequestHandler;
@@ -253,7 +253,7 @@ async function pump(pieces: AsyncIterable<Uint8Array[]>, channel: Channel): Prom
   for await (const piece of pieces) await channel.write(piece);
 }
 
-function existing(devices: ResourceHandle, device: string): void {
+function existing(devices: ResourceHandle<Device>, device: string): void {
   if (devices.find(device) === undefined) throw notFound(`device "${device}" not found`);
 }
 
