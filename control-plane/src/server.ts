@@ -105,6 +105,8 @@ export async function startServer(
     onCheckpointError: (message) => logger.error({ message }, 'background WAL checkpoint failed'),
     previousSideFile: join(config.dataDir, 'outpost.db'),
     onSideFileImported: (imported) => logger.info(imported, 'imported the side file of an earlier release'),
+    onSideFileNotImported: (file) =>
+      logger.warn({ file }, 'side file of an earlier release not imported: the database was not at schema version 1'),
   });
   const engine = new ResourceEngine(opened.storage, { checkpoints: opened.checkpoints });
   // on PostgreSQL this process is one replica of several (cluster/); it joins before the gateway starts, which

@@ -1,4 +1,4 @@
-import { renameSync } from 'node:fs';
+import { existsSync, renameSync } from 'node:fs';
 import { importPreviousSideFile } from './previous-side-file.js';
 import type { SideFileRows } from './previous-side-file.js';
 import { openDatabase } from './sqlite/open-database.js';
@@ -33,11 +33,14 @@ export interface SideFileImported {
 export interface OpenStorageOptions {
   /**
    * PostgreSQL: `<data-dir>/outpost.db`, where releases before schema version 2 kept API keys, device credentials,
-   * provisioning tokens and metrics history. The upgrade to version 2 imports it in its transaction, and the file
-   * is then renamed `<file>.imported` (the schema version keeps a rename that did not happen from importing twice).
+   * provisioning tokens and metrics history. The upgrade from version 1 to 2 imports it in its transaction, and the
+   * file is then renamed `<file>.imported` (the schema version keeps a rename that did not happen from importing
+   * twice).
    */
   previousSideFile?: string;
   onSideFileImported?: (imported: SideFileImported) => void;
+  /** called when `previousSideFile` exists but the database was not at version 1 (new, or upgraded already) */
+  onSideFileNotImported?: (file: string) => void;
   /** called with a SQLite database as soon as it is open, before anything is written to it */
   onSqliteOpened?: (db: SqliteDatabase) => void;
   onCheckpointError?: (message: string) => void;
@@ -50,19 +53,7 @@ export interface OpenStorageOptions {
  */
 export function openStorage(location: StorageLocation, options: OpenStorageOptions = {}): OpenedStorage {
   if (location.kind === 'postgres') {
-    const sideFile = options.previousSideFile;
-    let rows: SideFileRows | undefined;
-    const storage = new PgStorage(
-      location.url,
-      sideFile === undefined
-        ? {}
-        : { migrationSteps: { 2: (migrating) => (rows = importPreviousSideFile(migrating, sideFile)) } },
-    );
-    if (sideFile !== undefined && rows !== undefined) {
-      const renamedTo = `${sideFile}.imported`;
-      renameSync(sideFile, renamedTo);
-      options.onSideFileImported?.({ file: sideFile, renamedTo, rows });
-    }
+    const storage = openPostgres(location.url, options);
     return { storage, close: () => Promise.resolve(storage.close()) };
   }
   const db = openDatabase(location.file);
@@ -82,4 +73,32 @@ export function openStorage(location: StorageLocation, options: OpenStorageOptio
     db.close();
     throw err;
   }
+}
+
+/** PostgreSQL, migrated; an upgrade to version 2 imports the side file of the releases before it (see options). */
+function openPostgres(url: string, options: OpenStorageOptions): PgStorage {
+  const sideFile = options.previousSideFile;
+  if (sideFile === undefined) return new PgStorage(url);
+  let rows: SideFileRows | undefined;
+  // a new database (made by version 1 just now) had no release that kept a side file for it
+  let created = false;
+  const storage = new PgStorage(url, {
+    migrationSteps: {
+      1: () => (created = true),
+      2: (migrating) => (rows = created ? undefined : importPreviousSideFile(migrating, sideFile)),
+    },
+  });
+  if (rows === undefined) {
+    if (existsSync(sideFile)) options.onSideFileNotImported?.(sideFile);
+    return storage;
+  }
+  const renamedTo = `${sideFile}.imported`;
+  try {
+    renameSync(sideFile, renamedTo);
+  } catch (err) {
+    storage.close(); // imported and committed: the next start finds version 2 and does not import it again
+    throw err;
+  }
+  options.onSideFileImported?.({ file: sideFile, renamedTo, rows });
+  return storage;
 }

@@ -60,8 +60,16 @@ describe.skipIf(postgresSuiteSkipped('PostgreSQL side file import'))(
       const { url, dataDir } = schemaOneInstall('previous release');
       const previousSideFile = join(dataDir, 'outpost.db');
       const imported: SideFileImported[] = [];
+      const notImported: string[] = [];
       const open = () =>
-        openStorage({ kind: 'postgres', url }, { previousSideFile, onSideFileImported: (i) => imported.push(i) });
+        openStorage(
+          { kind: 'postgres', url },
+          {
+            previousSideFile,
+            onSideFileImported: (i) => imported.push(i),
+            onSideFileNotImported: (file) => notImported.push(file),
+          },
+        );
 
       const opened = open();
       try {
@@ -80,6 +88,7 @@ describe.skipIf(postgresSuiteSkipped('PostgreSQL side file import'))(
         ]);
         expect(existsSync(previousSideFile)).toBe(false);
         expect(existsSync(`${previousSideFile}.imported`)).toBe(true);
+        expect(notImported).toEqual([]);
         expectPreviousReleaseRecords(new ResourceEngine(opened.storage), true);
       } finally {
         await opened.close();
@@ -91,6 +100,7 @@ describe.skipIf(postgresSuiteSkipped('PostgreSQL side file import'))(
       const again = open();
       try {
         expect(imported).toHaveLength(1);
+        expect(notImported).toEqual([previousSideFile]);
         expect(new ResourceEngine(again.storage).stores.apiKeys.list()).toHaveLength(1);
       } finally {
         await again.close();
@@ -118,6 +128,23 @@ describe.skipIf(postgresSuiteSkipped('PostgreSQL side file import'))(
         await server.dispose();
       }
       expect(existsSync(join(dataDir, 'outpost.db'))).toBe(false);
+    });
+
+    it('a new database does not import an outpost.db found in the data folder (a SQLite install of its own)', async () => {
+      const { dataDir } = schemaOneInstall('previous release');
+      const previousSideFile = join(dataDir, 'outpost.db');
+      const notImported: string[] = [];
+      const opened = openStorage(
+        { kind: 'postgres', url: postgres.createDatabase() },
+        { previousSideFile, onSideFileNotImported: (file) => notImported.push(file) },
+      );
+      try {
+        expect(new ResourceEngine(opened.storage).stores.apiKeys.list()).toEqual([]);
+      } finally {
+        await opened.close();
+      }
+      expect(notImported).toEqual([previousSideFile]);
+      expect(existsSync(previousSideFile)).toBe(true);
     });
 
     it('refuses to start when the side file cannot be read, leaving the database at version 1', () => {
