@@ -91,6 +91,17 @@ describe('a name whose id breaks its rule is answered with that id and rule', ()
     });
   });
 
+  it.each([
+    ['GET', '-/devices'],
+    ['POST', '-/devices:watch'],
+  ])('a collection path of no known parent names the parent: %s /v1/%s', async (method, path) => {
+    const body = method === 'POST' ? { type: 'STATELESS' } : undefined;
+    expect(await call(method, path, body)).toEqual({
+      status: 400,
+      body: invalid('invalid parent "-" for devices: must look like projects/{project}/regions/{region}'),
+    });
+  });
+
   it('a name of no known shape still says what the names of its kind look like', async () => {
     expect(await call('GET', 'projects/acme/regions/eu/devices/gw-1/extra')).toEqual({
       status: 400,

@@ -73,7 +73,13 @@ function meantRoute(engine: ResourceEngine, path: string, verb: string | undefin
     .map((handle) => ({ handle, at: `/${path}/`.lastIndexOf(`/${handle.def.plural}/`) }))
     .filter(({ at }) => at >= 0)
     .sort((a, b) => b.at - a.at)[0];
-  return named && { scope: 'resource', handle: named.handle, name: path, verb };
+  if (!named) return undefined;
+  // a collection's path (`-/devices:watch`) is answered as one, so the parent's problem is named, not a verb's flags
+  const parent = parentInPath(path, named.handle.def.plural);
+  const problem = parent === undefined ? null : named.handle.parentProblem(parent);
+  if (parent !== undefined && problem)
+    return { scope: 'collection', handle: named.handle, parent, verb, problem: problem.message };
+  return { scope: 'resource', handle: named.handle, name: path, verb };
 }
 
 const parentInPath = (path: string, plural: string): string | undefined => {
