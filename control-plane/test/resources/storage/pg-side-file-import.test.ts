@@ -3,9 +3,9 @@
  * tokens and metrics history in the data folder's `outpost.db` (SQLite). The upgrade to version 2 imports them in
  * its transaction and renames the file; a file that cannot be read refuses the start and changes nothing.
  */
-import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ResourceEngine } from '../../../src/resources/resource-engine.js';
 import { openStorage } from '../../../src/resources/storage/open-storage.js';
@@ -30,19 +30,35 @@ describe.skipIf(postgresSuiteSkipped('PostgreSQL side file import'))(
     const dirs: string[] = [];
     afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
-    /** A database made by the first migration only, and a data folder whose outpost.db the release of it filled. */
-    function schemaOneInstall(sideFile: 'previous release' | 'unreadable'): { url: string; dataDir: string } {
+    /**
+     * A database made by the first migration only, and a data folder whose outpost.db the release of it filled; after
+     * a crash of that release, its rows are still in the write-ahead log beside the file.
+     */
+    function schemaOneInstall(sideFile: 'previous release' | 'crashed release' | 'unreadable'): {
+      url: string;
+      dataDir: string;
+    } {
       const url = postgres.createDatabase();
       new PgStorage(url, { migrations: POSTGRES_MIGRATIONS.slice(0, 1) }).close();
       const dataDir = mkdtempSync(join(tmpdir(), 'outpost-side-file-'));
       dirs.push(dataDir);
       const file = join(dataDir, 'outpost.db');
-      if (sideFile === 'unreadable') writeFileSync(file, 'not a SQLite database, but long enough to have a header');
-      else {
-        const db = openDatabase(file);
-        writePreviousReleaseStores(db, true);
-        db.close();
+      if (sideFile === 'unreadable') {
+        writeFileSync(file, 'not a SQLite database, but long enough to have a header');
+        return { url, dataDir };
       }
+      const written =
+        sideFile === 'crashed release' ? join(mkdtempSync(join(tmpdir(), 'outpost-crashed-')), 'x.db') : file;
+      const db = openDatabase(written); // WAL, as the release opened it
+      writePreviousReleaseStores(db, true);
+      if (sideFile === 'crashed release') {
+        // the files as a kill -9 leaves them: the rows in the log, not yet in the database file
+        copyFileSync(written, file);
+        copyFileSync(`${written}-wal`, `${file}-wal`);
+        expect(statSync(`${file}-wal`).size).toBeGreaterThan(0);
+        dirs.push(dirname(written));
+      }
+      db.close();
       return { url, dataDir };
     }
 
@@ -105,6 +121,17 @@ describe.skipIf(postgresSuiteSkipped('PostgreSQL side file import'))(
       } finally {
         await again.close();
       }
+    });
+
+    it('imports the rows a crashed release left in the write-ahead log', async () => {
+      const { url, dataDir } = schemaOneInstall('crashed release');
+      const opened = openStorage({ kind: 'postgres', url }, { previousSideFile: join(dataDir, 'outpost.db') });
+      try {
+        expectPreviousReleaseRecords(new ResourceEngine(opened.storage), true);
+      } finally {
+        await opened.close();
+      }
+      expect(readdirSync(dataDir)).toEqual(['outpost.db.imported']);
     });
 
     it('a server started on the old install: its API key authenticates and its token registers a device', async () => {
