@@ -41,9 +41,16 @@ export interface MetricsSeries {
 }
 
 /**
+ * Buckets the prune deletes per transaction. At a million devices a run drops about 20 million (README, sizing):
+ * in one transaction that would hold SQLite's single writer, or PostgreSQL's locks and WAL, for many seconds while
+ * status reports wait; 5,000 keeps each slice to a few milliseconds, and the writes go in between.
+ */
+export const PRUNE_SLICE_ROWS = 5000;
+
+/**
  * Each device's metrics as a time series in the engine's store (SQLite or PostgreSQL), downsampled into tiers
  * (see metricsTiers). A sample is added to one bucket of every tier (sums, counts and maxima), so reading any
- * range costs one grouped query over at most a few thousand buckets, and pruning is one delete per tier.
+ * range costs one grouped query over at most a few thousand buckets, and pruning deletes in bounded slices.
  */
 export class MetricsHistory {
   readonly tiers: readonly Tier[];
@@ -84,10 +91,24 @@ export class MetricsHistory {
     return { resolution: tier.resolution, points: rows.map(pointOf) };
   }
 
-  /** Drops what every tier no longer keeps; answers the number of buckets removed. */
-  prune(nowMs: number): number {
+  /**
+   * Drops what every tier no longer keeps, oldest first, PRUNE_SLICE_ROWS buckets per transaction, giving the event loop
+   * a turn between slices; stops early (between slices) when `signal` aborts. Answers the number of buckets removed.
+   * Each slice commits alone: a run cut short leaves whole buckets, and the next run deletes the rest.
+   */
+  async prune(nowMs: number, signal?: AbortSignal): Promise<number> {
     let removed = 0;
-    for (const tier of this.tiers) removed += this.series.deleteBefore(tier.resolutionMs, nowMs - tier.retentionMs);
+    // every tier's buckets are written with the sample (record), so any order of deletes keeps the coarser ones
+    for (const tier of this.tiers) {
+      const cutoff = nowMs - tier.retentionMs;
+      for (;;) {
+        if (signal?.aborted === true) return removed;
+        const deleted = this.series.deleteOldest(tier.resolutionMs, cutoff, PRUNE_SLICE_ROWS);
+        removed += deleted;
+        if (deleted < PRUNE_SLICE_ROWS) break;
+        await nextTurn();
+      }
+    }
     return removed;
   }
 
@@ -151,5 +172,8 @@ function pointOf(row: MetricsAggregate & { t: number }): MetricsPoint {
   if (row.loadCount > 0) point.load1 = round(row.loadSum / row.loadCount);
   return point;
 }
+
+/** Lets timers and I/O (requests, status reports) run before the work goes on. */
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 const round = (value: number): number => Math.round(value * 100) / 100;

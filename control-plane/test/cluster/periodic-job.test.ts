@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { PeriodicJob, runJobsHere } from '../../src/cluster/jobs/periodic-job.js';
 
 const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 20));
@@ -38,6 +38,31 @@ describe('a periodic leader job', () => {
     answer(true);
     await settle();
     expect(runs()).toBe(0);
+  });
+
+  it('waits for a run that works in turns before the next, and tells it when the job stops', async () => {
+    let started = 0;
+    let finish: () => void = () => undefined;
+    let signal: AbortSignal | undefined;
+    const job = new PeriodicJob({
+      name: 'slow',
+      everyMs: 5,
+      run: (stopped) => {
+        started++;
+        signal = stopped;
+        return new Promise<void>((resolve) => (finish = resolve));
+      },
+      onError: () => undefined,
+    });
+    const stop = job.start(async () => true);
+    await vi.waitFor(() => expect(started).toBe(1));
+    await settle(); // several periods pass while the first run is still going
+    expect(started).toBe(1);
+    expect(signal?.aborted).toBe(false);
+    finish();
+    await vi.waitFor(() => expect(started).toBe(2));
+    stop();
+    expect(signal?.aborted).toBe(true);
   });
 
   it('runs on a lone control plane without asking anyone', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { MetricsSample } from '@outpost/shared';
 import { metricsTiers, parseDuration, tierFor } from '../../src/metrics/downsampling.js';
-import { MetricsHistory } from '../../src/metrics/metrics-history.js';
+import { MetricsHistory, PRUNE_SLICE_ROWS } from '../../src/metrics/metrics-history.js';
 import { ResourceEngine } from '../../src/resources/resource-engine.js';
 import { describeStorages } from '../helpers/storages.js';
 
@@ -93,7 +93,7 @@ describeStorages('MetricsHistory', (fresh) => {
     expect(wide.points[0]).toMatchObject({ samples: 3, cpuPercent: 20, cpuPercentMax: 30 });
   });
 
-  it('answers older ranges from the minute and hour buckets, and prunes each tier after its retention', () => {
+  it('answers older ranges from the minute and hour buckets, and prunes each tier after its retention', async () => {
     const store = history(7);
     const entries = [];
     // one sample a minute for three hours, cpu = minute of the hour
@@ -121,14 +121,14 @@ describeStorages('MetricsHistory', (fresh) => {
       ['2025-03-01T02:00:00.000Z', 60, 29.5, 59],
     ]);
 
-    expect(store.prune(twoDaysLater)).toBe(180 + 180); // every raw sample and minute bucket
+    expect(await store.prune(twoDaysLater)).toBe(180 + 180); // every raw sample and minute bucket
     expect(
       store.query({ device: 'd1', fromMs: T0, toMs: T0 + HOUR, stepMs: MIN, nowMs: T0 + 10 * MIN }).points,
     ).toEqual([]);
     expect(
       store.query({ device: 'd1', fromMs: T0, toMs: T0 + 3 * HOUR, stepMs: HOUR, nowMs: twoDaysLater }).points,
     ).toHaveLength(3);
-    expect(store.prune(T0 + 8 * DAY)).toBe(3); // the hours, after the 7-day retention
+    expect(await store.prune(T0 + 8 * DAY)).toBe(3); // the hours, after the 7-day retention
   });
 
   it('adds samples recorded apart into the buckets already stored', () => {
@@ -151,6 +151,50 @@ describeStorages('MetricsHistory', (fresh) => {
       ['2025-03-01T00:00:02.000Z', 1, 50],
       ['2025-03-01T00:00:03.000Z', 1, 30],
     ]);
+  });
+
+  it('prunes in slices, each its own transaction, keeping the buckets and what is written in between', async () => {
+    const storage = fresh();
+    const store = new MetricsHistory(new ResourceEngine(storage).stores.metricsSeries, { retentionDays: 30 });
+    const samples = PRUNE_SLICE_ROWS + 500;
+    const entries = [];
+    // one sample a second from T0: that many raw rows, a minute bucket for each of their minutes, two hour buckets
+    for (let s = 0; s < samples; s++) entries.push({ device: 'd1', timeMs: T0 + s * 1_000, sample: sample(s % 100) });
+    store.record(entries);
+    const now = T0 + 3 * HOUR; // the raw samples are past their hour; the buckets are kept
+    const rawLeft = (): number =>
+      store.query({ device: 'd1', fromMs: T0, toMs: T0 + 2 * HOUR, stepMs: 2 * HOUR, nowMs: T0 + 10 * MIN }).points[0]
+        ?.samples ?? 0;
+
+    const pruning = store.prune(now);
+    // the first slice has committed, the rest waits for the next turn of the event loop
+    expect(storage.inTransaction).toBe(false);
+    expect(rawLeft()).toBe(500);
+    store.record([{ device: 'd1', timeMs: now - 1_000, sample: sample(7) }]);
+    expect(await pruning).toBe(samples);
+
+    expect(rawLeft()).toBe(0);
+    const recent = store.query({ device: 'd1', fromMs: now - MIN, toMs: now, stepMs: MIN, nowMs: now });
+    expect(recent.resolution).toBe('raw');
+    expect(recent.points.map((p) => [p.samples, p.cpuPercent])).toEqual([[1, 7]]);
+    const minutes = store.query({ device: 'd1', fromMs: T0, toMs: now, stepMs: HOUR, nowMs: now });
+    expect(minutes.resolution).toBe('60s');
+    expect(minutes.points.map((p) => p.samples)).toEqual([3600, samples - 3600, 1]);
+  });
+
+  it('stops between slices when the job stops; the next run deletes the rest', async () => {
+    const store = history();
+    const entries = [];
+    for (let s = 0; s < PRUNE_SLICE_ROWS + 1; s++)
+      entries.push({ device: 'd1', timeMs: T0 + s * 1_000, sample: sample(1) });
+    store.record(entries);
+    const now = T0 + 3 * HOUR;
+    const stop = new AbortController();
+    const pruning = store.prune(now, stop.signal);
+    stop.abort();
+    expect(await pruning).toBe(PRUNE_SLICE_ROWS);
+    expect(await store.prune(now)).toBe(1);
+    expect(await store.prune(now)).toBe(0);
   });
 
   it('forgets a deleted device', () => {

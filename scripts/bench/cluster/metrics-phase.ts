@@ -104,7 +104,7 @@ export async function measureHistoryAndPrune(
     });
     const [cpuAtStart, backendAtStart] = [process.cpuUsage(), cpuSecondsOf(backend)];
     const started = performance.now();
-    const deleted = history.prune(Date.now() + PRUNE_AHEAD_MS);
+    const deleted = await history.prune(Date.now() + PRUNE_AHEAD_MS);
     const ms = performance.now() - started;
     const cpu = process.cpuUsage(cpuAtStart);
     const [replicaUs, pgUs] = [cpu.user + cpu.system, (cpuSecondsOf(backend) - backendAtStart) * 1e6];

@@ -3,7 +3,7 @@ import { PeriodicJob } from './periodic-job.js';
 
 const METRICS_PRUNE_EVERY_MS = 10 * 60_000;
 
-/** Drops the metrics history's buckets past their tier's retention (metrics/downsampling.ts), every ten minutes. */
+/** Drops the metrics history's buckets past their tier's retention (metrics/downsampling.ts), every ten minutes, in slices. */
 export function metricsPruneJob(
   history: Pick<MetricsHistory, 'prune'>,
   onError: (err: unknown, what: string) => void,
@@ -12,7 +12,7 @@ export function metricsPruneJob(
   return new PeriodicJob({
     name: 'metrics-history-prune',
     everyMs: METRICS_PRUNE_EVERY_MS,
-    run: () => void history.prune(now()),
+    run: async (stopped) => void (await history.prune(now(), stopped)),
     onError,
   });
 }

@@ -3,8 +3,11 @@ import type { LeaderJob } from '../leadership.js';
 export interface PeriodicJobOptions {
   name: string;
   everyMs: number;
-  /** one run (the engine's stores are synchronous) */
-  run(): void;
+  /**
+   * One run (the engine's stores are synchronous). A long one may work in turns (a promise); it should end early
+   * when `stopped` aborts (the job stops: leadership lost, or shutdown before the stores close).
+   */
+  run(stopped: AbortSignal): void | Promise<void>;
   onError(err: unknown, what: string): void;
 }
 
@@ -27,21 +30,27 @@ export class PeriodicJob implements LeaderJob {
   }
 
   start(stillLeading: () => Promise<boolean>): () => void {
-    let stopped = false;
+    const stopped = new AbortController();
+    let running = false;
     const runOnce = async (): Promise<void> => {
-      if (!(await stillLeading()) || stopped) return;
-      this.runCount++;
+      // a run still going when the next is due is not doubled: the due one is skipped
+      if (running) return;
+      running = true;
       try {
-        this.options.run();
+        if (!(await stillLeading()) || stopped.signal.aborted) return;
+        this.runCount++;
+        await this.options.run(stopped.signal);
       } catch (err) {
         this.options.onError(err, `the background job ${this.name}`);
+      } finally {
+        running = false;
       }
     };
     void runOnce();
     const timer = setInterval(() => void runOnce(), this.options.everyMs);
     timer.unref();
     return () => {
-      stopped = true;
+      stopped.abort();
       clearInterval(timer);
     };
   }

@@ -94,9 +94,13 @@ export class PgMetricsSeries implements MetricsSeriesRecords {
     });
   }
 
-  deleteBefore(resolutionMs: number, bucket: number): number {
-    return this.storage.query(`DELETE FROM ${TABLE} WHERE resolution_ms = ? AND bucket < ?`, [resolutionMs, bucket])
-      .rowCount;
+  deleteOldest(resolutionMs: number, bucket: number, limit: number): number {
+    // by row address (a TID scan): the rows the age index found are deleted without a second lookup by key
+    return this.storage.query(
+      `DELETE FROM ${TABLE} WHERE ctid = ANY (ARRAY(
+         SELECT ctid FROM ${TABLE} WHERE resolution_ms = ? AND bucket < ? ORDER BY bucket LIMIT ?))`,
+      [resolutionMs, bucket, limit],
+    ).rowCount;
   }
 
   deleteDevice(device: string): void {

@@ -11,7 +11,7 @@ const TABLE = 'device_metric_points';
 /** The metrics time series in the SQLite table device_metric_points (migration version 3). */
 export class SqliteMetricsSeries implements MetricsSeriesRecords {
   private readonly addAll;
-  private readonly older;
+  private readonly oldest;
   private readonly ofDevice;
   private readonly grouped;
 
@@ -31,7 +31,12 @@ export class SqliteMetricsSeries implements MetricsSeriesRecords {
     this.addAll = db.transaction((aggregates: readonly (MetricsBucketKey & MetricsAggregate)[]) => {
       for (const aggregate of aggregates) upsert.run(aggregate);
     });
-    this.older = db.prepare<[number, number]>(`DELETE FROM ${TABLE} WHERE resolution_ms = ? AND bucket < ?`);
+    // the age index holds the whole key (the table has no rowid): the oldest keys come from it alone
+    this.oldest = db.prepare<[number, number, number]>(
+      `DELETE FROM ${TABLE} WHERE (device, resolution_ms, bucket) IN
+         (SELECT device, resolution_ms, bucket FROM ${TABLE} WHERE resolution_ms = ? AND bucket < ?
+           ORDER BY bucket LIMIT ?)`,
+    );
     this.ofDevice = db.prepare<[string]>(`DELETE FROM ${TABLE} WHERE device = ?`);
     // one row per step: buckets grouped by the step they start in (floor division, also for negative times)
     this.grouped = db.prepare<[MetricsPointsQuery], MetricsAggregate & { t: number }>(
@@ -57,8 +62,8 @@ export class SqliteMetricsSeries implements MetricsSeriesRecords {
     return this.grouped.all({ device, resolutionMs, bucket, toBucket, stepMs });
   }
 
-  deleteBefore(resolutionMs: number, bucket: number): number {
-    return this.older.run(resolutionMs, bucket).changes;
+  deleteOldest(resolutionMs: number, bucket: number, limit: number): number {
+    return this.oldest.run(resolutionMs, bucket, limit).changes;
   }
 
   deleteDevice(device: string): void {

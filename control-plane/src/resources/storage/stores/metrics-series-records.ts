@@ -34,7 +34,10 @@ export interface MetricsSeriesRecords {
   add(aggregates: readonly (MetricsBucketKey & MetricsAggregate)[]): void;
   /** One aggregate per step that has buckets (its start `t`, ms), in time order. */
   points(query: MetricsPointsQuery): (MetricsAggregate & { t: number })[];
-  /** Deletes the buckets of a tier before `bucket`; answers how many. */
-  deleteBefore(resolutionMs: number, bucket: number): number;
+  /**
+   * Deletes the oldest of a tier's buckets before `bucket`, at most `limit` of them, in one transaction of its
+   * own; answers how many (fewer than `limit` once none is left).
+   */
+  deleteOldest(resolutionMs: number, bucket: number, limit: number): number;
   deleteDevice(device: string): void;
 }
