@@ -1,6 +1,6 @@
-import type { Doc } from '../resources/resource-table.js';
+import type { PlanAssignmentResource } from '@outpost/shared';
 import type { AssigneeAssignment } from './core/index.js';
-import { storedAssignmentOf, text } from './records.js';
+import { storedAssignmentOf } from './records.js';
 
 /** The documents behind one assignment: the assignee's PlanAssignment and the assigner's AcceptedPlan. */
 export interface AssignmentRef {
@@ -18,13 +18,13 @@ export interface AssignmentRow {
   ref: AssignmentRef;
 }
 
-export function assignmentRowOf(doc: Doc): AssignmentRow {
-  const name = text(doc['name']);
+export function assignmentRowOf(doc: PlanAssignmentResource): AssignmentRow {
+  const name = doc.name;
   const assignee = name.slice(0, name.indexOf('/planAssignments/'));
   const stored = storedAssignmentOf(doc);
   return {
     assignment: { ...stored, assignee },
     key: assignmentKey(assignee, stored.service),
-    ref: { planAssignment: name, acceptedPlan: text(doc['source']) },
+    ref: { planAssignment: name, acceptedPlan: doc.source ?? '' },
   };
 }

@@ -1,5 +1,4 @@
 import { failedPrecondition, invalidArgument } from '@outpost/shared';
-import type { Doc } from '../resources/resource-table.js';
 import type { LimitsContext } from './context.js';
 import {
   checkPlanFitsAssignee,
@@ -13,7 +12,7 @@ import {
 } from './core/index.js';
 import { HierarchyReader } from './hierarchy-reader.js';
 import { ownerOf } from './names.js';
-import { specOf } from './records.js';
+import { specOf, type AssignmentDoc } from './records.js';
 
 /**
  * A plan may serve an assignee when it is for the same service and level, and belongs to the service or to
@@ -40,7 +39,7 @@ export function usablePlan(
 export function checkedSpec(
   ctx: LimitsContext,
   reader: HierarchyReader,
-  doc: Doc,
+  doc: AssignmentDoc,
   assignee: string,
   service: string,
 ): { spec: AssignmentSpec; plans: Map<string, Plan> } {

@@ -1,15 +1,18 @@
-import { alreadyExists } from '@outpost/shared';
-import type { Doc } from '../resources/resource-table.js';
+import { alreadyExists, type AcceptedPlanResource, type PlanAssignmentResource } from '@outpost/shared';
 import { childrenOf, type LimitsContext } from './context.js';
 import type { Assignment } from './core/index.js';
 import { acceptedPlanName, assigneeField, assignmentIdOf, lastSegment, ownerOf, planAssignmentName } from './names.js';
-import { assignmentFields, text } from './records.js';
+import { assignmentFields } from './records.js';
 import type { HeldRows } from './held-rows.js';
 import type { AssignmentRef } from './assignment-row.js';
 
 /** The assignee's PlanAssignment for a service, if it has one. */
-export function findAssignment(ctx: LimitsContext, assignee: string, service: string): Doc | undefined {
-  return childrenOf(ctx.h.planAssignments, assignee).find((doc) => text(doc['service']) === service);
+export function findAssignment(
+  ctx: LimitsContext,
+  assignee: string,
+  service: string,
+): PlanAssignmentResource | undefined {
+  return childrenOf(ctx.h.planAssignments, assignee).find((doc) => (doc.service ?? '') === service);
 }
 
 export interface SaveAssignment {
@@ -17,11 +20,11 @@ export interface SaveAssignment {
   assigner: string;
   next: Assignment;
   /** the assignee's current PlanAssignment for the service */
-  current?: Doc | undefined;
+  current?: PlanAssignmentResource | undefined;
   /** the id of new documents (default: assignmentIdOf) */
   id?: string;
   /** PlanAssignment rows the caller read (see HeldRows) */
-  held?: HeldRows;
+  held?: HeldRows<PlanAssignmentResource>;
 }
 
 /**
@@ -29,17 +32,20 @@ export interface SaveAssignment {
  * with it. An AcceptedPlan held by another assigner (the entity moved) moves to `assigner`. Returns the
  * names and the AcceptedPlan as stored.
  */
-export function saveAssignment(ctx: LimitsContext, save: SaveAssignment): AssignmentRef & { acceptedPlanDoc: Doc } {
+export function saveAssignment(
+  ctx: LimitsContext,
+  save: SaveAssignment,
+): AssignmentRef & { acceptedPlanDoc: AcceptedPlanResource } {
   const { acceptedPlans, planAssignments } = ctx.h;
   const fields = assignmentFields(save.next);
   const id = save.current
-    ? lastSegment(text(save.current['name']))
+    ? lastSegment(save.current.name)
     : (save.id ?? assignmentIdOf(save.assignee, save.next.service));
-  const planAssignment = save.current ? text(save.current['name']) : planAssignmentName(save.assignee, id);
-  const previousAccepted = save.current ? text(save.current['source']) : '';
+  const planAssignment = save.current ? save.current.name : planAssignmentName(save.assignee, id);
+  const previousAccepted = save.current?.source ?? '';
   const held = previousAccepted ? ctx.storedRow('acceptedPlans', previousAccepted) : undefined;
   let acceptedPlan = previousAccepted;
-  let acceptedPlanDoc: Doc;
+  let acceptedPlanDoc: AcceptedPlanResource;
   if (held && ownerOf(previousAccepted) === save.assigner) {
     acceptedPlanDoc = acceptedPlans.patchRow(held, (doc) => ({ ...doc, ...fields }));
   } else {
@@ -66,8 +72,8 @@ export function saveAssignment(ctx: LimitsContext, save: SaveAssignment): Assign
 }
 
 /** Removes both documents of an assignment. */
-export function removeAssignment(ctx: LimitsContext, planAssignment: Doc): void {
-  ctx.h.planAssignments.remove(text(planAssignment['name']));
-  const source = text(planAssignment['source']);
+export function removeAssignment(ctx: LimitsContext, planAssignment: PlanAssignmentResource): void {
+  ctx.h.planAssignments.remove(planAssignment.name);
+  const source = planAssignment.source;
   if (source) ctx.h.acceptedPlans.remove(source);
 }

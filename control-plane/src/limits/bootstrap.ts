@@ -1,3 +1,4 @@
+import type { BusinessTierName, PlanLevelName } from '@outpost/shared';
 import type { LimitsContext } from './context.js';
 import { saveAssignment } from './assignment-store.js';
 import { materializeAssignment } from './core/index.js';
@@ -30,7 +31,13 @@ function bootstrapService(
     const h = ctx.h;
     if (h.services.find(service)) return;
     h.services.put({ name: service, displayName: meter.serviceDisplayName });
-    const plan = (id: string, displayName: string, planLevel: string, businessTier: string, value: number) =>
+    const plan = (
+      id: string,
+      displayName: string,
+      planLevel: PlanLevelName,
+      businessTier: BusinessTierName,
+      value: number,
+    ) =>
       planOf(
         h.plans.put({
           name: `${service}/plans/${id}`,

@@ -1,23 +1,46 @@
+import type {
+  AcceptedPlanResource,
+  LimitPoolResource,
+  LimitResource,
+  Organization,
+  PlanAssignmentRequestResource,
+  PlanAssignmentResource,
+  PlanResource,
+  Project,
+  Service,
+} from '@outpost/shared';
 import type { ResourceEngine } from '../resources/resource-engine.js';
 import type { ResourceHandle } from '../resources/resource-handle.js';
 import { where } from '../resources/resource-query.js';
 import type { Doc, QueriedRow, StoredRow } from '../resources/resource-table.js';
 import { HeldRows } from './held-rows.js';
 import type { MeteredResource } from './metering.js';
-import { WorldModel, type StoredWorldRows } from './world-model.js';
+import { WorldModel } from './world-model.js';
+
+/** The document types of the kinds a recompute writes over (see HeldRows). */
+export interface HeldKinds {
+  pools: LimitPoolResource;
+  limits: LimitResource;
+  planAssignments: PlanAssignmentResource;
+  acceptedPlans: AcceptedPlanResource;
+}
+export type HeldKind = keyof HeldKinds;
 
 /** The registered handles of the hierarchy and limits resources. */
 export interface LimitsHandles {
-  services: ResourceHandle;
-  organizations: ResourceHandle;
-  projects: ResourceHandle;
-  plans: ResourceHandle;
-  planAssignments: ResourceHandle;
-  acceptedPlans: ResourceHandle;
-  requests: ResourceHandle;
-  pools: ResourceHandle;
-  limits: ResourceHandle;
+  services: ResourceHandle<Service>;
+  organizations: ResourceHandle<Organization>;
+  projects: ResourceHandle<Project>;
+  plans: ResourceHandle<PlanResource>;
+  planAssignments: ResourceHandle<PlanAssignmentResource>;
+  acceptedPlans: ResourceHandle<AcceptedPlanResource>;
+  requests: ResourceHandle<PlanAssignmentRequestResource>;
+  pools: ResourceHandle<LimitPoolResource>;
+  limits: ResourceHandle<LimitResource>;
 }
+
+/** An entity of the hierarchy: a service, an organization or a project. */
+export type EntityDoc = Service | Organization | Project;
 
 /**
  * What the limits rules and methods share: the engine and the handles. Rules are registered together with
@@ -61,13 +84,15 @@ export class LimitsContext {
   }
 
   /** Rows of a kind a recompute writes over, to be held or else taken from the world model (see HeldRows). */
-  heldRows(kind: keyof StoredWorldRows): HeldRows {
-    return new HeldRows(this.h[kind], this.world.stored[kind]);
+  heldRows<K extends HeldKind>(kind: K): HeldRows<HeldKinds[K]> {
+    const handles: { [Kind in HeldKind]: ResourceHandle<HeldKinds[Kind]> } = this.h;
+    return new HeldRows(handles[kind], this.world.stored[kind]);
   }
 
   /** One stored row of such a kind: from the world model while it is current, else read from the table. */
-  storedRow(kind: keyof StoredWorldRows, name: string): StoredRow | undefined {
-    return this.world.stored[kind].held(name) ?? this.h[kind].findRow(name);
+  storedRow<K extends HeldKind>(kind: K, name: string): StoredRow<HeldKinds[K]> | undefined {
+    const handles: { [Kind in HeldKind]: ResourceHandle<HeldKinds[Kind]> } = this.h;
+    return this.world.stored[kind].held(name) ?? handles[kind].findRow(name);
   }
 
   private registered(): { handles: LimitsHandles; world: WorldModel } {
@@ -77,27 +102,27 @@ export class LimitsContext {
 }
 
 /** Documents whose filterable scalar `path` equals `value` (an indexed lookup), in name order. */
-export function findBy(handle: ResourceHandle, path: string, value: string): Doc[] {
+export function findBy<T extends Doc>(handle: ResourceHandle<T>, path: string, value: string): T[] {
   return handle.list({ where: [where.equals(path, value)] });
 }
 
 /** Documents directly under `parent`, in name order. */
-export function childrenOf(handle: ResourceHandle, parent: string): Doc[] {
+export function childrenOf<T extends Doc>(handle: ResourceHandle<T>, parent: string): T[] {
   return handle.list({ where: [where.parent(parent)] });
 }
 
 /** The rows directly under any of `parents`, in name order (one query). */
-export function rowsUnder(handle: ResourceHandle, parents: readonly string[]): QueriedRow[] {
+export function rowsUnder<T extends Doc>(handle: ResourceHandle<T>, parents: readonly string[]): QueriedRow<T>[] {
   if (parents.length === 0) return [];
   return handle.query({ where: [where.parentIn(parents)] });
 }
 
 /** Every document of a kind, in name order. */
-export function everyDoc(handle: ResourceHandle): Doc[] {
+export function everyDoc<T extends Doc>(handle: ResourceHandle<T>): T[] {
   return handle.list();
 }
 
-export function countBy(handle: ResourceHandle, path: string, value: string): number {
+export function countBy(handle: ResourceHandle<Doc>, path: string, value: string): number {
   return handle.count({ where: [where.equals(path, value)] });
 }
 

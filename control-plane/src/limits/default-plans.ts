@@ -1,11 +1,11 @@
-import type { Doc } from '../resources/resource-table.js';
+import type { Organization, Project } from '@outpost/shared';
 import { saveAssignment, findAssignment } from './assignment-store.js';
 import { where } from '../resources/resource-query.js';
 import type { LimitsContext } from './context.js';
 import { entityKind, materializeAssignment, type Plan } from './core/index.js';
 import type { HierarchyReader } from './hierarchy-reader.js';
 import { ownerOf } from './names.js';
-import { planOf, text } from './records.js';
+import { planOf } from './records.js';
 
 const TIER_RANK: Readonly<Record<string, number>> = { SMALL: 0, MEDIUM: 1, LARGE: 2 };
 
@@ -14,11 +14,11 @@ const TIER_RANK: Readonly<Record<string, number>> = { SMALL: 0, MEDIUM: 1, LARGE
  * plans of its level whose business tier is set, those of its own tier when it names one (else the smallest
  * tier), preferring an organization's plan above it (nearest first) to the service's.
  */
-export function defaultPlansFor(ctx: LimitsContext, reader: HierarchyReader, entity: Doc): Plan[] {
-  const name = text(entity['name']);
+export function defaultPlansFor(ctx: LimitsContext, reader: HierarchyReader, entity: Organization | Project): Plan[] {
+  const name = entity.name;
   const level = entityKind(name) === 'project' ? 'PROJECT' : 'ORGANIZATION';
-  const tier = text(entity['businessTier']);
-  const wanted = tier !== '' && tier !== 'UNDEFINED' ? tier : undefined;
+  const tier = entity.businessTier;
+  const wanted = tier !== undefined && tier !== 'UNDEFINED' ? tier : undefined;
   const ancestors = reader.ancestors(name);
   const plans = ctx.h.plans;
   const candidates = plans
@@ -53,8 +53,8 @@ export function defaultPlansFor(ctx: LimitsContext, reader: HierarchyReader, ent
 }
 
 /** Gives a new project or organization its default plans (the caller settles the tree afterwards). */
-export function assignDefaultPlans(ctx: LimitsContext, reader: HierarchyReader, entity: Doc): void {
-  const name = text(entity['name']);
+export function assignDefaultPlans(ctx: LimitsContext, reader: HierarchyReader, entity: Organization | Project): void {
+  const name = entity.name;
   const regions = reader.effectiveRegions(name);
   const assigner = (service: string): string => reader.parentOf(name) ?? service;
   for (const plan of defaultPlansFor(ctx, reader, entity)) {

@@ -7,7 +7,7 @@ import type { RowProjection } from '../resources/row-projection.js';
 const ROWS_PER_WRITE = 500;
 
 /** A held row: its parsed document, or only its stored text when nobody parsed it yet. */
-type HeldRow = { id: number; doc: Doc } | { id: number; text: string };
+type HeldRow<T extends Doc> = { id: number; doc: T } | { id: number; text: string };
 
 /**
  * Rows of one kind read earlier in the transaction, to write over without reading them again. They are used
@@ -15,20 +15,20 @@ type HeldRow = { id: number; doc: Doc } | { id: number; text: string };
  * otherwise, and for names not held, the rows come from `memory` (every stored row, kept in memory) while it
  * is current, and are read again, a chunk at a time, when it is not (see merge).
  */
-export class HeldRows {
+export class HeldRows<T extends Doc> {
   private readonly version: number;
-  private readonly rows = new Map<string, HeldRow>();
+  private readonly rows = new Map<string, HeldRow<T>>();
 
   /** Make it before reading the rows it is to hold. */
   constructor(
-    private readonly handle: ResourceHandle,
-    private readonly memory?: RowProjection<StoredRow>,
+    private readonly handle: ResourceHandle<T>,
+    private readonly memory?: RowProjection<StoredRow<T>>,
   ) {
     this.version = handle.version;
   }
 
   /** Holds a row: its document when the caller parsed it anyway, else its stored text (parsed when written). */
-  hold(name: string, row: { id: number; text: string; doc?: Doc }): void {
+  hold(name: string, row: { id: number; text: string; doc?: T }): void {
     // a parsed document's text is not kept: many large strings held through a long recompute cost the GC
     this.rows.set(name, row.doc ? { id: row.id, doc: row.doc } : { id: row.id, text: row.text });
   }
@@ -37,8 +37,8 @@ export class HeldRows {
    * Sets top-level members as the system (as ResourceHandle.mergeRows); names not stored are skipped. Rows not
    * held are read a few hundred at a time, just before they are written, so their documents are soon garbage.
    */
-  merge(entries: Iterable<readonly [string, Doc]>): void {
-    const byName = new Map<string, Doc>();
+  merge(entries: Iterable<readonly [string, Partial<T>]>): void {
+    const byName = new Map<string, Partial<T>>();
     for (const [name, fields] of entries) {
       const earlier = byName.get(name);
       byName.set(name, earlier ? { ...earlier, ...fields } : fields);

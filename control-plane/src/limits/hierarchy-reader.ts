@@ -1,9 +1,9 @@
+import type { Organization, Project, Service } from '@outpost/shared';
 import type { ResourceHandle } from '../resources/resource-handle.js';
-import type { Doc } from '../resources/resource-table.js';
 import { where } from '../resources/resource-query.js';
-import type { LimitsContext } from './context.js';
+import type { EntityDoc, LimitsContext } from './context.js';
 import { entityKind, type Plan } from './core/index.js';
-import { planOf, regionsOf, text } from './records.js';
+import { planOf, regionsOf } from './records.js';
 
 /** Organizations whose children one statement reads (a store caps the values one query binds). */
 const ORGANIZATIONS_PER_READ = 500;
@@ -13,21 +13,21 @@ const ORGANIZATIONS_PER_READ = 500;
  * (inside its transaction): it remembers the entities it read.
  */
 export class HierarchyReader {
-  private readonly read = new Map<string, Doc | undefined>();
+  private readonly read = new Map<string, EntityDoc | undefined>();
 
   constructor(
     private readonly ctx: LimitsContext,
     /** entities read ahead (see ScopeReads) */
-    private readonly readAhead?: { entityDoc(name: string): { doc: Doc | undefined } | undefined },
+    private readonly readAhead?: { entityDoc(name: string): { doc: EntityDoc | undefined } | undefined },
   ) {}
 
-  handleOf(entity: string): ResourceHandle {
+  handleOf(entity: string): ResourceHandle<Service> | ResourceHandle<Organization> | ResourceHandle<Project> {
     const kind = entityKind(entity);
     const h = this.ctx.h;
     return kind === 'service' ? h.services : kind === 'organization' ? h.organizations : h.projects;
   }
 
-  entity(name: string): Doc | undefined {
+  entity(name: string): EntityDoc | undefined {
     if (!this.read.has(name)) {
       const ahead = this.readAhead?.entityDoc(name);
       this.read.set(name, ahead ? ahead.doc : this.handleOf(name).find(name));
@@ -49,7 +49,8 @@ export class HierarchyReader {
   /** The parent organization of an organization or project; undefined under the services. */
   parentOf(entity: string): string | undefined {
     if (entityKind(entity) === 'service') return undefined;
-    return text(this.entity(entity)?.['parentOrganization']) || undefined;
+    const doc = this.entity(entity);
+    return (doc && 'parentOrganization' in doc && doc.parentOrganization) || undefined;
   }
 
   /** The organizations above an entity, nearest first. */
@@ -88,7 +89,7 @@ export class HierarchyReader {
         const [organizations, projects] = [h.organizations.queryLater(under), h.projects.queryLater(under)];
         for (const { doc } of organizations()) {
           for (const region of regionsOf(doc)) regions.add(region);
-          const name = text(doc['name']);
+          const name = doc.name;
           if (!seen.has(name)) {
             seen.add(name);
             next.push(name);
@@ -119,7 +120,7 @@ export class HierarchyReader {
     return [...new Set([...regionsOf(this.entity(entity)), ...this.allRegions()])].sort();
   }
 
-  private childNames(handle: ResourceHandle, org: string): string[] {
+  private childNames(handle: ResourceHandle<Organization> | ResourceHandle<Project>, org: string): string[] {
     return handle.names({ where: [where.equals('parentOrganization', org)] });
   }
 }

@@ -1,10 +1,8 @@
-import { ApiError } from '@outpost/shared';
-import type { Doc } from '../resources/resource-table.js';
+import { ApiError, type PlanAssignmentRequestResource } from '@outpost/shared';
 import { where, type Condition } from '../resources/resource-query.js';
 import type { LimitsContext } from './context.js';
 import { submitRequest } from './core/index.js';
 import { ownerOf } from './names.js';
-import { record, text } from './records.js';
 import { currentSpec, prepareRequest } from './prepared-request.js';
 
 /** Beyond this many entities the pending requests are read by conclusion alone (a store caps the values one query binds). */
@@ -22,7 +20,7 @@ export function refreshPendingReasonsOf(ctx: LimitsContext, entities: ReadonlySe
   const under = entities.size <= MAX_LISTED_ENTITIES ? [where.parentIn([...entities])] : [];
   refresh(
     ctx,
-    pendingWhere(ctx, under).filter((doc) => entities.has(ownerOf(text(doc['name'])))),
+    pendingWhere(ctx, under).filter((doc) => entities.has(ownerOf(doc.name))),
   );
 }
 
@@ -31,15 +29,15 @@ export function refreshPendingReasonsNaming(ctx: LimitsContext, plan: string): v
   refresh(ctx, pendingWhere(ctx, [where.equals('request.assign.plan', plan)]));
 }
 
-function pendingWhere(ctx: LimitsContext, conditions: readonly Condition[]): Doc[] {
+function pendingWhere(ctx: LimitsContext, conditions: readonly Condition[]): PlanAssignmentRequestResource[] {
   return ctx.h.requests.list({ where: [where.equals('status.conclusion', 'PENDING'), ...conditions] });
 }
 
-function refresh(ctx: LimitsContext, pending: readonly Doc[]): void {
+function refresh(ctx: LimitsContext, pending: readonly PlanAssignmentRequestResource[]): void {
   for (const doc of pending) {
     const reason = reasonNow(ctx, doc);
-    if (reason === text(record(doc['status'])['reason'])) continue;
-    ctx.h.requests.patch(text(doc['name']), (request) => ({
+    if (reason === (doc.status?.reason ?? '')) continue;
+    ctx.h.requests.patch(doc.name, (request) => ({
       ...request,
       status: { conclusion: 'PENDING', reason },
     }));
@@ -47,7 +45,7 @@ function refresh(ctx: LimitsContext, pending: readonly Doc[]): void {
 }
 
 /** Why the request waits, judged against the tree of this moment. */
-export function reasonNow(ctx: LimitsContext, doc: Doc): string {
+export function reasonNow(ctx: LimitsContext, doc: PlanAssignmentRequestResource): string {
   try {
     const prepared = prepareRequest(ctx, doc);
     const { decision } = submitRequest(prepared.snapshot, {

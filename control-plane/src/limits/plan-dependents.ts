@@ -1,8 +1,7 @@
-import type { Doc } from '../resources/resource-table.js';
+import type { PlanAssignmentResource } from '@outpost/shared';
 import { countBy, type LimitsContext } from './context.js';
 import type { AssignmentSpec } from './core/index.js';
 import { ownerOf } from './names.js';
-import { text } from './records.js';
 import { settle } from './settle.js';
 import { loadScope, loadWorld } from './scope.js';
 
@@ -10,14 +9,14 @@ import { loadScope, loadWorld } from './scope.js';
 const WHOLE_TREE_ABOVE = 200;
 
 /** The PlanAssignments that use a plan, as their default or in a regional override (in name order). */
-export function assignmentsUsingPlan(ctx: LimitsContext, plan: string): Doc[] {
+export function assignmentsUsingPlan(ctx: LimitsContext, plan: string): PlanAssignmentResource[] {
   const names = ctx.world.assignments
     .values()
     .filter(({ assignment }) => assignment.defaultRegionalPlan === plan || usesInOverride(assignment, plan))
     .map((row) => row.ref.planAssignment)
     .sort();
   const rows = ctx.h.planAssignments.findRows(names);
-  return names.map((name) => rows.get(name)?.doc).filter((doc): doc is Doc => doc !== undefined);
+  return names.map((name) => rows.get(name)?.doc).filter((doc) => doc !== undefined);
 }
 
 const usesInOverride = (assignment: AssignmentSpec, plan: string): boolean =>
@@ -35,6 +34,6 @@ export function settlePlanDependents(ctx: LimitsContext, plan: string): void {
   const scope =
     dependents.length > WHOLE_TREE_ABOVE
       ? loadWorld(ctx)
-      : loadScope(ctx, [...new Set(dependents.map((doc) => ownerOf(text(doc['name']))))]);
+      : loadScope(ctx, [...new Set(dependents.map((doc) => ownerOf(doc.name)))]);
   settle(ctx, scope);
 }

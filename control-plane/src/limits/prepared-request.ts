@@ -1,11 +1,16 @@
-import { failedPrecondition, invalidArgument, notFound } from '@outpost/shared';
-import type { Doc } from '../resources/resource-table.js';
+import {
+  failedPrecondition,
+  invalidArgument,
+  notFound,
+  type PlanAssignmentRequestResource,
+  type PlanAssignmentResource,
+} from '@outpost/shared';
 import { usablePlan } from './assignment-spec.js';
 import type { LimitsContext } from './context.js';
 import { assignerOf, type LimitsSnapshot, type RequestType } from './core/index.js';
 import { HierarchyReader } from './hierarchy-reader.js';
 import { ownerOf } from './names.js';
-import { requestTypeOf, specOf, text } from './records.js';
+import { requestTypeOf, specOf } from './records.js';
 import { loadScope, snapshotOf, type Scope } from './scope.js';
 import { ScopeReads } from './scope-reads.js';
 
@@ -16,7 +21,7 @@ export interface PreparedRequest {
   approver: string;
   request: RequestType;
   /** the assignee's PlanAssignment the request works on, if it has one */
-  current: Doc | undefined;
+  current: PlanAssignmentResource | undefined;
   scope: Scope;
   snapshot: LimitsSnapshot;
 }
@@ -25,16 +30,20 @@ export interface PreparedRequest {
  * `reads`: the reads of the assignee's scope, when the caller made them ahead, to go out with its own (made
  * here otherwise: they go out together, one round trip on PostgreSQL, before the checks need the first of them).
  */
-export function prepareRequest(ctx: LimitsContext, doc: Doc, reads?: ScopeReads): PreparedRequest {
-  const assignee = ownerOf(text(doc['name']));
+export function prepareRequest(
+  ctx: LimitsContext,
+  doc: PlanAssignmentRequestResource,
+  reads?: ScopeReads,
+): PreparedRequest {
+  const assignee = ownerOf(doc.name);
   const scopeReads = reads?.entity === assignee ? reads : new ScopeReads(ctx, assignee);
   const reader = new HierarchyReader(ctx, scopeReads);
   if (!reader.entity(assignee)) throw failedPrecondition(`${assignee} does not exist`);
-  const request = requestTypeOf(doc['request']);
+  const request = requestTypeOf(doc.request);
   if (typeof request === 'string') throw invalidArgument(request);
 
   let service: string;
-  let current: Doc | undefined;
+  let current: PlanAssignmentResource | undefined;
   const plans: string[] = [];
   if ('assign' in request) {
     const plan = request.assign.plan;
@@ -51,9 +60,9 @@ export function prepareRequest(ctx: LimitsContext, doc: Doc, reads?: ScopeReads)
     }
     current = ctx.h.planAssignments.find(assignment);
     if (!current) throw notFound(`plan assignment "${assignment}" does not exist`);
-    service = text(current['service']);
+    service = current.service ?? '';
   }
-  const given = text(doc['service']);
+  const given = doc.service ?? '';
   if (given !== '' && given !== service)
     throw invalidArgument(`service "${given}" does not match the request's ${service}`);
 

@@ -1,5 +1,14 @@
-import { isDocument } from '../resources/doc-utils.js';
-import type { Doc } from '../resources/resource-table.js';
+import type {
+  AcceptedPlanResource,
+  AllowanceJson,
+  LimitPoolResource,
+  LimitResource,
+  Organization,
+  PlanAssignmentRequestResource,
+  PlanAssignmentResource,
+  PlanResource,
+  Project,
+} from '@outpost/shared';
 import type {
   Allowance,
   Assignment,
@@ -8,7 +17,6 @@ import type {
   LimitPool,
   OrganizationNode,
   Plan,
-  PlanLevel,
   ProjectNode,
   RegionalPlanAssignment,
   RequestType,
@@ -16,64 +24,62 @@ import type {
 
 /** Stored documents as the core's plain records, and back. Absent fields read as their proto3 defaults. */
 
-const text = (value: unknown): string => (typeof value === 'string' ? value : '');
-const integer = (value: unknown): number => (typeof value === 'number' ? value : 0);
-const list = (value: unknown): unknown[] => (Array.isArray(value) ? (value as unknown[]) : []);
-const record = (value: unknown): Doc => (isDocument(value) ? value : {});
+/** The fields a PlanAssignment and its AcceptedPlan share (what a recompute reads and writes of them). */
+export type AssignmentDoc = Omit<PlanAssignmentResource | AcceptedPlanResource, 'source' | 'assignee'>;
 
-export const allowanceOf = (value: unknown): Allowance => {
-  const a = record(value);
-  return { resource: text(a['resource']), value: integer(a['value']), region: text(a['region']) };
-};
-export const allowancesOf = (value: unknown): Allowance[] => list(value).map(allowanceOf);
+export const allowanceOf = (a: AllowanceJson): Allowance => ({
+  resource: a.resource,
+  value: a.value,
+  region: a.region ?? '',
+});
+export const allowancesOf = (value: readonly AllowanceJson[] | undefined): Allowance[] =>
+  (value ?? []).map(allowanceOf);
 
 /** JSON of an allowance: an empty region (every region) is left out, as proto3 JSON does. */
-export const allowanceJson = (a: Allowance): Doc =>
+export const allowanceJson = (a: Allowance): AllowanceJson =>
   a.region === ''
     ? { resource: a.resource, value: a.value }
     : { resource: a.resource, value: a.value, region: a.region };
 
-export function planOf(doc: Doc): Plan {
+export function planOf(doc: PlanResource): Plan {
   return {
-    name: text(doc['name']),
-    service: text(doc['service']),
-    resourceLimits: list(doc['resourceLimits']).map((v) => ({
-      resource: text(record(v)['resource']),
-      value: integer(record(v)['value']),
-    })),
-    planLevel: (text(doc['planLevel']) || 'UNDEFINED') as PlanLevel,
-    businessTier: text(doc['businessTier']) || 'UNDEFINED',
-    generation: integer(doc['generation']),
+    name: doc.name,
+    service: doc.service ?? '',
+    resourceLimits: (doc.resourceLimits ?? []).map(({ resource, value }) => ({ resource, value })),
+    planLevel: doc.planLevel ?? 'UNDEFINED',
+    businessTier: doc.businessTier ?? 'UNDEFINED',
+    generation: doc.generation ?? 0,
   };
 }
 
-const overrideOf = (value: unknown): RegionalPlanAssignment => {
-  const o = record(value);
-  return { plan: text(o['plan']), region: text(o['region']), planGeneration: integer(o['planGeneration']) };
-};
+const overrideOf = (o: NonNullable<AssignmentDoc['regionalPlanOverrides']>[number]): RegionalPlanAssignment => ({
+  plan: o.plan,
+  region: o.region,
+  planGeneration: o.planGeneration ?? 0,
+});
 
 /** What a PlanAssignment or AcceptedPlan says (the rest is computed). */
-export function specOf(doc: Doc): AssignmentSpec {
+export function specOf(doc: AssignmentDoc): AssignmentSpec {
   return {
-    service: text(doc['service']),
-    defaultRegionalPlan: text(doc['defaultRegionalPlan']),
-    regionalPlanOverrides: list(doc['regionalPlanOverrides']).map(overrideOf),
-    extensions: allowancesOf(doc['extensions']),
+    service: doc.service ?? '',
+    defaultRegionalPlan: doc.defaultRegionalPlan ?? '',
+    regionalPlanOverrides: (doc.regionalPlanOverrides ?? []).map(overrideOf),
+    extensions: allowancesOf(doc.extensions),
   };
 }
 
 /** The spec with the computed fields as stored (possibly stale). */
-export function storedAssignmentOf(doc: Doc): Assignment {
+export function storedAssignmentOf(doc: AssignmentDoc): Assignment {
   return {
     ...specOf(doc),
-    allowances: allowancesOf(doc['allowances']),
-    appliedRegions: list(doc['appliedRegions']).map(text),
-    appliedPlanSpecGeneration: integer(doc['appliedPlanSpecGeneration']),
+    allowances: allowancesOf(doc.allowances),
+    appliedRegions: [...(doc.appliedRegions ?? [])],
+    appliedPlanSpecGeneration: doc.appliedPlanSpecGeneration ?? 0,
   };
 }
 
 /** Every field an assignment document holds besides name, metadata, source and assignee. */
-export function assignmentFields(a: Assignment): Doc {
+export function assignmentFields(a: Assignment): Required<Omit<AssignmentDoc, 'name' | 'metadata'>> {
   return {
     defaultRegionalPlan: a.defaultRegionalPlan,
     service: a.service,
@@ -85,33 +91,33 @@ export function assignmentFields(a: Assignment): Doc {
   };
 }
 
-export function limitOf(doc: Doc): Limit {
+export function limitOf(doc: LimitResource): Limit {
   return {
-    name: text(doc['name']),
-    service: text(doc['service']),
-    resource: text(doc['resource']),
-    region: text(doc['region']),
-    configuredLimit: integer(doc['configuredLimit']),
-    activeLimit: integer(doc['activeLimit']),
-    usage: integer(doc['usage']),
-    sources: list(doc['sources']).map(text),
+    name: doc.name,
+    service: doc.service ?? '',
+    resource: doc.resource ?? '',
+    region: doc.region ?? '',
+    configuredLimit: doc.configuredLimit ?? 0,
+    activeLimit: doc.activeLimit ?? 0,
+    usage: doc.usage ?? 0,
+    sources: [...(doc.sources ?? [])],
   };
 }
 
-export function poolOf(doc: Doc): LimitPool {
+export function poolOf(doc: LimitPoolResource): LimitPool {
   return {
-    name: text(doc['name']),
-    service: text(doc['service']),
-    resource: text(doc['resource']),
-    region: text(doc['region']),
-    configuredSize: integer(doc['configuredSize']),
-    activeSize: integer(doc['activeSize']),
-    reserved: integer(doc['reserved']),
-    source: text(doc['source']),
+    name: doc.name,
+    service: doc.service ?? '',
+    resource: doc.resource ?? '',
+    region: doc.region ?? '',
+    configuredSize: doc.configuredSize ?? 0,
+    activeSize: doc.activeSize ?? 0,
+    reserved: doc.reserved ?? 0,
+    source: doc.source ?? '',
   };
 }
 
-export const limitFields = (l: Limit): Doc => ({
+export const limitFields = (l: Limit): Required<Omit<LimitResource, 'name' | 'metadata'>> => ({
   service: l.service,
   resource: l.resource,
   region: l.region,
@@ -121,7 +127,7 @@ export const limitFields = (l: Limit): Doc => ({
   sources: [...l.sources],
 });
 
-export const poolFields = (p: LimitPool): Doc => ({
+export const poolFields = (p: LimitPool): Required<Omit<LimitPoolResource, 'name' | 'metadata'>> => ({
   service: p.service,
   resource: p.resource,
   region: p.region,
@@ -132,34 +138,30 @@ export const poolFields = (p: LimitPool): Doc => ({
 });
 
 /** The one member of a request body; anything else is INVALID_ARGUMENT (thrown by the caller). */
-export function requestTypeOf(value: unknown): RequestType | string {
-  const r = record(value);
-  const members = ['assign', 'extend', 'unassign'].filter((m) => r[m] !== undefined && r[m] !== null);
+export function requestTypeOf(request: PlanAssignmentRequestResource['request']): RequestType | string {
+  const { assign, extend, unassign } = request ?? {};
+  const members = [assign, extend, unassign].filter((member) => member !== undefined && member !== null);
   if (members.length !== 1) return 'request must set exactly one of assign, extend and unassign';
-  const body = record(r[members[0]!]);
-  if (members[0] === 'assign') {
-    return {
-      assign: { plan: text(body['plan']), extensions: allowancesOf(body['extensions']), region: text(body['region']) },
-    };
+  if (assign) {
+    return { assign: { plan: assign.plan, extensions: allowancesOf(assign.extensions), region: assign.region ?? '' } };
   }
-  if (members[0] === 'extend') {
-    return { extend: { assignment: text(body['assignment']), additions: allowancesOf(body['additions']) } };
-  }
-  return { unassign: { assignment: text(body['assignment']), region: text(body['region']) } };
+  if (extend) return { extend: { assignment: extend.assignment, additions: allowancesOf(extend.additions) } };
+  return { unassign: { assignment: unassign?.assignment ?? '', region: unassign?.region ?? '' } };
 }
 
-export const regionsOf = (doc: Doc | undefined): string[] => list(doc?.['regions']).map(text);
+/** The regions an entity lists. */
+export const regionsOf = (doc: { regions?: readonly string[] | undefined } | undefined): string[] => [
+  ...(doc?.regions ?? []),
+];
 
-export const organizationNodeOf = (doc: Doc, regions: readonly string[]): OrganizationNode => ({
-  name: text(doc['name']),
-  parentOrganization: text(doc['parentOrganization']),
+export const organizationNodeOf = (doc: Organization, regions: readonly string[]): OrganizationNode => ({
+  name: doc.name,
+  parentOrganization: doc.parentOrganization ?? '',
   regions,
 });
 
-export const projectNodeOf = (doc: Doc): ProjectNode => ({
-  name: text(doc['name']),
-  parentOrganization: text(doc['parentOrganization']),
+export const projectNodeOf = (doc: Project): ProjectNode => ({
+  name: doc.name,
+  parentOrganization: doc.parentOrganization ?? '',
   regions: regionsOf(doc),
 });
-
-export { text, record, list };

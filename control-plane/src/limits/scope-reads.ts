@@ -1,6 +1,6 @@
 import { where } from '../resources/resource-query.js';
-import type { QueriedRow, StoredRow } from '../resources/resource-table.js';
-import type { LimitsContext } from './context.js';
+import type { QueriedRow } from '../resources/resource-table.js';
+import type { EntityDoc, HeldKinds, LimitsContext } from './context.js';
 import { entityKind } from './core/index.js';
 import { holdRows, serviceNames, type HeldScopeRows } from './scope.js';
 
@@ -19,8 +19,8 @@ export class ScopeReads {
   readonly entities: ReadonlySet<string>;
   /** made before the rows were read (see HeldRows) */
   readonly held: HeldScopeRows;
-  private readonly entityDocs = new Map<string, () => StoredRow | undefined>();
-  private readonly rows: Record<ScopeRowKind, () => QueriedRow[]>;
+  private readonly entityDocs = new Map<string, () => { doc: EntityDoc } | undefined>();
+  private readonly rows: { [K in ScopeRowKind]: () => QueriedRow<HeldKinds[K]>[] };
 
   constructor(
     ctx: LimitsContext,
@@ -38,7 +38,9 @@ export class ScopeReads {
     }
     this.held = holdRows(ctx);
     const all = [...entities];
-    const under = (kind: ScopeRowKind, parents: string[]) => h[kind].queryLater({ where: [where.parentIn(parents)] });
+    const handles: { [K in ScopeRowKind]: LimitsContext['h'][K] } = h;
+    const under = <K extends ScopeRowKind>(kind: K, parents: string[]): (() => QueriedRow<HeldKinds[K]>[]) =>
+      handles[kind].queryLater({ where: [where.parentIn(parents)] });
     this.rows = {
       planAssignments: under('planAssignments', all),
       pools: under(
@@ -53,7 +55,7 @@ export class ScopeReads {
   }
 
   /** The stored document of an entity it read (undefined: not one it read, or not stored). */
-  entityDoc(name: string): { doc: StoredRow['doc'] | undefined } | undefined {
+  entityDoc(name: string): { doc: EntityDoc | undefined } | undefined {
     const read = this.entityDocs.get(name);
     return read && { doc: read()?.doc };
   }
@@ -63,7 +65,7 @@ export class ScopeReads {
     return entities.size === this.entities.size && [...entities].every((name) => this.entities.has(name));
   }
 
-  rowsOf(kind: ScopeRowKind): QueriedRow[] {
+  rowsOf<K extends ScopeRowKind>(kind: K): QueriedRow<HeldKinds[K]>[] {
     return this.rows[kind]();
   }
 }

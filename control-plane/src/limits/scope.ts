@@ -1,5 +1,6 @@
+import type { Organization, PlanAssignmentResource, Project } from '@outpost/shared';
 import type { Doc, QueriedRow } from '../resources/resource-table.js';
-import { countBy, countContaining, everyDoc, rowsUnder, type LimitsContext } from './context.js';
+import { countBy, countContaining, everyDoc, rowsUnder, type HeldKinds, type LimitsContext } from './context.js';
 import {
   entityKind,
   indexHierarchy,
@@ -17,7 +18,7 @@ import {
 import { assignmentKey, assignmentRowOf, type AssignmentRef } from './assignment-row.js';
 import type { HeldRows } from './held-rows.js';
 import { HierarchyReader } from './hierarchy-reader.js';
-import { limitOf, organizationNodeOf, poolOf, projectNodeOf, regionsOf, text } from './records.js';
+import { limitOf, organizationNodeOf, poolOf, projectNodeOf, regionsOf } from './records.js';
 import type { ScopeReads, ScopeRowKind } from './scope-reads.js';
 
 /**
@@ -34,7 +35,7 @@ export interface Scope {
   /** `${assignee} ${service}` → documents */
   refs: Map<string, AssignmentRef>;
   /** the assignee's PlanAssignment for the service, as the scope read it */
-  planAssignmentOf(assignee: string, service: string): Doc | undefined;
+  planAssignmentOf(assignee: string, service: string): PlanAssignmentResource | undefined;
   plans: Map<string, Plan>;
   previous: TreeState;
   external: ExternalDraw[];
@@ -42,15 +43,11 @@ export interface Scope {
   held: HeldScopeRows;
 }
 
-export interface HeldScopeRows {
-  pools: HeldRows;
-  limits: HeldRows;
-  planAssignments: HeldRows;
-}
+export type HeldScopeRows = { [K in ScopeRowKind]: HeldRows<HeldKinds[K]> };
 
 export interface ScopeOptions {
   /** organizations and projects just deleted: their pools and limits go, their parents are in scope */
-  removed?: readonly Doc[];
+  removed?: readonly (Organization | Project)[];
   /** plans to read besides those the assignments use (a request's plan) */
   plans?: readonly string[];
   /** the operation's reader, when nothing was written since it read */
@@ -70,7 +67,7 @@ export function loadScope(ctx: LimitsContext, targets: readonly string[], option
     for (const ancestor of reader.ancestors(entity)) entities.add(ancestor);
   };
   for (const target of targets) include(target);
-  for (const removed of options.removed ?? []) include(text(removed['parentOrganization']) || undefined);
+  for (const removed of options.removed ?? []) include(removed.parentOrganization || undefined);
   const services = servicesOf(ctx);
   for (const service of services) entities.add(service.name);
 
@@ -79,22 +76,24 @@ export function loadScope(ctx: LimitsContext, targets: readonly string[], option
   const projects: Hierarchy['projects'][number][] = [];
   for (const entity of entities) {
     const kind = entityKind(entity);
-    if (kind === 'project') projects.push(projectNodeOf(reader.entity(entity) ?? {}));
-    if (kind === 'organization') {
-      organizations.push(organizationNodeOf(reader.entity(entity) ?? {}, reader.subtreeRegions(entity)));
-    }
+    // an ancestor named by a parentOrganization that is not stored: a node without a name, as the core expects
+    const doc = () => reader.entity(entity) ?? { name: '' };
+    if (kind === 'project') projects.push(projectNodeOf(doc()));
+    if (kind === 'organization') organizations.push(organizationNodeOf(doc(), reader.subtreeRegions(entity)));
   }
   const serviceNodes = services.map((service) => ({
     name: service.name,
     regions: [...new Set([...service.regions, ...allRegions])].sort(),
   }));
 
-  const owners = [...entities, ...(options.removed ?? []).map((doc) => text(doc['name']))];
+  const owners = [...entities, ...(options.removed ?? []).map((doc) => doc.name)];
   // what was read ahead is this scope's when it was read under these very entities (and nothing was removed)
   const reads = options.reads && !options.removed?.length && options.reads.covers(entities) ? options.reads : undefined;
   const held = reads?.held ?? holdRows(ctx);
-  const under = (kind: ScopeRowKind, parents: string[]): QueriedRow[] =>
-    reads ? reads.rowsOf(kind) : rowsUnder(h[kind], parents);
+  const under = <K extends ScopeRowKind>(kind: K, parents: string[]): QueriedRow<HeldKinds[K]>[] => {
+    const handles: { [Kind in ScopeRowKind]: LimitsContext['h'][Kind] } = h;
+    return reads ? reads.rowsOf(kind) : rowsUnder(handles[kind], parents);
+  };
   const { assignments, refs, docs } = assignmentsOfDocs(
     hold(held.planAssignments, under('planAssignments', [...entities])),
   );
@@ -132,7 +131,7 @@ export function loadScope(ctx: LimitsContext, targets: readonly string[], option
 function servicesOf(ctx: LimitsContext): { name: string; regions: string[] }[] {
   const services = ctx.h.services;
   return ctx.derived('services', [services], () =>
-    everyDoc(services).map((doc) => ({ name: text(doc['name']), regions: regionsOf(doc) })),
+    everyDoc(services).map((doc) => ({ name: doc.name, regions: regionsOf(doc) })),
   );
 }
 
@@ -180,9 +179,9 @@ export const holdRows = (ctx: LimitsContext): HeldScopeRows => ({
 });
 
 /** Holds the rows and gives their documents. */
-function hold(held: HeldRows, rows: readonly QueriedRow[]): Doc[] {
+function hold<T extends Doc & { name: string }>(held: HeldRows<T>, rows: readonly QueriedRow<T>[]): T[] {
   return rows.map((row) => {
-    held.hold(text(row.doc['name']), row);
+    held.hold(row.doc.name, row);
     return row.doc;
   });
 }
@@ -199,23 +198,23 @@ export const snapshotOf = (scope: Scope): LimitsSnapshot => ({
   plans: scope.plans,
 });
 
-function assignmentsOfDocs(docs: readonly Doc[]): {
+function assignmentsOfDocs(docs: readonly PlanAssignmentResource[]): {
   assignments: AssigneeAssignment[];
   refs: Map<string, AssignmentRef>;
-  docs: Map<string, Doc>;
+  docs: Map<string, PlanAssignmentResource>;
 } {
   const assignments: AssigneeAssignment[] = [];
   const refs = new Map<string, AssignmentRef>();
-  const byKey = new Map<string, Doc>();
+  const byKey = new Map<string, PlanAssignmentResource>();
   for (const doc of docs) addAssignment(doc, assignments, refs, byKey);
   return { assignments, refs, docs: byKey };
 }
 
 function addAssignment(
-  doc: Doc,
+  doc: PlanAssignmentResource,
   assignments: AssigneeAssignment[],
   refs: Map<string, AssignmentRef>,
-  byKey?: Map<string, Doc>,
+  byKey?: Map<string, PlanAssignmentResource>,
 ): void {
   const { assignment, key, ref } = assignmentRowOf(doc);
   assignments.push(assignment);

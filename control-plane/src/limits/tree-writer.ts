@@ -1,4 +1,4 @@
-import type { Doc } from '../resources/resource-table.js';
+import type { PlanAssignmentResource } from '@outpost/shared';
 import type { LimitsContext } from './context.js';
 import type { Assignment, TreeDiff } from './core/index.js';
 import type { HeldRows } from './held-rows.js';
@@ -13,7 +13,7 @@ import { existingUsage } from './usage-count.js';
  */
 export function writeTree(ctx: LimitsContext, diff: TreeDiff, held?: Pick<HeldScopeRows, 'pools' | 'limits'>): void {
   const { pools, limits } = ctx.h;
-  const update = <T extends { name: string }>(items: readonly T[], fields: (item: T) => Doc) =>
+  const update = <T extends { name: string }, F>(items: readonly T[], fields: (item: T) => F) =>
     items.map((item) => [item.name, fields(item)] as const);
   (held?.pools ?? ctx.heldRows('pools')).merge(update(diff.updatedPools, poolFields));
   (held?.limits ?? ctx.heldRows('limits')).merge(update(diff.updatedLimits, limitFields));
@@ -29,7 +29,7 @@ export function writeTree(ctx: LimitsContext, diff: TreeDiff, held?: Pick<HeldSc
 export function writeAssignmentDocs(
   ctx: LimitsContext,
   changed: readonly (readonly [AssignmentRef, Assignment])[],
-  held?: HeldRows,
+  held?: HeldRows<PlanAssignmentResource>,
 ): void {
   const fields = changed.map(([ref, a]) => [ref, assignmentFields(a)] as const);
   (held ?? ctx.heldRows('planAssignments')).merge(fields.map(([ref, f]) => [ref.planAssignment, f]));

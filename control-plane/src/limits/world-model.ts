@@ -1,22 +1,17 @@
 import type { ServiceNode, LimitPool, Limit, OrganizationNode, ProjectNode, Plan } from './core/index.js';
-import type { ResourceHandle } from '../resources/resource-handle.js';
 import type { RowProjection } from '../resources/row-projection.js';
 import type { ValueCounts } from '../resources/value-counts.js';
-import type { Doc, StoredRow } from '../resources/resource-table.js';
+import type { StoredRow } from '../resources/resource-table.js';
+import type { HeldKind, HeldKinds, LimitsHandles } from './context.js';
 import { assignmentRowOf, type AssignmentRow } from './assignment-row.js';
-import { limitOf, organizationNodeOf, planOf, poolOf, projectNodeOf, regionsOf, text } from './records.js';
+import { limitOf, organizationNodeOf, planOf, poolOf, projectNodeOf, regionsOf } from './records.js';
 
 /** The tables a whole-tree recompute reads. */
 type WorldTable =
   'services' | 'organizations' | 'projects' | 'plans' | 'planAssignments' | 'acceptedPlans' | 'pools' | 'limits';
 
-/** The kinds a whole-tree recompute writes over. */
-export interface StoredWorldRows {
-  pools: RowProjection<StoredRow>;
-  limits: RowProjection<StoredRow>;
-  planAssignments: RowProjection<StoredRow>;
-  acceptedPlans: RowProjection<StoredRow>;
-}
+/** The stored rows of the kinds a whole-tree recompute writes over. */
+export type StoredWorldRows = { [K in HeldKind]: RowProjection<StoredRow<HeldKinds[K]>> };
 
 /**
  * What a whole-tree recompute reads, derived document by document and held in memory, up to date with every
@@ -36,19 +31,20 @@ export class WorldModel {
   /** the regions services, organizations and projects list (each kind's own, kept up to date) */
   readonly listedRegions: readonly ValueCounts[];
 
-  constructor(h: Record<WorldTable, ResourceHandle>) {
-    this.services = h.services.project((doc) => ({
-      name: text(doc['name']),
-      regions: regionsOf(doc),
-    }));
+  constructor(h: Pick<LimitsHandles, WorldTable>) {
+    this.services = h.services.project((doc) => ({ name: doc.name, regions: regionsOf(doc) }));
     this.organizations = h.organizations.project((doc) => organizationNodeOf(doc, regionsOf(doc)));
     this.projects = h.projects.project(projectNodeOf);
     this.plans = h.plans.project(planOf);
     this.assignments = h.planAssignments.project(assignmentRowOf);
     this.pools = h.pools.project(poolOf);
     this.limits = h.limits.project(limitOf);
-    this.listedRegions = [h.services, h.organizations, h.projects].map((handle) => handle.countValues(regionsOf));
-    const row = (doc: Doc, id: number): StoredRow => ({ id, doc });
+    this.listedRegions = [
+      h.services.countValues(regionsOf),
+      h.organizations.countValues(regionsOf),
+      h.projects.countValues(regionsOf),
+    ];
+    const row = <T>(doc: T, id: number) => ({ id, doc });
     this.stored = {
       pools: h.pools.project(row),
       limits: h.limits.project(row),

@@ -191,12 +191,12 @@ export class ResourceHandle<T extends Doc = Doc> {
 
   /** A value derived from every stored document, kept in memory and up to date with every write. */
   project<R>(derive: (doc: T, id: number) => R): RowProjection<R> {
-    return new RowProjection(this.table, derive as (doc: Doc, id: number) => R);
+    return new RowProjection(this.table, (doc, id) => derive(this.typed(doc), id));
   }
 
   /** The distinct values the stored documents hold (`valuesOf` each), kept up to date with every write. */
   countValues(valuesOf: (doc: T) => readonly string[]): ValueCounts {
-    return new ValueCounts(this.table, valuesOf as (doc: Doc) => readonly string[]);
+    return new ValueCounts(this.table, (doc) => valuesOf(this.typed(doc)));
   }
 
   /** An engine query as this kind's table reads it: for the engine's own operations (list-operation.ts). */

@@ -15,9 +15,7 @@ function start(fresh: FreshStorage) {
   widgets.create({ parent: PARENT, resource: { name: A, spec: { size: 1 } } });
   widgets.create({ parent: PARENT, resource: { name: B, spec: { size: 1 } } });
   const held = new HeldRows(widgets);
-  for (const row of widgets.table.query({ where: [], keys: [{ sql: 'name', desc: false }] })) {
-    held.hold(row.doc['name'] as string, row);
-  }
+  for (const row of widgets.query()) held.hold(row.doc.name, row);
   return { engine, widgets, held };
 }
 
@@ -48,8 +46,8 @@ describeStorages('HeldRows', (fresh) => {
     const names = Array.from({ length: 1_200 }, (_, i) => `${PARENT}/widgets/w-${String(i).padStart(4, '0')}`);
     for (const name of names) widgets.create({ parent: PARENT, resource: { name, spec: { size: 2 } } });
     const held = new HeldRows(widgets);
-    for (const row of widgets.table.query({ where: [], keys: [{ sql: 'name', desc: false }] })) {
-      const name = row.doc['name'] as string;
+    for (const row of widgets.query()) {
+      const name = row.doc.name;
       if (names.indexOf(name) % 2 === 0) held.hold(name, row);
     }
     const before = engine.log.head();
@@ -65,12 +63,12 @@ describeStorages('HeldRows', (fresh) => {
 
   it('reads again after a rollback undid what it read', () => {
     const { engine, widgets } = start(fresh);
-    let held: HeldRows | undefined;
+    let held: ReturnType<typeof start>['held'] | undefined;
     expect(() =>
       engine.transaction(() => {
         widgets.patch(A, (doc) => ({ ...doc, displayName: 'undone' }));
         held = new HeldRows(widgets);
-        const row = widgets.table.find(A);
+        const row = widgets.findRow(A);
         if (row) held.hold(A, { id: row.id, text: JSON.stringify(row.doc) });
         throw new Error('undo');
       }),

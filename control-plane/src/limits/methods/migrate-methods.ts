@@ -14,7 +14,7 @@ import { saveAssignment } from '../assignment-store.js';
 import type { LimitsContext } from '../context.js';
 import { HierarchyReader } from '../hierarchy-reader.js';
 import { ownerOf } from '../names.js';
-import { storedAssignmentOf, text } from '../records.js';
+import { storedAssignmentOf } from '../records.js';
 import { settle } from '../settle.js';
 import { loadScope } from '../scope.js';
 
@@ -69,7 +69,8 @@ export function migrateMethods(ctx: LimitsContext): CustomMethod[] {
           const assignee = ownerOf(target);
           const assignment = storedAssignmentOf(pa);
           const assigner = new HierarchyReader(ctx).parentOf(assignee) ?? assignment.service;
-          if (ownerOf(text(pa['source'])) !== assigner || !ctx.h.acceptedPlans.find(text(pa['source']))) {
+          const source = pa.source ?? '';
+          if (ownerOf(source) !== assigner || !ctx.h.acceptedPlans.find(source)) {
             saveAssignment(ctx, { assignee, assigner, next: assignment, current: pa });
           }
           settle(ctx, loadScope(ctx, [assignee]));

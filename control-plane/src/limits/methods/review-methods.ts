@@ -4,6 +4,7 @@ import {
   notFound,
   permissionOf,
   planAssignmentRequestDefinition,
+  type PlanAssignmentRequestResource,
 } from '@outpost/shared';
 import type { CustomCall, CustomMethod } from '../../resources/http/custom-method.js';
 import { isDocument } from '../../resources/doc-utils.js';
@@ -14,7 +15,6 @@ import { currentSpec, prepareRequest } from '../prepared-request.js';
 import { carryOut } from '../request-handling.js';
 import { ownerOf } from '../names.js';
 import { ScopeReads } from '../scope-reads.js';
-import { record, text } from '../records.js';
 
 export const ACCEPT_PERMISSION = permissionOf(planAssignmentRequestDefinition, 'accept');
 export const DECLINE_PERMISSION = permissionOf(planAssignmentRequestDefinition, 'decline');
@@ -30,25 +30,30 @@ export function reviewMethods(ctx: LimitsContext): CustomMethod[] {
   const pending = (
     call: CustomCall,
     permission: string,
-  ): { row: StoredRow; doc: Doc; status: RequestStatus; body: Doc } => {
+  ): {
+    row: StoredRow<PlanAssignmentRequestResource>;
+    doc: PlanAssignmentRequestResource;
+    status: RequestStatus;
+    body: Doc;
+  } => {
     const body = bodyOf(call.body);
     const row = ctx.h.requests.findRow(call.target);
     if (!row) throw notFound(`plan assignment request "${call.target}" not found`);
     const doc = row.doc;
-    const approver = text(doc['approver']);
-    const given = text(body['approver']);
+    const approver = doc.approver ?? '';
+    const given = bodyText(body, 'approver');
     if (given !== '' && given !== approver) {
       throw failedPrecondition(`the approver of ${call.target} is ${approver}, not ${given}`);
     }
     call.authorize(permission, approver);
-    const status = record(doc['status']);
+    const status = doc.status;
     return {
       row,
       doc,
       body,
       status: {
-        conclusion: (text(status['conclusion']) || 'UNDEFINED') as RequestStatus['conclusion'],
-        reason: text(status['reason']),
+        conclusion: status?.conclusion ?? 'UNDEFINED',
+        reason: status?.reason ?? '',
       },
     };
   };
@@ -93,7 +98,7 @@ export function reviewMethods(ctx: LimitsContext): CustomMethod[] {
       handle: (call) =>
         ctx.engine.transaction(() => {
           const { row, status, body } = pending(call, DECLINE_PERMISSION);
-          const reason = text(body['reason']);
+          const reason = bodyText(body, 'reason');
           const declined = declineStatus(status, reason || undefined);
           ctx.h.requests.patchRow(row, (request) => ({ ...request, status: declined }));
           return {};
@@ -101,6 +106,12 @@ export function reviewMethods(ctx: LimitsContext): CustomMethod[] {
     },
   ];
 }
+
+/** A member of the caller's JSON body that the method reads as a string (anything else reads as ''). */
+const bodyText = (body: Doc, member: string): string => {
+  const value = body[member];
+  return typeof value === 'string' ? value : '';
+};
 
 function bodyOf(body: unknown): Doc {
   if (body === undefined || body === null || (typeof body === 'object' && Object.keys(body).length === 0)) return {};

@@ -1,15 +1,13 @@
 import { isDeepStrictEqual } from 'node:util';
 import { failedPrecondition, ID_RULES, invalidArgument, isValidId, permissionOf } from '@outpost/shared';
 import type { OperationContext, ResourceRules } from '../../resources/resource-rules.js';
-import type { Doc } from '../../resources/resource-table.js';
 import { saveAssignment } from '../assignment-store.js';
-import { childrenOf, countBy, type LimitsContext } from '../context.js';
+import { childrenOf, countBy, type EntityDoc, type LimitsContext } from '../context.js';
 import { entityKind } from '../core/index.js';
 import { assignDefaultPlans } from '../default-plans.js';
 import { HierarchyReader } from '../hierarchy-reader.js';
-import { regionsOf } from '../records.js';
 import { ownerOf } from '../names.js';
-import { limitOf, record, storedAssignmentOf, text } from '../records.js';
+import { limitOf, regionsOf, storedAssignmentOf } from '../records.js';
 import { settle } from '../settle.js';
 import { loadScope } from '../scope.js';
 
@@ -24,17 +22,17 @@ export function entityRules(
   ctx: LimitsContext,
   kind: 'service' | 'organization' | 'project',
   authorize?: EntityPlacementCheck,
-): ResourceRules {
+): ResourceRules<EntityDoc> {
   /** The caller's write permission is checked on the entity by the API; its parent's quota needs it there too. */
-  const checkPlacement = (doc: Doc, verb: 'create' | 'update', op: OperationContext): void => {
+  const checkPlacement = (doc: EntityDoc, verb: 'create' | 'update', op: OperationContext): void => {
     if (!authorize || op.system || op.principal === undefined) return;
-    const permission = permissionOf(new HierarchyReader(ctx).handleOf(text(doc['name'])).def, verb);
-    authorize(op.principal, permission, text(doc['parentOrganization']) || '*');
+    const permission = permissionOf(new HierarchyReader(ctx).handleOf(doc.name).def, verb);
+    authorize(op.principal, permission, parentOf(doc) || '*');
   };
 
-  const check = (doc: Doc, stored: Doc | undefined): Doc => {
+  const check = (doc: EntityDoc, stored: EntityDoc | undefined): EntityDoc => {
     const reader = new HierarchyReader(ctx);
-    const name = text(doc['name']);
+    const name = doc.name;
     const regions = regionsOf(doc);
     regions.forEach((region, i) => {
       if (!isValidId(ID_RULES.device, region)) {
@@ -45,7 +43,7 @@ export function entityRules(
     });
     if (new Set(regions).size !== regions.length) throw invalidArgument('regions lists a region twice');
     if (kind !== 'service') {
-      const parent = text(doc['parentOrganization']);
+      const parent = parentOf(doc);
       if (parent !== '') {
         if (entityKind(parent) !== 'organization' || !/^organizations\/[^/]+$/.test(parent)) {
           throw invalidArgument(`parentOrganization must look like organizations/{organization}, not "${parent}"`);
@@ -73,26 +71,26 @@ export function entityRules(
       return check(doc, undefined);
     },
     afterCreate: (doc) => {
-      const name = text(doc['name']);
+      const name = doc.name;
       if (kind !== 'service') assignDefaultPlans(ctx, new HierarchyReader(ctx), doc);
       settle(ctx, loadScope(ctx, [name]));
     },
     beforeUpdate: (before, after, op) => {
-      if (kind !== 'service' && text(before['parentOrganization']) !== text(after['parentOrganization'])) {
+      if (kind !== 'service' && parentOf(before) !== parentOf(after)) {
         checkPlacement(after, 'update', op);
       }
       return check(after, before);
     },
     afterUpdate: (before, after) => {
-      const name = text(after['name']);
-      const oldParent = text(before['parentOrganization']);
-      const moved = oldParent !== text(after['parentOrganization']);
+      const name = after.name;
+      const oldParent = parentOf(before);
+      const moved = oldParent !== parentOf(after);
       if (!moved && isDeepStrictEqual(regionsOf(before), regionsOf(after))) return;
       if (moved) relocate(ctx, name);
       settle(ctx, loadScope(ctx, oldParent ? [name, oldParent] : [name]));
     },
     beforeDelete: (doc) => {
-      const name = text(doc['name']);
+      const name = doc.name;
       if (kind === 'organization') {
         const child = new HierarchyReader(ctx).children(name)[0];
         if (child) throw failedPrecondition(`${name} still has ${child} under it`);
@@ -116,20 +114,22 @@ export function entityRules(
       }
     },
     afterDelete: (doc) => {
-      const name = text(doc['name']);
+      const name = doc.name;
       const h = ctx.h;
       for (const pa of childrenOf(h.planAssignments, name)) {
-        h.planAssignments.remove(text(pa['name']));
-        const source = text(pa['source']);
-        if (source) h.acceptedPlans.remove(source);
+        h.planAssignments.remove(pa.name);
+        if (pa.source) h.acceptedPlans.remove(pa.source);
       }
-      for (const ap of childrenOf(h.acceptedPlans, name)) h.acceptedPlans.remove(text(ap['name']));
-      for (const request of childrenOf(h.requests, name)) h.requests.remove(text(request['name']));
-      for (const plan of childrenOf(h.plans, name)) h.plans.remove(text(plan['name']));
+      for (const ap of childrenOf(h.acceptedPlans, name)) h.acceptedPlans.remove(ap.name);
+      for (const request of childrenOf(h.requests, name)) h.requests.remove(request.name);
+      for (const plan of childrenOf(h.plans, name)) h.plans.remove(plan.name);
       settle(ctx, loadScope(ctx, [], { removed: [doc] }));
     },
   };
 }
+
+/** The parent organization an organization or project names ('' under the services, and for a service). */
+const parentOf = (doc: EntityDoc): string => ('parentOrganization' in doc && doc.parentOrganization) || '';
 
 /** Throws PERMISSION_DENIED unless the caller holds `permission` on `resourceName`. */
 export type EntityPlacementCheck = (principal: unknown, permission: string, resourceName: string) => void;
@@ -143,11 +143,11 @@ function relocate(ctx: LimitsContext, entity: string): void {
   const assignerFor = (service: string): string => reader.parentOf(entity) ?? service;
   for (const pa of childrenOf(ctx.h.planAssignments, entity)) {
     const assignment = storedAssignmentOf(pa);
-    if (ownerOf(text(pa['source'])) === assignerFor(assignment.service)) continue;
+    if (ownerOf(pa.source ?? '') === assignerFor(assignment.service)) continue;
     saveAssignment(ctx, { assignee: entity, assigner: assignerFor(assignment.service), next: assignment, current: pa });
   }
   for (const request of childrenOf(ctx.h.requests, entity)) {
-    if (text(record(request['status'])['conclusion']) !== 'PENDING') continue;
-    ctx.h.requests.patch(text(request['name']), (doc) => ({ ...doc, approver: assignerFor(text(doc['service'])) }));
+    if (request.status?.conclusion !== 'PENDING') continue;
+    ctx.h.requests.patch(request.name, (doc) => ({ ...doc, approver: assignerFor(doc.service ?? '') }));
   }
 }

@@ -6,7 +6,7 @@ import type { ResourceRules } from '../../resources/resource-rules.js';
  * (not even through update with allow_missing, which they do not have) nor delete them, and only their
  * metadata is writable (every other field is output only).
  */
-export function systemOwnedRules(plural: 'limits' | 'limitPools'): ResourceRules {
+export function systemOwnedRules(plural: 'limits' | 'limitPools'): ResourceRules<{ name: string }> {
   return {
     beforeCreate: (_doc, op) => {
       if (op.system !== true) {
@@ -17,7 +17,7 @@ export function systemOwnedRules(plural: 'limits' | 'limitPools'): ResourceRules
     },
     beforeDelete: (doc, op) => {
       if (op.system !== true) {
-        throw failedPrecondition(`${String(doc['name'])} goes with its plan assignments: unassign the plan instead`);
+        throw failedPrecondition(`${doc.name} goes with its plan assignments: unassign the plan instead`);
       }
     },
   };

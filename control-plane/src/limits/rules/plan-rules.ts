@@ -1,13 +1,12 @@
-import { failedPrecondition, invalidArgument } from '@outpost/shared';
+import { failedPrecondition, invalidArgument, type PlanResource } from '@outpost/shared';
 import type { ResourceRules } from '../../resources/resource-rules.js';
-import type { Doc } from '../../resources/resource-table.js';
 import type { LimitsContext } from '../context.js';
 import { entityKind, nextPlanGeneration, parseResourceRef } from '../core/index.js';
 import { HierarchyReader } from '../hierarchy-reader.js';
 import { ownerOf } from '../names.js';
 import { refreshPendingReasonsNaming } from '../pending-reasons.js';
 import { assignmentsUsingPlan, settlePlanDependents } from '../plan-dependents.js';
-import { list, planOf, record, text } from '../records.js';
+import { planOf } from '../records.js';
 
 /**
  * Plans: a service's plans are for that service; an organization's plans name their service and serve the
@@ -15,12 +14,12 @@ import { list, planOf, record, text } from '../records.js';
  * which every assignment using the plan then applies (with its pools and limits) in the same transaction;
  * the pending requests asking for a plan that changed or went have their reasons judged again.
  */
-export function planRules(ctx: LimitsContext): ResourceRules {
-  const check = (doc: Doc): Doc => {
+export function planRules(ctx: LimitsContext): ResourceRules<PlanResource> {
+  const check = (doc: PlanResource): PlanResource => {
     const reader = new HierarchyReader(ctx);
-    const owner = ownerOf(text(doc['name']));
+    const owner = ownerOf(doc.name);
     const ownerIsService = entityKind(owner) === 'service';
-    const service = text(doc['service']) || (ownerIsService ? owner : serviceOfLimits(doc));
+    const service = doc.service || (ownerIsService ? owner : serviceOfLimits(doc));
     if (!/^services\/[^/]+$/.test(service))
       throw invalidArgument('service is required: services/{service} (or resourceLimits of one service)');
     if (ownerIsService && service !== owner)
@@ -28,8 +27,7 @@ export function planRules(ctx: LimitsContext): ResourceRules {
     if (!reader.entity(owner)) throw failedPrecondition(`${owner} does not exist`);
     if (!ctx.h.services.find(service)) throw failedPrecondition(`service ${service} does not exist`);
     const seen = new Set<string>();
-    list(doc['resourceLimits']).forEach((value, i) => {
-      const resource = text(record(value)['resource']);
+    (doc.resourceLimits ?? []).forEach(({ resource }, i) => {
       const ref = parseResourceRef(resource);
       if (ref.service !== service)
         throw invalidArgument(`resourceLimits[${i}]: ${resource} is not a resource of ${service}`);
@@ -39,10 +37,9 @@ export function planRules(ctx: LimitsContext): ResourceRules {
     return { ...doc, service };
   };
   /** An organization's plan without `service` is for the service of its resources when they share one. */
-  const serviceOfLimits = (doc: Doc): string => {
+  const serviceOfLimits = (doc: PlanResource): string => {
     const services = new Set(
-      list(doc['resourceLimits']).map((value) => {
-        const resource = text(record(value)['resource']);
+      (doc.resourceLimits ?? []).map(({ resource }) => {
         return /^services\/[^/]+\/resources\/[^/]+$/.test(resource) ? ownerOf(resource) : '';
       }),
     );
@@ -56,18 +53,16 @@ export function planRules(ctx: LimitsContext): ResourceRules {
       return { ...checked, generation: nextPlanGeneration(planOf(before), planOf(checked)) };
     },
     afterUpdate: (before, after) => {
-      if (before['generation'] !== after['generation']) settlePlanDependents(ctx, text(after['name']));
-      refreshPendingReasonsNaming(ctx, text(after['name']));
+      if (before.generation !== after.generation) settlePlanDependents(ctx, after.name);
+      refreshPendingReasonsNaming(ctx, after.name);
     },
     beforeDelete: (doc) => {
-      const users = assignmentsUsingPlan(ctx, text(doc['name']));
+      const users = assignmentsUsingPlan(ctx, doc.name);
       const first = users[0];
       if (first) {
-        throw failedPrecondition(
-          `plan ${text(doc['name'])} is in use by ${users.length} assignment(s), e.g. ${text(first['name'])}`,
-        );
+        throw failedPrecondition(`plan ${doc.name} is in use by ${users.length} assignment(s), e.g. ${first.name}`);
       }
     },
-    afterDelete: (doc) => refreshPendingReasonsNaming(ctx, text(doc['name'])),
+    afterDelete: (doc) => refreshPendingReasonsNaming(ctx, doc.name),
   };
 }

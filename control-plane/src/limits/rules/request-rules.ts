@@ -1,12 +1,10 @@
 import { isDeepStrictEqual } from 'node:util';
-import { failedPrecondition } from '@outpost/shared';
+import { failedPrecondition, type PlanAssignmentRequestResource } from '@outpost/shared';
 import type { ResourceRules } from '../../resources/resource-rules.js';
-import type { Doc } from '../../resources/resource-table.js';
 import type { LimitsContext } from '../context.js';
 import { capacityError, submitRequest } from '../core/index.js';
 import { currentSpec, prepareRequest } from '../prepared-request.js';
 import { carryOut } from '../request-handling.js';
-import { record, text } from '../records.js';
 
 /**
  * PlanAssignmentRequests: a new request is approved at once when the system may approve it (it raises no
@@ -14,16 +12,16 @@ import { record, text } from '../records.js';
  * transaction; otherwise it waits PENDING for its approver (AcceptPlanAssignment / DeclinePlanAssignment).
  * A pending request may be rewritten (and is judged again); a concluded one keeps its request.
  */
-export function requestRules(ctx: LimitsContext): ResourceRules {
+export function requestRules(ctx: LimitsContext): ResourceRules<PlanAssignmentRequestResource> {
   return {
     beforeCreate: (doc, op) => submit(ctx, doc, op.system === true),
     beforeUpdate: (before, after, op) => {
       if (op.system) return;
       const sameRequest =
-        isDeepStrictEqual(before['request'], after['request']) &&
-        (text(after['service']) === '' || text(after['service']) === text(before['service']));
-      if (sameRequest) return { ...after, service: before['service'] };
-      const conclusion = text(record(before['status'])['conclusion']);
+        isDeepStrictEqual(before.request, after.request) &&
+        (!after.service || after.service === (before.service ?? ''));
+      if (sameRequest) return { ...after, service: before.service };
+      const conclusion = before.status?.conclusion ?? '';
       if (conclusion !== 'PENDING') {
         throw failedPrecondition(`the request is ${conclusion || 'UNDEFINED'}: only its metadata can change`);
       }
@@ -32,7 +30,11 @@ export function requestRules(ctx: LimitsContext): ResourceRules {
   };
 }
 
-function submit(ctx: LimitsContext, doc: Doc, requesterIsSystem: boolean): Doc {
+function submit(
+  ctx: LimitsContext,
+  doc: PlanAssignmentRequestResource,
+  requesterIsSystem: boolean,
+): PlanAssignmentRequestResource {
   const prepared = prepareRequest(ctx, doc);
   const outcome = submitRequest(prepared.snapshot, {
     assignee: prepared.assignee,
