@@ -72,12 +72,12 @@ export class ResourceEngine {
   }
 
   /**
-   * Registers a resource kind: its handle (and typed rules) see documents as the definition's schema gives them
+   * Registers a resource kind: its handle and its rules see documents as the definition's schema gives them
    * (Doc for a definition without a type of its own). `tableOptions`: how its rows are written (TableOptions).
    */
   register<T extends Doc & { name: string }>(
     def: ResourceDefinition<T>,
-    rules: ResourceRules<DocumentOf<NoInfer<T>>> | ResourceRules = {},
+    rules: ResourceRules<DocumentOf<NoInfer<T>>> = {},
     tableOptions: TableOptions = {},
   ): ResourceHandle<DocumentOf<T>> {
     if (this.handles.has(def.plural)) throw new Error(`resource ${def.plural} registered twice`);
