@@ -136,8 +136,12 @@ describe('GET /v1/{parent}/devices:counts', () => {
       expect(answer.status, query).toBe(400);
       expect((answer.body as { error: { message: string } }).error.message, query).toMatch(message);
     }
+    // a parent of no shape devices have (no region): the request is malformed, and the answer names the shape
     const badParent = await get('/v1/projects/counted/devices:counts');
-    expect(badParent.status).toBe(404);
+    expect(badParent.status).toBe(400);
+    expect((badParent.body as { error: { message: string } }).error.message).toMatch(
+      /invalid parent "projects\/counted" for devices: .*projects\/\{project\}\/regions\/\{region\}/,
+    );
   });
 
   it('is checked like a list: a key granted another project is refused', async () => {
