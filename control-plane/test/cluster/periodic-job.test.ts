@@ -55,12 +55,12 @@ describe('a periodic leader job', () => {
       onError: () => undefined,
     });
     const stop = job.start(async () => true);
-    await vi.waitFor(() => expect(started).toBe(1));
+    await vi.waitFor(() => expect(started).toBe(1), { timeout: 10_000 });
     await settle(); // several periods pass while the first run is still going
     expect(started).toBe(1);
     expect(signal?.aborted).toBe(false);
     finish();
-    await vi.waitFor(() => expect(started).toBe(2));
+    await vi.waitFor(() => expect(started).toBe(2), { timeout: 10_000 });
     stop();
     expect(signal?.aborted).toBe(true);
   });
