@@ -63,6 +63,7 @@ export class LimitsContext {
   derived<T>(key: string, handles: readonly ResourceHandle[], compute: () => T): T {
     const versions = handles.map((handle) => handle.version);
     const memo = this.memos.get(key);
+    // a key names one derivation, so its memo was computed by a `compute` returning this same T
     if (memo && memo.versions.every((version, i) => version === versions[i])) return memo.value as T;
     const value = compute();
     this.memos.set(key, { versions, value });

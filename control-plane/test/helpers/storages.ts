@@ -4,6 +4,7 @@ import type { Storage } from '../../src/resources/storage/storage.js';
 import { postgresMissing } from './postgres-cluster.js';
 import { suitePostgres } from './suite-postgres.js';
 import { tempDatabases } from './temp-databases.js';
+import { TEST_DATABASE_VARIABLE } from './test-database.js';
 
 export type StorageKind = Storage['kind'];
 
@@ -16,6 +17,8 @@ export type FreshStorage = () => Storage;
  * says why; under CI=true a missing PostgreSQL fails the suite instead.
  */
 export function describeStorages(title: string, body: (fresh: FreshStorage, kind: StorageKind) => void): void {
+  // A file listed for the postgres project (for its server suites) already ran both halves in the default project.
+  if (process.env[TEST_DATABASE_VARIABLE] === 'postgres') return;
   describe(`${title} [sqlite]`, () => {
     const freshDatabase = tempDatabases('outpost-storage-');
     body(() => new SqliteStorage(freshDatabase().db), 'sqlite');
