@@ -110,7 +110,8 @@ Options (each flag beats its environment variable):
   --data-dir <path>           holds outpost.db          OUTPOST_DATA_DIR (default ./var)
   --artifact-dir <path>       OS artifacts; replicas on one PostgreSQL share one (a shared filesystem)
                                                         OUTPOST_ARTIFACT_DIR (default <data-dir>/artifacts)
-  --database <store>          where everything is kept: sqlite:<path> or postgres://user@host:port/db
+  --database <store>          where everything is kept: sqlite:<path> or postgres://user@host:port/db,
+                              over a Unix socket postgres://user@/db?host=/var/run/postgresql
                                                         OUTPOST_DATABASE (default sqlite:<data-dir>/outpost.db)
   --log-level <level>         ${LOG_LEVELS.join('|')}
                                                         OUTPOST_LOG_LEVEL (default info)
@@ -258,25 +259,62 @@ export function storageTargetOf(config: Pick<ServerConfig, 'dataDir' | 'database
   return { kind: 'postgres', url: database };
 }
 
-/** `sqlite:<path>` or a postgres:// (postgresql://) URL naming a host. */
+/**
+ * `sqlite:<path>` or a postgres:// (postgresql://) URL naming a host, or a Unix socket directory as the `pg`
+ * driver reads one: `?host=/dir`, or the host percent-encoded (`%2Fdir`).
+ */
 function databaseOf(picked: { value: string; source: string }): string {
   const value = picked.value;
   if (value.startsWith('sqlite:')) {
     if (value.length === 'sqlite:'.length) throw new ConfigError(`invalid ${picked.source}: sqlite: needs a path`);
     return value;
   }
-  let url: URL | undefined;
-  try {
-    url = new URL(value);
-  } catch {
-    url = undefined;
-  }
-  if (url === undefined || (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') || url.hostname === '') {
+  const host = postgresHostOf(value);
+  if (host === undefined) {
     throw new ConfigError(
       `invalid ${picked.source}: expected sqlite:<path> or postgres://user@host:port/database, got "${value}"`,
     );
   }
+  if (host === '') {
+    throw new ConfigError(
+      `invalid ${picked.source}: "${value}" names no host: postgres://user@host:port/database, or a socket ` +
+        `directory: postgres://user@/database?host=/var/run/postgresql`,
+    );
+  }
+  if (host.includes('/') && !host.startsWith('/')) {
+    throw new ConfigError(`invalid ${picked.source}: socket directory "${host}" of "${value}" is not an absolute path`);
+  }
   return value;
+}
+
+/**
+ * The host a postgres:// URL has the pg driver connect to, as its parser (pg-connection-string) reads it: `?host=`
+ * first, else the URL's host percent-decoded; a leading `/` makes it a socket directory. '' when it names none;
+ * undefined when `value` is no such URL.
+ */
+function postgresHostOf(value: string): string | undefined {
+  if (!/^postgres(ql)?:\/\//i.test(value)) return undefined;
+  let url: URL;
+  let hostless = false;
+  try {
+    url = new URL(value);
+  } catch {
+    // `user@/database?host=/dir`: the driver reads an empty host after a user name, where URL refuses one
+    try {
+      url = new URL(value.replace('@/', '@host/'));
+      hostless = true;
+    } catch {
+      return undefined;
+    }
+  }
+  const parameter = url.searchParams.get('host');
+  if (parameter) return parameter;
+  if (hostless) return '';
+  try {
+    return decodeURIComponent(url.hostname);
+  } catch {
+    return undefined;
+  }
 }
 
 function parseFlags(argv: readonly string[]): Record<string, string | undefined> {
