@@ -19,11 +19,10 @@ const here = (p: string): string => fileURLToPath(new URL(p, import.meta.url));
  * - resources/stored-columns.test.ts and storage/sqlite/*, storage/migrations.test.ts: SQLite's own columns,
  *   files and migrations (PostgreSQL's: storage/pg-*.test.ts);
  * - web/browser/*: the dashboard in Chromium, over the same API the web/dashboard-* suites run on both stores;
- * - test/integration/* not listed below: the agent, its tunnels (terminal, scp, transfer, pods, power), TLS and
- *   nginx in front of the server; the store writes they cause (devices, status, credentials, sessions' audit) are
- *   the ones the listed integration suites and the control-plane suites run on both stores. Running all of them
- *   twice would add more than 10 minutes to CI's 90 (the issue 22 audit's 8 of them took 10 minutes of test time
- *   on PostgreSQL at load 17-20; the 5 listed here add 4.5, 2 at a time in 3).
+ * - test/integration/readme-examples: the README's commands as written (`npm start` on its SQLite default);
+ * - test/integration/cluster-*, connect-shedding: replicas sharing one PostgreSQL, always (their own cluster);
+ * - test/integration/{bench-*,bin-launchers,ci-node22,package-deb,readme-examples-parsing}: no control plane runs.
+ * Every other test/integration suite (the agent against a real control plane) is listed here.
  */
 const POSTGRES_SERVER_SUITES = [
   'control-plane/test/resources/batch-update.test.ts',
@@ -80,11 +79,32 @@ const POSTGRES_SERVER_SUITES = [
   'control-plane/test/web/dashboard-live-counts.test.ts',
   'control-plane/test/web/dashboard-serving.test.ts',
   'control-plane/test/web/dashboard-remote-ops.test.ts',
-  // the agent against a real control plane: restarts, revocation and rollouts kept in the store
+  // the agent and its tunnels, TLS and nginx against a real control plane
   'test/integration/device-link.test.ts',
   'test/integration/device-key-pair.test.ts',
   'test/integration/credential-revocation.test.ts',
   'test/integration/rollout-resume.test.ts',
+  'test/integration/debug-bundle-secrets.test.ts',
+  'test/integration/device-config-proxy-ssh.test.ts',
+  'test/integration/hostile-device-scp.test.ts',
+  'test/integration/interrupted-upload.test.ts',
+  'test/integration/maintenance-power.test.ts',
+  'test/integration/network-config-dead-man.test.ts',
+  'test/integration/nginx-proxy.test.ts',
+  'test/integration/os-upgrade.test.ts',
+  'test/integration/recovery-key.test.ts',
+  'test/integration/remote-ops-pods.test.ts',
+  'test/integration/remote-ops-power.test.ts',
+  'test/integration/remote-ops-scp.test.ts',
+  'test/integration/remote-ops-transfer.test.ts',
+  'test/integration/remote-sessions-more.test.ts',
+  'test/integration/remote-terminal.test.ts',
+  'test/integration/rollout-halts.test.ts',
+  'test/integration/rollout-waves.test.ts',
+  'test/integration/sim-fleet-cli.test.ts',
+  'test/integration/sim-fleet.test.ts',
+  'test/integration/tls-transport.test.ts',
+  'test/integration/update-safety.test.ts',
 ];
 const postgresMissingReason = postgresMissing();
 const postgresInstalled = postgresMissingReason === undefined;
