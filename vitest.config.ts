@@ -16,8 +16,8 @@ const here = (p: string): string => fileURLToPath(new URL(p, import.meta.url));
  * - server/{malformed-*,request-limits,node-flags,watch-limit-flags,config,run,run-transport,tls-*}: HTTP parsing,
  *   flags and the process around the server, all before any store is reached; server/full-storage*: SQLite's
  *   SQLITE_FULL on a full disk (PostgreSQL's full-disk codes: server/storage-full-codes.test.ts);
- * - resources/stored-columns.test.ts and storage/sqlite/*, storage/migrations.test.ts: SQLite's own columns,
- *   files and migrations (PostgreSQL's: storage/pg-*.test.ts);
+ * - resources/stored-columns.test.ts and storage/sqlite/*, storage/{migrations,service-stores-migration}.test.ts:
+ *   SQLite's own columns, files and migrations (PostgreSQL's: storage/pg-*.test.ts);
  * - web/browser/*: the dashboard in Chromium, over the same API the web/dashboard-* suites run on both stores;
  * - test/integration/readme-examples: the README's commands as written (`npm start` on its SQLite default);
  * - test/integration/cluster-*, connect-shedding: replicas sharing one PostgreSQL, always (their own cluster);
@@ -66,6 +66,8 @@ const POSTGRES_SERVER_SUITES = [
   'control-plane/test/cli/configuration-status.test.ts',
   'control-plane/test/cli/device-tables.test.ts',
   'control-plane/test/cli/rollout-commands.test.ts',
+  'control-plane/test/cli/closed-stdout.test.ts',
+  'control-plane/test/cli/wildcard-parent.test.ts',
   'control-plane/test/healthchecks/cli.test.ts',
   'control-plane/test/healthchecks/exec-permission.test.ts',
   'control-plane/test/healthchecks/health-check-api.test.ts',
