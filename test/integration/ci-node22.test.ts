@@ -107,6 +107,8 @@ describe('.ci/test-on-node22', () => {
     const summary = passed.stdout.slice(passed.stdout.indexOf('== summary of npm test on Node v22.99.0'));
     expect(summary).toContain('Test Files  1 failed | 9 passed (10)');
     expect(summary).toContain('npm test passed on Node v22.99.0');
+    // the postgres project (the store, not the runtime) runs once, on the image's Node
+    expect(passed.calls.split('\n')).toContain('npm test -- --project default');
 
     const failed = runScript(checkout('tests-fail'), { FAIL_PACKS: '0', TEST_EXIT: '1' });
     expect(failed.status).toBe(1);
