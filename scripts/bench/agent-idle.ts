@@ -36,7 +36,7 @@ import { createServer as createTcpServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { parseArgs } from 'node:util';
+import { parseBenchFlags } from './lib/bench-flags.js';
 import { REPO_ROOT, requireBuiltPackages } from './lib/preflight.js';
 import { createReporter } from './lib/report.js';
 import { percentile } from './lib/stats.js';
@@ -60,27 +60,35 @@ interface Options {
 }
 
 function options(): Options {
-  const { values } = parseArgs({
-    options: {
-      seconds: { type: 'string', default: '600' },
-      interval: { type: 'string', default: '10' },
-      'sample-seconds': { type: 'string', default: '5' },
-      'metrics-interval': { type: 'string', default: '60' },
-      'without-grpc': { type: 'boolean', default: false },
-      'node-flags': { type: 'string', default: '' },
-      checks: { type: 'string', default: '10' },
-      warmup: { type: 'string', default: '120' },
+  const { values, integer } = parseBenchFlags({
+    script: 'agent-idle.ts',
+    summary:
+      'What an idle agent costs its device: one real droplet connected to a control plane in this process, running ' +
+      'health checks and sending metrics, against a bare node process. One JSON line per figure on stdout.',
+    flags: {
+      seconds: { value: 'N', default: '600', help: 'seconds measured, after the warm-up' },
+      warmup: { value: 'N', default: '120', help: 'seconds after every check turned Healthy before measuring' },
+      interval: { value: 'N', default: '10', help: "the health checks' interval in seconds" },
+      'sample-seconds': { value: 'N', default: '5', help: 'seconds between two readings of /proc' },
+      'metrics-interval': { value: 'N', default: '60', help: "seconds between the agent's metrics messages" },
+      checks: { value: 'N', default: '10', help: 'health checks, 0 to 10 (0: the agent alone, for comparison)' },
+      'without-grpc': { help: 'leave the gRPC health check out' },
+      'node-flags': {
+        value: 'FLAGS',
+        default: '',
+        help: "further node flags for the agent, for experiments (--node-flags='--flag ...')",
+      },
     },
   });
   return {
-    seconds: Number(values.seconds),
-    interval: Number(values.interval),
-    sampleSeconds: Number(values['sample-seconds']),
-    metricsInterval: Number(values['metrics-interval']),
+    seconds: integer(values.seconds, 'seconds'),
+    interval: integer(values.interval, 'interval'),
+    sampleSeconds: integer(values['sample-seconds'], 'sample-seconds'),
+    metricsInterval: integer(values['metrics-interval'], 'metrics-interval'),
     withGrpc: !values['without-grpc'],
     nodeFlags: values['node-flags'].split(' ').filter((f) => f !== ''),
-    checks: Math.max(0, Math.min(10, Number(values.checks))),
-    warmupSeconds: Number(values.warmup),
+    checks: Math.min(10, integer(values.checks, 'checks', 0)),
+    warmupSeconds: integer(values.warmup, 'warmup', 0),
   };
 }
 

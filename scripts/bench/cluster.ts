@@ -59,14 +59,14 @@
  *     [--cpu-prof-dir DIR]   (each replica writes a CPU profile there when it stops: node --cpu-prof)
  *     [--seed-only]          (only the seeding and its figures: no replicas, no simulators)
  *     [--metrics [--metrics-messages M]]   (the metrics phase above, at the end)
- *     [--help]               (prints this comment)
+ *     [--help]               (lists the flags, then prints this comment)
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { parseBenchFlags } from './lib/bench-flags.js';
 import { requireBuiltPackages } from './lib/preflight.js';
 import { createReporter } from './lib/report.js';
 import type { FigureOptions, Reporter } from './lib/report.js';
@@ -90,49 +90,46 @@ const STORED_REPORTS = `SELECT COALESCE(sum((doc#>>'{status,deviceInfo,hardwareI
 const PRESENCE = `SELECT count(p.device) AS links, r.expires > now() AS live
   FROM outpost_replicas r LEFT JOIN outpost_presence p USING (replica) GROUP BY r.replica, r.expires ORDER BY r.replica`;
 
-const { values: flags } = parseArgs({
-  options: {
-    devices: { type: 'string', default: '50000' },
-    replicas: { type: 'string', default: '4' },
-    simulators: { type: 'string' },
-    reports: { type: 'string', default: '100000' },
-    window: { type: 'string', default: '10000' },
-    concurrency: { type: 'string', default: '256' },
-    'connect-rate': { type: 'string' },
-    'heartbeat-seconds': { type: 'string', default: '30' },
-    'watch-writes': { type: 'string', default: '300' },
-    'cpu-prof-dir': { type: 'string' },
-    'seed-only': { type: 'boolean', default: false },
-    metrics: { type: 'boolean', default: false },
-    'metrics-messages': { type: 'string' },
-    help: { type: 'boolean', default: false },
+const {
+  values: flags,
+  fail,
+  integer,
+} = parseBenchFlags({
+  script: 'cluster.ts',
+  summary:
+    'A fleet across control-plane replicas on one PostgreSQL on this machine: connect rate, memory per link, status ' +
+    'reports stored per second, watch delivery and commands across replicas. One JSON line per figure on stdout.',
+  printOpeningCommentOf: import.meta.url,
+  flags: {
+    devices: { value: 'N', default: '50000', help: 'devices seeded, each with a credential' },
+    replicas: { value: 'N', default: '4', help: 'control-plane replica processes, at least 2' },
+    simulators: { value: 'N', help: 'fleet-simulator processes; default: as many as --replicas' },
+    reports: { value: 'N', default: '100000', help: 'status messages of the report phase' },
+    window: { value: 'N', default: '10000', help: 'status messages sent but not yet stored, at most' },
+    concurrency: { value: 'N', default: '256', help: 'links each simulator starts at once, at most' },
+    'connect-rate': { value: 'R', help: 'links started per second in all, at most; default: no pacing' },
+    'heartbeat-seconds': { value: 'N', default: '30', help: "the replicas' heartbeat" },
+    'watch-writes': { value: 'N', default: '300', help: 'creates through replica 1 timed to a watch of replica 2' },
+    'cpu-prof-dir': { value: 'DIR', help: 'each replica writes a CPU profile there when it stops (node --cpu-prof)' },
+    'seed-only': { help: 'only the seeding and its figures: no replicas, no simulators' },
+    metrics: { help: "the metrics phase at the end (the agents' every-minute message)" },
+    'metrics-messages': { value: 'M', help: 'metrics messages of that phase (with --metrics); default: --reports' },
   },
 });
-if (flags.help) {
-  // the usage is this file's opening comment
-  const header = /\/\*\*\n([\s\S]*?)\n \*\//.exec(readFileSync(new URL(import.meta.url), 'utf8'))?.[1] ?? '';
-  process.stdout.write(header.replace(/^ \* ?/gm, '') + '\n');
-  process.exit(0);
-}
-const positive = (name: string, text: string | undefined): number => {
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} must be a positive integer, got ${text}`);
-  return value;
-};
-const n = positive('devices', flags.devices);
-const replicaCount = positive('replicas', flags.replicas);
-const simulatorCount = positive('simulators', flags.simulators ?? flags.replicas);
-const reports = positive('reports', flags.reports);
-const window = positive('window', flags.window);
-const concurrency = positive('concurrency', flags.concurrency);
-const connectRate = flags['connect-rate'] === undefined ? undefined : positive('connect-rate', flags['connect-rate']);
-const heartbeatSeconds = positive('heartbeat-seconds', flags['heartbeat-seconds']);
-const watchWrites = positive('watch-writes', flags['watch-writes']);
+const n = integer(flags.devices, 'devices');
+const replicaCount = integer(flags.replicas, 'replicas');
+const simulatorCount = integer(flags.simulators ?? flags.replicas, 'simulators');
+const reports = integer(flags.reports, 'reports');
+const window = integer(flags.window, 'window');
+const concurrency = integer(flags.concurrency, 'concurrency');
+const connectRate = flags['connect-rate'] === undefined ? undefined : integer(flags['connect-rate'], 'connect-rate');
+const heartbeatSeconds = integer(flags['heartbeat-seconds'], 'heartbeat-seconds');
+const watchWrites = integer(flags['watch-writes'], 'watch-writes');
 const seedOnly = flags['seed-only'];
-if (flags['metrics-messages'] !== undefined && !flags.metrics) throw new Error('--metrics-messages needs --metrics');
-const metricsMessages = flags.metrics ? positive('metrics-messages', flags['metrics-messages'] ?? flags.reports) : 0;
+if (flags['metrics-messages'] !== undefined && !flags.metrics) fail('--metrics-messages needs --metrics');
+const metricsMessages = flags.metrics ? integer(flags['metrics-messages'] ?? flags.reports, 'metrics-messages') : 0;
 const profiling = flags['cpu-prof-dir'] === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', flags['cpu-prof-dir']];
-if (replicaCount < 2) throw new Error('--replicas must be at least 2 (watch delivery goes from one to another)');
+if (replicaCount < 2) fail('--replicas must be at least 2 (watch delivery goes from one to another)');
 
 requireBuiltPackages(['shared', 'control-plane']);
 const { OutpostClient } = await import('@outpost/shared');

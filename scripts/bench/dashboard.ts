@@ -22,6 +22,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { chromium } from 'playwright-core';
+import { parseBenchFlags } from './lib/bench-flags.js';
 import { REPO_ROOT, requireBuiltPackages } from './lib/preflight.js';
 import { createReporter } from './lib/report.js';
 import { summarize } from './lib/stats.js';
@@ -35,6 +36,14 @@ const CHROMIUM = process.env['OUTPOST_TEST_CHROMIUM'] ?? '/usr/bin/chromium';
 const PARENT = 'projects/bench/regions/-';
 const ASSETS = join(REPO_ROOT, 'control-plane', 'dist', 'web', 'assets');
 
+parseBenchFlags({
+  script: 'dashboard.ts',
+  summary:
+    "The dashboard at 100,000 devices in Debian's Chromium: first rows and fleet counts on a fresh load, and the " +
+    'JavaScript a first visit loads. One JSON line per figure on stdout, progress on stderr.',
+  flags: {},
+  notes: 'Environment: OUTPOST_TEST_CHROMIUM, the Chromium to run (default /usr/bin/chromium).',
+});
 const out = createReporter('dashboard');
 exitAfter(10 * 60_000, 1, 'the dashboard benchmark took more than 10 minutes');
 requireBuiltPackages(['shared', 'control-plane']);

@@ -17,6 +17,7 @@
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import type { MetricsSample } from '@outpost/shared';
+import { parseBenchFlags } from './lib/bench-flags.js';
 import { requireBuiltPackages } from './lib/preflight.js';
 import { createReporter } from './lib/report.js';
 import type { Reporter } from './lib/report.js';
@@ -33,6 +34,14 @@ const QUERIES = 200;
 const PARENT = 'projects/bench/regions/eu';
 const MINUTE_MS = 60_000;
 
+parseBenchFlags({
+  script: 'engine-stores.ts',
+  summary:
+    "The engine's stores on SQLite and on PostgreSQL (a throwaway cluster, skipped without Debian's postgresql " +
+    'package), through the services that use them: credential lookups, API key checks, metrics history. One JSON ' +
+    'line per figure on stdout, progress on stderr.',
+  flags: {},
+});
 requireBuiltPackages(['shared', 'control-plane']);
 const { openDatabase } = await import('../../control-plane/dist/resources/storage/sqlite/open-database.js');
 const { ResourceEngine } = await import('../../control-plane/dist/resources/resource-engine.js');

@@ -108,13 +108,13 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import { REPO_ROOT, requireBuiltPackages } from './lib/preflight.js';
 import { cpuSecondsOf, freePort, statusBytesOf } from './lib/process-stats.js';
 import { startBenchNginx } from './lib/bench-nginx.js';
 import type { BenchNginx } from './lib/bench-nginx.js';
-import { benchStoreOf } from './lib/bench-store.js';
+import { parseBenchFlags } from './lib/bench-flags.js';
+import { benchStoreOf, checkStoreFlags } from './lib/bench-store.js';
 import { pgStatusProbe } from './lib/pg-status-probe.js';
 import { createReporter, meetsGoal } from './lib/report.js';
 import type { FigureOptions } from './lib/report.js';
@@ -159,9 +159,7 @@ if (!existsSync(options.controlPlaneMain)) {
 const shared = await import('@outpost/shared');
 
 const report = createReporter('fleet-connect');
-const resourceStore = await benchStoreOf(
-  options.postgres ? ['--postgres'] : options.database === undefined ? [] : ['--database', options.database],
-);
+const resourceStore = await benchStoreOf(options);
 // --compare runs plain a second time, paced at the rate tls+key-pair reached
 const timeLimitMs = TIME_LIMIT_MS * (options.variants.length + (options.compare ? 1 : 0));
 exitAfter(timeLimitMs, 1, `fleet-connect: gave up after ${timeLimitMs / 1000} s`);
@@ -249,54 +247,75 @@ interface Options {
 }
 
 function parseOptions(): Options {
-  const { values } = parseArgs({
-    options: {
-      devices: { type: 'string' },
-      reports: { type: 'string', default: '100000' },
-      window: { type: 'string', default: '5000' },
-      'paced-rate': { type: 'string', default: '5000' },
-      'paced-seconds': { type: 'string', default: '10' },
-      concurrency: { type: 'string', default: '256' },
-      'heartbeat-seconds': { type: 'string', default: String(HEARTBEAT_SECONDS) },
-      'connect-rate': { type: 'string' },
-      tls: { type: 'boolean', default: false },
-      'key-pair': { type: 'boolean', default: false },
-      compare: { type: 'boolean', default: false },
-      'tls-via-nginx': { type: 'boolean', default: false },
-      'profile-dir': { type: 'string' },
-      'control-plane': { type: 'string' },
-      'control-plane-node-flags': { type: 'string' },
-      postgres: { type: 'boolean', default: false },
-      database: { type: 'string' },
+  const { values, fail, integer } = parseBenchFlags({
+    script: 'fleet-connect.ts',
+    summary:
+      'A simulated fleet of real agent links connecting to a built control plane (one process each): connect ' +
+      'rate, memory per link, status reports stored per second, per fleet size and variant. One JSON line per ' +
+      'figure on stdout, progress on stderr.',
+    flags: {
+      devices: {
+        value: 'N[,N...]',
+        help: 'fleet sizes, one run each; default: 10000,19000 (10000 with --compare)',
+      },
+      reports: { value: 'N', default: '100000', help: 'status messages of the as-fast-as-stored phase' },
+      window: { value: 'N', default: '5000', help: 'status messages sent but not yet stored, at most' },
+      'paced-rate': { value: 'N', default: '5000', help: 'status messages per second of the paced phase' },
+      'paced-seconds': { value: 'N', default: '10', help: 'how long the paced phase sends' },
+      concurrency: { value: 'N', default: '256', help: 'links waiting for their welcome at once, at most' },
+      'connect-rate': {
+        value: 'R',
+        help: 'links started per second at most; default: as fast as --concurrency allows',
+      },
+      'heartbeat-seconds': { value: 'N', default: String(HEARTBEAT_SECONDS), help: "the control plane's heartbeat" },
+      tls: { help: 'the control plane serves https/wss with a throwaway CA' },
+      'key-pair': { help: 'devices prove a key pair with a signed challenge instead of sending a bearer credential' },
+      'tls-via-nginx': { help: 'TLS terminated by nginx in front of a plain control plane (implies --tls)' },
+      compare: { help: 'only the connect phase of plain and tls+key-pair, and their ratios' },
+      'profile-dir': {
+        value: 'DIR',
+        help: 'a CPU profile of the control plane and heap snapshots before/after, written there (inflates RSS)',
+      },
+      'control-plane': {
+        value: 'FILE',
+        help: 'another control-plane entry (a .ts one runs through tsx); default: control-plane/dist/server/main.js',
+      },
+      'control-plane-node-flags': {
+        value: 'FLAGS',
+        help: 'node flags for the control plane instead of the ones it ships with (CONTROL_PLANE_NODE_FLAGS; "" for node\'s defaults)',
+      },
+      postgres: {
+        help: 'the resources in a throwaway PostgreSQL cluster started for the run, a fresh database per fleet size and variant',
+      },
+      database: {
+        value: 'URL',
+        help: 'the resources in this empty PostgreSQL database (postgres://…; one fleet size and variant); default: SQLite',
+      },
     },
   });
-  const positive = (text: string, flag: string): number => {
-    const n = Number(text);
-    if (!Number.isSafeInteger(n) || n <= 0) throw new Error(`--${flag} must be a positive integer, not "${text}"`);
-    return n;
-  };
+  checkStoreFlags(values, fail);
   const compare = values.compare;
   const viaNginx = values['tls-via-nginx'];
   if (compare && (values.tls || values['key-pair'])) {
-    throw new Error('--compare runs plain and --tls --key-pair (or --tls-via-nginx --key-pair) itself');
+    fail('--compare runs plain and --tls --key-pair (or --tls-via-nginx --key-pair) itself');
   }
   const devices = values.devices ?? (compare ? '10000' : '10000,19000');
   if (values.database !== undefined && !values.database.startsWith('postgres')) {
-    throw new Error('--database takes a postgres:// URL (SQLite is the default)');
+    fail('--database takes a postgres:// URL (SQLite is the default)');
   }
   return {
-    devices: devices.split(',').map((d) => positive(d.trim(), 'devices')),
+    devices: devices.split(',').map((d) => integer(d.trim(), 'devices')),
     variants: compare
       ? [PLAIN, { tls: true, keyPair: true, viaNginx }]
       : [{ tls: values.tls || viaNginx, keyPair: values['key-pair'], viaNginx }],
     compare,
-    reports: positive(values.reports, 'reports'),
-    window: positive(values.window, 'window'),
-    pacedRate: positive(values['paced-rate'], 'paced-rate'),
-    pacedSeconds: positive(values['paced-seconds'], 'paced-seconds'),
-    concurrency: positive(values.concurrency, 'concurrency'),
-    heartbeatSeconds: positive(values['heartbeat-seconds'], 'heartbeat-seconds'),
-    ...(values['connect-rate'] === undefined ? {} : { connectRate: positive(values['connect-rate'], 'connect-rate') }),
+    reports: integer(values.reports, 'reports'),
+    window: integer(values.window, 'window'),
+    pacedRate: integer(values['paced-rate'], 'paced-rate'),
+    pacedSeconds: integer(values['paced-seconds'], 'paced-seconds'),
+    concurrency: integer(values.concurrency, 'concurrency'),
+    heartbeatSeconds: integer(values['heartbeat-seconds'], 'heartbeat-seconds'),
+    ...(values['connect-rate'] === undefined ? {} : { connectRate: integer(values['connect-rate'], 'connect-rate') }),
     profileDir: values['profile-dir'] === undefined ? undefined : resolve(values['profile-dir']),
     controlPlaneMain: values['control-plane'] === undefined ? CONTROL_PLANE_MAIN : resolve(values['control-plane']),
     controlPlaneNodeFlags:

@@ -28,6 +28,7 @@ import { createInterface } from 'node:readline';
 import { pino } from 'pino';
 import { AgentLink } from '../../agent/src/link/agent-link.js';
 import type { LinkCredential } from '../../agent/src/link/agent-link.js';
+import { parseBenchFlags } from './lib/bench-flags.js';
 import { openFileDescriptors } from './lib/process-stats.js';
 import { metricsMessage } from './lib/simulated-metrics.js';
 import { statusMessage } from './lib/simulated-status.js';
@@ -63,6 +64,14 @@ export type SimulatorEvent =
   | { event: 'sending'; sent: number; dropped: number }
   | { event: 'sent'; sent: number; dropped: number; ms: number }
   | { event: 'stopped' };
+
+parseBenchFlags({
+  script: 'fleet-simulator.ts',
+  summary:
+    'The device side of fleet-connect.ts and cluster.ts: N real agent links in one process, driven by its parent ' +
+    'through JSON lines (commands on stdin, events on stdout). Not run by hand; it takes no flags.',
+  flags: {},
+});
 
 const PROGRESS_EVERY_MS = 1_000;
 const PACE_TICK_MS = 5;

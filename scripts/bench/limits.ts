@@ -57,6 +57,9 @@ import { Agent } from 'node:http';
 import type { OutpostClient } from '@outpost/shared';
 import type { ResourceEngine } from '../../control-plane/dist/resources/resource-engine.js';
 import type { SqliteDatabase } from '../../control-plane/dist/resources/storage/open-storage.js';
+import { parseBenchFlags } from './lib/bench-flags.js';
+import { BENCH_STORE_FLAGS, benchStoreOf, checkStoreFlags } from './lib/bench-store.js';
+import type { BenchStoreFlags } from './lib/bench-store.js';
 import { requireBuiltPackages } from './lib/preflight.js';
 import { createReporter, type Reporter } from './lib/report.js';
 import { percentile } from './lib/stats.js';
@@ -90,27 +93,61 @@ const project = (o: number, p: number): string => `projects/prj-${o}-${p}`;
 const limitOf = (name: string, region: string): string => `${name}/limits/${region}/devices.outpost/devices`;
 const poolOf = (name: string, region: string): string => `${name}/limitPools/${region}/devices.outpost/devices`;
 
+const options = isRequestClients ? undefined : commandLine();
 exitAfter(TIME_LIMIT_MS, 1, `limits: gave up after ${TIME_LIMIT_MS / 1000} s`);
-if (isRequestClients) await requestClients();
-else await benchmark();
+if (options === undefined) await requestClients();
+else await benchmark(options);
 
-async function benchmark(): Promise<void> {
-  const synchronous = synchronousArgument(process.argv.slice(2));
+interface Options extends BenchStoreFlags {
+  synchronous?: 'NORMAL' | 'FULL' | undefined;
+  setupOnly: boolean;
+  requestsOnly: boolean;
+}
+
+function commandLine(): Options {
+  const { values, fail } = parseBenchFlags({
+    script: 'limits.ts',
+    summary:
+      'The limits service at 1,000 organizations x 10 projects x 3 regions: setup rate, plan changes, plan ' +
+      'assignment requests per second. One JSON line per figure on stdout, progress on stderr.',
+    flags: {
+      synchronous: {
+        value: 'NORMAL|FULL',
+        help: "SQLite's synchronous pragma for the run, to show what the disk costs; default: the server's (FULL)",
+      },
+      ...BENCH_STORE_FLAGS,
+      'setup-only': { help: 'only build the hierarchy in the --database given, and stop' },
+      'requests-only': {
+        help: 'skip the setup and the plan changes, on a --database holding the hierarchy --setup-only built',
+      },
+    },
+  });
+  checkStoreFlags(values, fail);
+  const synchronous = values.synchronous?.toUpperCase();
+  if (synchronous !== undefined && synchronous !== 'NORMAL' && synchronous !== 'FULL') {
+    return fail(`--synchronous takes NORMAL or FULL, not "${values.synchronous}"`);
+  }
+  if (synchronous !== undefined && (values.postgres || values.database !== undefined)) {
+    fail('--synchronous is a SQLite setting');
+  }
+  if ((values['setup-only'] || values['requests-only']) && values.database === undefined) {
+    fail('--setup-only and --requests-only need the database to keep: --database URL');
+  }
+  return {
+    synchronous,
+    postgres: values.postgres,
+    database: values.database,
+    setupOnly: values['setup-only'],
+    requestsOnly: values['requests-only'],
+  };
+}
+
+async function benchmark(options: Options): Promise<void> {
+  const synchronous = options.synchronous;
   requireBuiltPackages(['shared', 'control-plane']);
   const { startBenchServer } = await import('./lib/bench-server.js');
   const { nodeHttpFetch } = await import('./lib/node-http-fetch.js');
-  const { benchStoreOf } = await import('./lib/bench-store.js');
-  if (synchronous && ['--postgres', '--database'].some((flag) => process.argv.includes(flag))) {
-    process.stderr.write('limits: --synchronous is a SQLite setting\n');
-    process.exit(2);
-  }
-  if (['--setup-only', '--requests-only'].some((flag) => process.argv.includes(flag))) {
-    if (!process.argv.includes('--database')) {
-      process.stderr.write('limits: --setup-only and --requests-only need the database to keep: --database URL\n');
-      process.exit(2);
-    }
-  }
-  const store = await benchStoreOf(process.argv.slice(2));
+  const store = await benchStoreOf(options);
   const report = createReporter('limits', { store: store.kind });
   try {
     await withTempDir('outpost-bench-limits-', async (dataDir) => {
@@ -126,9 +163,9 @@ async function benchmark(): Promise<void> {
       } else report.progress(`control plane on ${server.url}, resources in PostgreSQL`);
       const agent = new Agent({ keepAlive: true, maxSockets: 8 });
       try {
-        const requestsOnly = process.argv.includes('--requests-only');
+        const requestsOnly = options.requestsOnly;
         if (!requestsOnly) buildHierarchy(server.engine, report);
-        if (process.argv.includes('--setup-only')) return; // the database keeps the hierarchy
+        if (options.setupOnly) return; // the database keeps the hierarchy
         const client = server.client(nodeHttpFetch(agent));
         if (!requestsOnly) await measurePlanChanges(client, server.engine, report);
         report.progress(`write-ahead log checkpointed in ${(await checkpoint(server.engine)).toFixed(0)} ms`);
@@ -150,17 +187,6 @@ async function benchmark(): Promise<void> {
     process.stderr.write(`limits failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
     process.exit(1);
   }
-}
-
-function synchronousArgument(args: readonly string[]): 'NORMAL' | 'FULL' | undefined {
-  const i = args.indexOf('--synchronous');
-  if (i < 0) return undefined;
-  const value = args[i + 1]?.toUpperCase();
-  if (value !== 'NORMAL' && value !== 'FULL') {
-    process.stderr.write('usage: limits.ts [--synchronous NORMAL|FULL] [--postgres | --database URL]\n');
-    process.exit(2);
-  }
-  return value;
 }
 
 // ---- 1. the hierarchy ---------------------------------------------------------------------------------

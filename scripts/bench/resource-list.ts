@@ -46,6 +46,9 @@ import { availableParallelism, loadavg } from 'node:os';
 import { z } from 'zod';
 import type { OutpostClient, ResourceDefinition } from '@outpost/shared';
 import type { ResourceEngine } from '../../control-plane/dist/resources/resource-engine.js';
+import { parseBenchFlags } from './lib/bench-flags.js';
+import { BENCH_STORE_FLAGS, benchStoreOf, checkStoreFlags } from './lib/bench-store.js';
+import type { BenchStoreFlags } from './lib/bench-store.js';
 import { requireBuiltPackages } from './lib/preflight.js';
 import { openFileDescriptors } from './lib/process-stats.js';
 import { createReporter } from './lib/report.js';
@@ -87,16 +90,28 @@ type Doc = Record<string, unknown>;
 const WATCH_CLIENTS_ROLE = '--watch-clients';
 const isWatchClients = process.argv[2] === WATCH_CLIENTS_ROLE;
 
+const flags = isWatchClients ? undefined : commandLine();
 if (!isWatchClients) requireBuiltPackages(['shared', 'control-plane']);
 const shared = await import('@outpost/shared');
 exitAfter(TIME_LIMIT_MS, 1, `resource-list: gave up after ${TIME_LIMIT_MS / 1000} s`);
-if (isWatchClients) await watchClients();
-else await benchmark();
+if (flags === undefined) await watchClients();
+else await benchmark(flags);
 
-async function benchmark(): Promise<void> {
+function commandLine(): BenchStoreFlags {
+  const { values, fail } = parseBenchFlags({
+    script: 'resource-list.ts',
+    summary:
+      'List and watch of the resource engine at 100,000 records, end to end through HTTP: list latency per filter, ' +
+      'watch delivery to 1,000 watchers. One JSON line per figure on stdout, progress on stderr.',
+    flags: BENCH_STORE_FLAGS,
+  });
+  checkStoreFlags(values, fail);
+  return values;
+}
+
+async function benchmark(flags: BenchStoreFlags): Promise<void> {
   const { startBenchServer } = await import('./lib/bench-server.js');
-  const { benchStoreOf } = await import('./lib/bench-store.js');
-  const { kind: store, freshDatabase, stop } = await benchStoreOf(process.argv.slice(2));
+  const { kind: store, freshDatabase, stop } = await benchStoreOf(flags);
   const database = freshDatabase();
   const report = createReporter('resource-list', { store });
   try {

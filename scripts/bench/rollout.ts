@@ -43,10 +43,10 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import type { OutpostClient, RolloutEvent } from '@outpost/shared';
 import type { SimDeviceSpec } from '../sim-fleet/index.js';
+import { parseBenchFlags } from './lib/bench-flags.js';
 import { runMeasuredCli } from './lib/measured-cli.js';
 import { cpuSecondsOf, freePort } from './lib/process-stats.js';
 import { REPO_ROOT, requireBuiltPackages } from './lib/preflight.js';
@@ -70,8 +70,10 @@ const CONTROL_PLANE_MAIN = join(REPO_ROOT, 'control-plane', 'dist', 'server', 'm
 /** What the fleet child prints on stdout, one JSON line each. */
 type FleetEvent = { event: 'started'; devices: number } | { event: 'memory'; rssBytes: number };
 
-if (process.argv[2] === 'fleet') await runFleet(process.argv[3] ?? '');
-else await main();
+/** argv[2] of the child process that runs the simulated fleet (see runFleet), its config file argv[3] */
+const FLEET_ROLE = 'fleet';
+if (process.argv[2] === FLEET_ROLE) await runFleet(process.argv[3] ?? '');
+else await main(parseOptions());
 
 // ---- the fleet child ----------------------------------------------------------------------------------
 
@@ -114,8 +116,7 @@ interface Options {
   controlPlaneMaxOldSpaceMib?: number;
 }
 
-async function main(): Promise<void> {
-  const options = parseOptions();
+async function main(options: Options): Promise<void> {
   requireBuiltPackages(['shared', 'control-plane']);
   const report = createReporter('rollout', { n: options.devices });
   exitAfter(TIME_LIMIT_MS, 1, `rollout: gave up after ${TIME_LIMIT_MS / 1000} s`);
@@ -132,22 +133,24 @@ async function main(): Promise<void> {
 }
 
 function parseOptions(): Options {
-  const { values } = parseArgs({
-    args: process.argv.slice(2),
-    options: {
-      devices: { type: 'string', default: '10000' },
-      canary: { type: 'string', default: '10' },
-      early: { type: 'string', default: '500' },
-      'download-ms': { type: 'string', default: '1000' },
-      'reboot-ms': { type: 'string', default: '2000' },
-      'control-plane-max-old-space-mib': { type: 'string' },
+  const { values, fail, integer } = parseBenchFlags({
+    script: 'rollout.ts',
+    summary:
+      'A fleet-wide OS rollout in three waves (canary, early, main) over simulated devices, through the built ' +
+      "control plane and CLI: its time, and the control plane's CPU and memory. One JSON line per figure on stdout.",
+    flags: {
+      devices: { value: 'N', default: '10000', help: 'simulated devices' },
+      canary: { value: 'N', default: '10', help: 'devices of wave:canary' },
+      early: { value: 'N', default: '500', help: 'devices of wave:early (wave:main holds the rest)' },
+      'download-ms': { value: 'MS', default: '1000', help: "a simulated device's download time" },
+      'reboot-ms': { value: 'MS', default: '2000', help: "a simulated device's reboot time" },
+      'control-plane-max-old-space-mib': {
+        value: 'M',
+        help: "node's --max-old-space-size for the control plane; default: node's own",
+      },
     },
   });
-  const whole = (text: string, flag: string): number => {
-    const n = Number(text);
-    if (!Number.isSafeInteger(n) || n < 0) throw new Error(`--${flag} must be a whole number, not "${text}"`);
-    return n;
-  };
+  const whole = (text: string, flag: string): number => integer(text, flag, 0);
   const maxOldSpace = values['control-plane-max-old-space-mib'];
   const options: Options = {
     ...(maxOldSpace !== undefined
@@ -160,7 +163,7 @@ function parseOptions(): Options {
     rebootMs: whole(values['reboot-ms'], 'reboot-ms'),
   };
   if (options.canary + options.early >= options.devices) {
-    throw new Error('--devices must exceed --canary plus --early (the main wave holds the rest)');
+    fail('--devices must exceed --canary plus --early (the main wave holds the rest)');
   }
   return options;
 }
@@ -498,7 +501,7 @@ async function startControlPlane(dir: string, options: Options, report: Reporter
 
 async function startFleet(configFile: string, report: Reporter): Promise<FleetProcess> {
   const script = fileURLToPath(import.meta.url);
-  const child = spawnWithMaxFiles(process.execPath, ['--import', 'tsx', script, 'fleet', configFile], process.env);
+  const child = spawnWithMaxFiles(process.execPath, ['--import', 'tsx', script, FLEET_ROLE, configFile], process.env);
   const exit = exitOf(child, 'fleet');
   createInterface({ input: child.stderr! }).on('line', (line) => report.progress(line.slice(0, 400)));
   const waiters: ((event: FleetEvent) => void)[] = [];

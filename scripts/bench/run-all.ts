@@ -6,6 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { parseBenchFlags } from './lib/bench-flags.js';
 import { REPO_ROOT } from './lib/preflight.js';
 
 /** In order of running time, shortest first. */
@@ -22,12 +23,16 @@ const BENCHMARKS = [
   'rollout',
 ] as const;
 
-const asked = process.argv.slice(2);
+const { positionals: asked, fail } = parseBenchFlags({
+  script: 'run-all.ts',
+  summary:
+    'Runs the benchmarks one after another, each in a process of its own, with their default flags: all of them, ' +
+    `or those named (${BENCHMARKS.join(', ')}). Their JSON lines go to stdout, their progress to stderr.`,
+  flags: {},
+  positionals: '[benchmark ...]',
+});
 const unknown = asked.filter((name) => !(BENCHMARKS as readonly string[]).includes(name));
-if (unknown.length > 0) {
-  process.stderr.write(`unknown benchmark ${unknown.join(', ')}; there are: ${BENCHMARKS.join(', ')}\n`);
-  process.exit(2);
-}
+if (unknown.length > 0) fail(`unknown benchmark ${unknown.join(', ')}; there are: ${BENCHMARKS.join(', ')}`);
 const chosen = asked.length > 0 ? BENCHMARKS.filter((name) => asked.includes(name)) : [...BENCHMARKS];
 
 const failed: string[] = [];

@@ -33,6 +33,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
+import { parseBenchFlags } from './lib/bench-flags.js';
 import { REPO_ROOT, requireBuiltPackages } from './lib/preflight.js';
 import { controlPlaneUp, countDisconnects, deviceConnected, provisionDeviceRoot } from './lib/bench-device.js';
 import { createReporter } from './lib/report.js';
@@ -48,8 +49,22 @@ const DEVICE = 'projects/bench/regions/local/devices/scp-bench';
 const SERVER_MAIN = join(REPO_ROOT, 'control-plane', 'dist', 'server', 'main.js');
 const AGENT_MAIN = join(REPO_ROOT, 'agent', 'dist', 'main.js');
 
-if (process.argv[2] === '--bare-server') await bareServer(process.argv[3] ?? '');
-else await main();
+/** argv[2] of the child process that is the bare HTTP server (see bareServer), its folder argv[3] */
+const BARE_SERVER_ROLE = '--bare-server';
+if (process.argv[2] === BARE_SERVER_ROLE) await bareServer(process.argv[3] ?? '');
+else {
+  parseBenchFlags({
+    script: 'scp.ts',
+    summary:
+      'File transfer through the control plane and a real agent (outpost devices scp), 1 GiB each way, against a ' +
+      'plain HTTP baseline. One JSON line per figure on stdout, progress on stderr.',
+    flags: {},
+    notes:
+      'Environment: ROUNDS (default 3) rounds of the four transfers; CHILD_NODE_FLAGS, node flags for the control ' +
+      "plane and the agent (e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof').",
+  });
+  await main();
+}
 
 async function main(): Promise<void> {
   requireBuiltPackages(['shared']);
@@ -109,7 +124,7 @@ async function main(): Promise<void> {
       mkdirSync(bareDir);
       const bare = start(
         process.execPath,
-        [...process.execArgv, fileURLToPath(import.meta.url), '--bare-server', bareDir],
+        [...process.execArgv, fileURLToPath(import.meta.url), BARE_SERVER_ROLE, bareDir],
         {},
         true,
       );

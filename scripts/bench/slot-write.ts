@@ -29,6 +29,7 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { parseBenchFlags } from './lib/bench-flags.js';
 import { requireBuiltPackages } from './lib/preflight.js';
 import { createReporter } from './lib/report.js';
 import { summarize } from './lib/stats.js';
@@ -42,6 +43,16 @@ const RUNS = Number(process.env['RUNS'] ?? 5);
 const CHECKPOINT_MS = process.env['CHECKPOINT_MS'] === undefined ? undefined : Number(process.env['CHECKPOINT_MS']);
 const TIME_LIMIT_MS = 15 * 60_000;
 
+parseBenchFlags({
+  script: 'slot-write.ts',
+  summary:
+    'Writing an OS image into an A/B slot as the droplet agent does, against a bare Node pipeline and dd. One JSON ' +
+    'line per figure on stdout, progress on stderr.',
+  flags: {},
+  notes:
+    "Environment: IMAGE_MIB (default 512), RUNS (default 5); CHECKPOINT_MS overrides the agent's fsync checkpoint " +
+    'interval.',
+});
 // the agent's modules import @outpost/shared, which tsx resolves to shared/dist
 requireBuiltPackages(['shared']);
 const { fileSlotTarget } = await import('../../agent/src/os/boot/slot-target.js');

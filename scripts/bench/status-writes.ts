@@ -15,14 +15,10 @@
  *   [--devices 10000] [--rounds 5] [--per-flush 1000]
  */
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
-import { deviceDefinition } from '@outpost/shared';
 import type { AgentMessage, ReportedStatus } from '@outpost/shared';
-import { StatusWriter } from '../../control-plane/src/gateway/status-writer.js';
-import { ResourceEngine } from '../../control-plane/src/resources/resource-engine.js';
-import { openStorage } from '../../control-plane/src/resources/storage/open-storage.js';
 import type { StorageLocation } from '../../control-plane/src/resources/storage/open-storage.js';
-import { benchStoreOf } from './lib/bench-store.js';
+import { parseBenchFlags } from './lib/bench-flags.js';
+import { BENCH_STORE_FLAGS, benchStoreOf, checkStoreFlags } from './lib/bench-store.js';
 import { pgStatusProbe } from './lib/pg-status-probe.js';
 import { createReporter } from './lib/report.js';
 import { statusMessage } from './lib/simulated-status.js';
@@ -31,23 +27,26 @@ import { withTempDir } from './lib/temp-dir.js';
 const PARENT = 'projects/bench/regions/r1';
 const SEED_BATCH = 1000;
 
-const { values } = parseArgs({
-  options: {
-    postgres: { type: 'boolean' },
-    database: { type: 'string' },
-    devices: { type: 'string', default: '10000' },
-    rounds: { type: 'string', default: '5' },
-    'per-flush': { type: 'string', default: '1000' },
+const { values, fail, integer } = parseBenchFlags({
+  script: 'status-writes.ts',
+  summary:
+    "The CPU one device's status write costs the control plane's storage path (the gateway's StatusWriter over the " +
+    'real engine), on SQLite or PostgreSQL, without sockets or agents. One JSON line per figure on stdout.',
+  flags: {
+    ...BENCH_STORE_FLAGS,
+    devices: { value: 'N', default: '10000', help: 'devices seeded and written' },
+    rounds: { value: 'N', default: '5', help: 'measured rounds of one status write per device' },
+    'per-flush': {
+      value: 'N',
+      default: '1000',
+      help: "devices per transaction, as the writer's timed flush takes them",
+    },
   },
 });
-const positive = (text: string, flag: string): number => {
-  const n = Number(text);
-  if (!Number.isSafeInteger(n) || n <= 0) throw new Error(`--${flag} must be a positive integer, not "${text}"`);
-  return n;
-};
-const devices = positive(values.devices, 'devices');
-const rounds = positive(values.rounds, 'rounds');
-const perFlush = positive(values['per-flush'], 'per-flush');
+checkStoreFlags(values, fail);
+const devices = integer(values.devices, 'devices');
+const rounds = integer(values.rounds, 'rounds');
+const perFlush = integer(values['per-flush'], 'per-flush');
 
 /** What the gateway hands the status writer of a status message (its type and seq left out). */
 function reportedOf(message: AgentMessage): ReportedStatus {
@@ -57,7 +56,7 @@ function reportedOf(message: AgentMessage): ReportedStatus {
 }
 
 async function main(): Promise<void> {
-  const store = await benchStoreOf(process.argv.slice(2));
+  const store = await benchStoreOf(values);
   try {
     await withTempDir('outpost-status-writes-', async (dir) => {
       const url = store.freshDatabase();
@@ -73,6 +72,11 @@ async function main(): Promise<void> {
 }
 
 async function measure(location: StorageLocation): Promise<void> {
+  // imported once the command line is accepted: --help answers also while the sources do not load
+  const { deviceDefinition } = await import('@outpost/shared');
+  const { StatusWriter } = await import('../../control-plane/src/gateway/status-writer.js');
+  const { ResourceEngine } = await import('../../control-plane/src/resources/resource-engine.js');
+  const { openStorage } = await import('../../control-plane/src/resources/storage/open-storage.js');
   const report = createReporter('status-writes', { store: location.kind });
   const opened = openStorage(location);
   const engine = new ResourceEngine(opened.storage, opened.checkpoints ? { checkpoints: opened.checkpoints } : {});

@@ -42,6 +42,7 @@ import { connect, createServer } from 'node:net';
 import { loadavg } from 'node:os';
 import type { AddressInfo, Server } from 'node:net';
 import { join } from 'node:path';
+import { parseBenchFlags } from './lib/bench-flags.js';
 import { REPO_ROOT, requireBuiltPackages } from './lib/preflight.js';
 import { cpuSecondsOf, firstLine, freePort } from './lib/process-stats.js';
 import { controlPlaneUp, countDisconnects, deviceConnected, provisionDeviceRoot } from './lib/bench-device.js';
@@ -62,6 +63,16 @@ const AGENT_MAIN = join(REPO_ROOT, 'agent', 'dist', 'main.js');
 const CLI_MAIN = join(REPO_ROOT, 'control-plane', 'dist', 'cli', 'main.js');
 const PLAIN_RELAY = join(REPO_ROOT, 'scripts', 'bench', 'lib', 'plain-tcp-relay.mjs');
 
+parseBenchFlags({
+  script: 'terminal.ts',
+  summary:
+    'The remote terminal (keystroke echo) and port forwarding (throughput against bare TCP and a relay chain) ' +
+    'through a built control plane and agent. One JSON line per figure on stdout, progress on stderr.',
+  flags: {},
+  notes:
+    'Environment: KEYSTROKES (default 500), TRANSFER_MIB (default 256), ROUNDS (default 3); CHILD_NODE_FLAGS, node ' +
+    "flags for the child processes (e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof').",
+});
 requireBuiltPackages(['shared', 'control-plane']);
 for (const built of [SERVER_MAIN, AGENT_MAIN, CLI_MAIN]) {
   if (!existsSync(built)) {

@@ -10,16 +10,37 @@ export interface BenchStore {
   stop(): void;
 }
 
+/** The flags that choose a benchmark's store (for parseBenchFlags). */
+export const BENCH_STORE_FLAGS = {
+  database: {
+    value: 'URL',
+    help: 'keep the resources in this empty PostgreSQL database (postgres://…); default: SQLite in a temporary folder',
+  },
+  postgres: {
+    help:
+      'keep them in a throwaway PostgreSQL cluster started for the run (initdb into a temporary folder, loopback, ' +
+      "fsync on; needs Debian's postgresql package)",
+  },
+} as const;
+
+export interface BenchStoreFlags {
+  database?: string | undefined;
+  postgres: boolean;
+}
+
+/** Refuses `--postgres` with `--database` (through the command line's `fail`), before the run starts. */
+export function checkStoreFlags(flags: BenchStoreFlags, fail: (message: string) => never): void {
+  if (flags.postgres && flags.database !== undefined) fail('give --postgres or --database, not both');
+}
+
 /**
  * The store named on a benchmark's command line: `--database <url>` (an empty PostgreSQL database), or
  * `--postgres` for a throwaway cluster (the test suites' helper, with fsync on as SQLite's synchronous=FULL; a
  * new database in it for each control plane), else SQLite.
  */
-export async function benchStoreOf(args: readonly string[]): Promise<BenchStore> {
-  const at = args.indexOf('--database');
-  const database = at >= 0 ? args[at + 1] : undefined;
-  if (at >= 0 && (database === undefined || database.startsWith('--'))) throw new Error('--database needs a URL');
-  if (args.includes('--postgres')) {
+export async function benchStoreOf(flags: BenchStoreFlags): Promise<BenchStore> {
+  const database = flags.database;
+  if (flags.postgres) {
     if (database !== undefined) throw new Error('give --postgres or --database, not both');
     const { startPostgresCluster } = await import('../../../control-plane/test/helpers/postgres-cluster.js');
     const cluster = await startPostgresCluster();
