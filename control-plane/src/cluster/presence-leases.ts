@@ -243,7 +243,14 @@ export class PresenceLeases implements LinkPresence {
       return;
     }
     if (this.closed || this.address === undefined) return;
-    // the others may have marked this replica's devices Offline: its links go, and the devices connect again
+    // its links go, and the devices connect again. Their presence rows still name this replica, which registers
+    // again under the same id, so a sweep finds them only if it ran in between: a device that does not come back
+    // (it powered off meanwhile) would stay Online. Each link is released as if it ended: Offline, unless its
+    // device was claimed again since (a reconnection, here or elsewhere, stores a newer generation).
+    for (const [device, link] of this.held) {
+      if (link.generation !== undefined) this.releases.push({ device, generation: link.generation });
+      else if (!this.claims.has(device)) link.endedWhileClaiming = () => {}; // claim out: released once stored
+    }
     this.held.clear();
     this.claims.clear();
     this.options.onLeaseLost();
@@ -252,5 +259,6 @@ export class PresenceLeases implements LinkPresence {
     } catch (err) {
       this.options.onError(err, 'registering again after the lease expired');
     }
+    this.schedule();
   }
 }
