@@ -11,7 +11,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Condition, Device } from '@outpost/shared';
 import { startTestServer } from '../../control-plane/test/helpers/test-server.js';
 import type { TestServer } from '../../control-plane/test/helpers/test-server.js';
@@ -27,7 +27,15 @@ import {
 } from './network-config-fixture.js';
 
 const DEVICE = 'projects/netcfg/regions/eu/devices/gw-1';
+/** the grace period of the changes that must be rolled back: their timing is checked against it */
 const GRACE_SECONDS = 10;
+/**
+ * The grace period of the good change, which is kept as soon as the link comes back: it also covers applying the
+ * change (two stand-in networkctl processes) and reconnecting, which took over 10 s at load 25 on PostgreSQL
+ */
+const GOOD_GRACE_SECONDS = 60;
+// the good change may take most of its grace on a loaded machine, the rollback its own plus a reconnection
+vi.setConfig({ testTimeout: 150_000 });
 const OUTPOST_FILE = `/etc/systemd/network/05-outpost-${UPLINK}.network`;
 
 const uplinkYaml = (settings: string): string => `network:\n  version: 2\n  ethernets:\n    ${UPLINK}:\n${settings}`;
@@ -104,7 +112,7 @@ describe('the network dead-man switch with a real droplet and control plane', ()
 
   it('keeps a good change once the link comes back through it, and reports it applied', async () => {
     const connectionsBefore = uplink.accepted;
-    goodGeneration = await setNetwork(GOOD, GRACE_SECONDS);
+    goodGeneration = await setNetwork(GOOD, GOOD_GRACE_SECONDS);
 
     const device = await waitForDevice(
       server.admin,
@@ -113,7 +121,7 @@ describe('the network dead-man switch with a real droplet and control plane', ()
         online(d) &&
         d.status?.configuration?.network?.appliedGeneration === goodGeneration &&
         networkCondition(d)?.status === 'True',
-      30_000,
+      (GOOD_GRACE_SECONDS + 30) * 1000,
     );
     expect(networkCondition(device)).toMatchObject({ status: 'True', reason: 'Applied' });
     expect(device.status?.configuration?.network).toMatchObject({
@@ -139,7 +147,7 @@ describe('the network dead-man switch with a real droplet and control plane', ()
       server.admin,
       DEVICE,
       (d) => online(d) && networkCondition(d)?.reason === 'RolledBack',
-      (GRACE_SECONDS + 20) * 1000,
+      (GRACE_SECONDS + 60) * 1000,
     );
     const backAfterMs = Date.now() - changedAt;
     process.stdout.write(`[network-config] bad change to Online again: ${(backAfterMs / 1000).toFixed(1)} s\n`);
@@ -164,7 +172,9 @@ describe('the network dead-man switch with a real droplet and control plane', ()
     expect(down).toBeDefined();
     expect(upAgain).toBeDefined();
     expect(upAgain!.at - down!.at).toBeGreaterThanOrEqual(GRACE_SECONDS * 1000 - 1000);
-    expect(upAgain!.at - changedAt).toBeLessThan((GRACE_SECONDS + 10) * 1000);
+    // timed from the bad files' take-up, not from the API write: the grace starts with the agent's trial, and
+    // delivering and applying the change put the known-good files up 20.9 s after the write at load 28
+    expect(upAgain!.at - down!.at).toBeLessThan((GRACE_SECONDS + 10) * 1000);
   });
 
   it('boots into the known-good files after kill -9 during a trial (restore-config, then droplet)', async () => {
@@ -203,7 +213,7 @@ describe('the network dead-man switch with a real droplet and control plane', ()
         online(d) &&
         networkCondition(d)?.reason === 'RolledBack' &&
         d.status?.configuration?.network?.desiredGeneration === badGeneration,
-      30_000,
+      90_000,
     );
     expect(networkCondition(device)?.message).toContain(
       `the device restarted during the trial of network generation ${badGeneration}`,
