@@ -17,18 +17,19 @@ import {
   encodeSkipped,
 } from '@outpost/shared';
 import type { Channel } from '@outpost/shared';
-import { ScriptedAgent, createDevice } from '../../control-plane/test/transfer/scripted-agent.js';
+import { ReconnectingScriptedAgent, createDevice } from '../../control-plane/test/transfer/scripted-agent.js';
+import type { ScriptedAgent } from '../../control-plane/test/transfer/scripted-agent.js';
 import { RemoteOpsWorld } from './remote-ops-fixture.js';
+import type { CliResult } from './remote-ops-fixture.js';
 
 const DEVICE = 'projects/files/regions/eu/devices/evil-box';
 const world = new RemoteOpsWorld();
-let agent: ScriptedAgent;
+let device: ReconnectingScriptedAgent | undefined;
 /** what the fake device answers for each device path */
 const streams = new Map<string, Buffer>();
 
-beforeAll(async () => {
-  await world.start();
-  agent = await ScriptedAgent.connect(world.server.url, await createDevice(world.server.admin, DEVICE));
+/** The fake device's side of every download: the crafted stream for the path asked for. */
+function answerDownloads(agent: ScriptedAgent): void {
   agent.onChannel('transfer.download', (channel: Channel, args) => {
     const { path } = args as { path: string };
     const stream = streams.get(path);
@@ -39,9 +40,21 @@ beforeAll(async () => {
       .catch(() => undefined);
     return { kind: 'file', name: 'whatever', size: 0 };
   });
+}
+
+beforeAll(async () => {
+  // nothing here is about how fast a lost link is noticed: with the 1 s default, one stall of a loaded machine lapsed
+  // the PostgreSQL presence lease (1.5 heartbeats), which drops every link (4001) for the devices to connect again
+  await world.start(15);
+  device = new ReconnectingScriptedAgent(
+    world.server.url,
+    await createDevice(world.server.admin, DEVICE),
+    answerDownloads,
+  );
+  await device.linked();
 }, 60_000);
 afterAll(async () => {
-  await agent.close();
+  await device?.close();
   await world.stop();
 });
 
@@ -97,7 +110,14 @@ function listing(dir: string): string[] {
   return out.sort();
 }
 
-const scp = (...args: string[]) => world.cli(['devices', 'scp', ...args]);
+/** for a test that runs the command line several times: each start through tsx takes 10-20 s on a loaded machine */
+const SCPS_TIMEOUT_MS = 120_000;
+
+/** `outpost devices scp`, once the fake device is connected (as an agent, it connects again when its link ends). */
+async function scp(...args: string[]): Promise<CliResult> {
+  await device?.linked();
+  return world.cli(['devices', 'scp', ...args]);
+}
 
 describe('a download names its file after the command, never after the device', () => {
   it('a file the device calls .bashrc lands as syslog; ~/.bashrc is untouched', async () => {
@@ -135,19 +155,23 @@ describe('a download names its file after the command, never after the device', 
 });
 
 describe('with -r, every entry stays inside the destination', () => {
-  it('refuses ".." and absolute entries', async () => {
-    const { home: dir, outside } = home('escape');
-    streams.set('/srv/dotdot', crafted([{ dir: 'dotdot' }, { file: 'dotdot/../../outside/x', content: 'x' }]));
-    streams.set('/srv/absolute', crafted([{ dir: 'absolute' }, { file: `/${outside}/x`, content: 'x' }]));
-    streams.set('/srv/rootdotdot', crafted([{ file: '..', content: 'x' }]));
-    for (const name of ['dotdot', 'absolute', 'rootdotdot']) {
-      const result = await scp('-r', `${DEVICE}:/srv/${name}`, `${join(dir, 'dl')}/`);
-      expect(result.code, name).toBe(1);
-      expect(result.stderr).toMatch(/INVALID_ARGUMENT: refused transfer entry/);
-    }
-    expect(listing(outside)).toEqual([]);
-    expect(listing(dir).filter((p) => !p.startsWith('dl'))).toEqual(['.bashrc']);
-  });
+  it(
+    'refuses ".." and absolute entries',
+    async () => {
+      const { home: dir, outside } = home('escape');
+      streams.set('/srv/dotdot', crafted([{ dir: 'dotdot' }, { file: 'dotdot/../../outside/x', content: 'x' }]));
+      streams.set('/srv/absolute', crafted([{ dir: 'absolute' }, { file: `/${outside}/x`, content: 'x' }]));
+      streams.set('/srv/rootdotdot', crafted([{ file: '..', content: 'x' }]));
+      for (const name of ['dotdot', 'absolute', 'rootdotdot']) {
+        const result = await scp('-r', `${DEVICE}:/srv/${name}`, `${join(dir, 'dl')}/`);
+        expect(result.code, name).toBe(1);
+        expect(result.stderr).toMatch(/INVALID_ARGUMENT: refused transfer entry/);
+      }
+      expect(listing(outside)).toEqual([]);
+      expect(listing(dir).filter((p) => !p.startsWith('dl'))).toEqual(['.bashrc']);
+    },
+    SCPS_TIMEOUT_MS,
+  );
 
   it('refuses to write through a symlink that already exists in the destination', async () => {
     const { home: dir, outside } = home('through-link');
@@ -167,18 +191,22 @@ describe('with -r, every entry stays inside the destination', () => {
     expect(listing(outside)).toEqual([]);
   });
 
-  it('refuses setuid and setgid modes', async () => {
-    const { home: dir } = home('set-id');
-    streams.set('/usr/bin/tool', crafted([{ file: 'tool', content: '#!/bin/sh\n', mode: 0o4755 }]));
-    streams.set('/srv/shared', crafted([{ dir: 'shared', mode: 0o2775 }]));
-    const file = await scp(`${DEVICE}:/usr/bin/tool`, `${dir}/`);
-    expect(file.code).toBe(1);
-    expect(file.stderr).toMatch(/mode 4755 sets the user or group id/);
-    const tree = await scp('-r', `${DEVICE}:/srv/shared`, `${dir}/`);
-    expect(tree.code).toBe(1);
-    expect(tree.stderr).toMatch(/mode 2775 sets the user or group id/);
-    expect(listing(dir)).toEqual(['.bashrc']);
-  });
+  it(
+    'refuses setuid and setgid modes',
+    async () => {
+      const { home: dir } = home('set-id');
+      streams.set('/usr/bin/tool', crafted([{ file: 'tool', content: '#!/bin/sh\n', mode: 0o4755 }]));
+      streams.set('/srv/shared', crafted([{ dir: 'shared', mode: 0o2775 }]));
+      const file = await scp(`${DEVICE}:/usr/bin/tool`, `${dir}/`);
+      expect(file.code).toBe(1);
+      expect(file.stderr).toMatch(/mode 4755 sets the user or group id/);
+      const tree = await scp('-r', `${DEVICE}:/srv/shared`, `${dir}/`);
+      expect(tree.code).toBe(1);
+      expect(tree.stderr).toMatch(/mode 2775 sets the user or group id/);
+      expect(listing(dir)).toEqual(['.bashrc']);
+    },
+    SCPS_TIMEOUT_MS,
+  );
 
   it('prints what the device reports with its control characters escaped', async () => {
     const { home: dir } = home('escapes');

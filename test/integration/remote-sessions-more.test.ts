@@ -74,8 +74,10 @@ describe('an interactive session', () => {
     // a duration of its own: no other process on the machine runs exactly this
     const sleeper = ['sleep', `104.${randomBytes(3).readUIntBE(0, 3)}`];
     const sleeperShown = new RegExp(`sleep ${sleeper[1]!.replace('.', '\\.')}`);
+    // a prompt of its own (its typed line shows the unexpanded $((40+2))): readline has the terminal once it shows
+    const PROMPT = /job-shell-42> $/;
     try {
-      await typed('echo ready-$((6*7))\r', /ready-42/);
+      await typed("PS1='job-shell-$((40+2))> '; echo ready-$((6*7))\r", /ready-42/);
       pty.write(`${sleeper.join(' ')}\r`);
       await until(
         () => statesOf(sleeper).length === 1,
@@ -119,7 +121,10 @@ describe('an interactive session', () => {
         () => statesOf(sleeper).length === 0,
         () => `Ctrl-C to end sleep 104: ${statesOf(sleeper).join()}; screen: ${JSON.stringify(screen.slice(-600))}`,
       );
-      await typed('jobs; echo after-$((2+3))\r', /after-5/);
+      // Ctrl-D only once the shell reads its next line: typed while a command still runs, the device's terminal is
+      // in canonical mode, where it is an end of file that readline then reads as a NUL (set-mark), not as Ctrl-D.
+      // (Lines end in \r\r\n here: the local terminal adds its own \r to the device's \r\n.)
+      await typed('jobs; echo after-$((2+3))\r', new RegExp(`after-5\\r*\\n[^]*${PROMPT.source}`));
       pty.write('\x04');
       let code: number | undefined;
       void exited.then((c) => (code = c));

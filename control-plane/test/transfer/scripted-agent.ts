@@ -17,9 +17,14 @@ export type CommandScript = (args: unknown, agent: ScriptedAgent) => unknown;
 export class ScriptedAgent {
   readonly received: JsonMessage[] = [];
   readonly channels: ChannelTable;
+  /** settles once the link closed, by either side */
+  readonly ended: Promise<{ code: number; reason: string }>;
   private readonly scripts = new Map<string, CommandScript>();
 
   private constructor(private readonly socket: WebSocket) {
+    this.ended = new Promise((resolve) =>
+      socket.once('close', (code: number, reason: Buffer) => resolve({ code, reason: reason.toString() })),
+    );
     this.channels = new ChannelTable((frame) => {
       if (socket.readyState !== WebSocket.OPEN) return false;
       socket.send(frame);
@@ -44,12 +49,17 @@ export class ScriptedAgent {
     const agent = new ScriptedAgent(socket);
     // as an agent does: a test server with 1 s heartbeats cuts a link silent for two of them
     answerHeartbeats(socket);
-    await new Promise<void>((resolve, reject) => {
-      socket.once('open', () => resolve());
-      socket.once('error', reject);
-    });
-    agent.send({ type: 'hello', agentVersion: '0.0.0-test', bootId: 'boot-1', capabilities: ['status', 'spec'] });
-    await agent.next('welcome');
+    try {
+      await new Promise<void>((resolve, reject) => {
+        socket.once('open', () => resolve());
+        socket.once('error', reject);
+      });
+      agent.send({ type: 'hello', agentVersion: '0.0.0-test', bootId: 'boot-1', capabilities: ['status', 'spec'] });
+      await agent.next('welcome');
+    } catch (err) {
+      socket.terminate(); // a link that was never welcomed must not linger beside the next attempt
+      throw err;
+    }
     agent.send({ type: 'getSpec' });
     return agent;
   }
@@ -115,6 +125,60 @@ export class ScriptedAgent {
     }
   }
 }
+
+/**
+ * A scripted device that connects again whenever its link ends, as an agent does: a control plane drops links it
+ * expects to come back (on PostgreSQL, a replica whose presence lease lapsed drops every link, 4001), and a link
+ * silent through two heartbeats is cut. `setUp` scripts each new link before the test may use it.
+ */
+export class ReconnectingScriptedAgent {
+  private current: Promise<ScriptedAgent>;
+  private stopped = false;
+
+  constructor(
+    private readonly serverUrl: string,
+    private readonly credential: string,
+    private readonly setUp: (agent: ScriptedAgent) => void,
+  ) {
+    this.current = this.connect(0);
+  }
+
+  /** The device's current link, once the control plane welcomed it: the device is connected there. */
+  linked(): Promise<ScriptedAgent> {
+    return this.current;
+  }
+
+  async close(): Promise<void> {
+    this.stopped = true;
+    const agent = await this.current.catch(() => undefined);
+    await agent?.close();
+  }
+
+  private async connect(delayMs: number): Promise<ScriptedAgent> {
+    for (;;) {
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      if (this.stopped) throw new Error('the scripted agent was closed');
+      let agent: ScriptedAgent;
+      try {
+        agent = await ScriptedAgent.connect(this.serverUrl, this.credential);
+      } catch {
+        delayMs = RECONNECT_DELAY_MS; // the server is busy or restarting: as an agent, try again
+        continue;
+      }
+      if (this.stopped) {
+        await agent.close();
+        throw new Error('the scripted agent was closed');
+      }
+      this.setUp(agent);
+      void agent.ended.then(() => {
+        if (!this.stopped) this.current = this.connect(RECONNECT_DELAY_MS);
+      });
+      return agent;
+    }
+  }
+}
+
+const RECONNECT_DELAY_MS = 200;
 
 /** Creates a device and issues its credential. */
 export async function createDevice(
