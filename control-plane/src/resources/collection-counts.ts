@@ -102,7 +102,7 @@ function parentCondition(handle: ResourceHandle, parent: string): Condition {
   for (let seen = 0; seen <= MAX_LISTED_PARENTS; seen++) {
     const next = handle.table.query({
       where: [],
-      keys: [{ sql: 'parent', desc: false }],
+      keys: [{ key: 'parent', desc: false }],
       seek: { values: [after], before: false },
       limit: 1,
     });
@@ -154,7 +154,7 @@ function countValues(
   // filter would have the store read the parent's rows and sort them instead): values no resource here holds
   // count 0 and are passed over, at most VALUES_PASSED_OVER of them
   const present = handle.tableQuery({ where: [where.present(field.path)] }).where;
-  const key = { sql: handle.table.sqlTarget.scalar(field.field), desc: false };
+  const key = { path: field.path, desc: false };
   let after: unknown;
   let counted = 0;
   for (let passed = 0; passed <= VALUES_PASSED_OVER;) {
@@ -179,7 +179,7 @@ function countValues(
   return { field: field.path, values, more: true };
 }
 
-/** `field IS NULL` as a parsed filter (the store's index serves it; `NOT (field IS NOT NULL)` it does not). */
+/** `field IS NULL` as a parsed filter (the store's index serves it; the negation of `where.present` it does not). */
 function isNull(field: ResolvedField): Filter {
   return { ast: { kind: 'isNull', field, negated: false }, text: '' };
 }

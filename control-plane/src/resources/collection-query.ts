@@ -1,15 +1,17 @@
-import { NAME_MATCH_SQL_FUNCTION, filterToSql, isWildcardParent, parseFilter, parseOrderBy } from '@outpost/shared';
-import type { Filter, SqlFragment } from '@outpost/shared';
+import { isWildcardParent, parseFilter, parseOrderBy } from '@outpost/shared';
+import type { Filter } from '@outpost/shared';
 import { queryFingerprint } from './page-token.js';
 import type { ResourceHandle } from './resource-handle.js';
-import type { SortKey } from './resource-table.js';
+import { where as conditions } from './resource-query.js';
+import type { SortKey, TableCondition } from './resource-table.js';
+import { parentMatch, sortKeys } from './table-query.js';
 
 /** A parsed collection query (parent + filter + order): what list and stateful watch share. */
 export interface CollectionQuery {
   parent: string;
   filter: Filter;
-  where: SqlFragment[];
-  keys: SortKey[];
+  where: readonly TableCondition[];
+  keys: readonly SortKey[];
   fingerprint: string;
   /** in-memory test of the parent part, for watchers */
   inParent(name: string): boolean;
@@ -24,31 +26,17 @@ export function buildCollectionQuery(
   const pattern = handle.patternOfParent(parent, true);
   const filter = parseFilter(filterText ?? '', handle.def.filterSchema);
   const order = parseOrderBy(orderBy, handle.def.filterSchema);
-  const where: SqlFragment[] = [];
+  const where: TableCondition[] = [];
   if (pattern.parentTemplate !== '') {
-    if (isWildcardParent(parent)) {
-      const prefix = pattern.literalPrefix(parent);
-      where.push({
-        sql: `name >= ? AND name < ? AND ${NAME_MATCH_SQL_FUNCTION}(parent, ?)`,
-        params: [prefix, prefix + '\uffff', parent],
-      });
-    } else {
-      where.push({ sql: 'parent = ?', params: [parent] });
-    }
+    where.push(
+      isWildcardParent(parent)
+        ? parentMatch((p, wildcards) => handle.patternOfParent(p, wildcards), parent)
+        : conditions.parent(parent),
+    );
   }
-  const filterSql = filterToSql(filter, handle.table.sqlTarget);
-  if (filterSql.sql !== '1') where.push(filterSql);
-
-  // Every order term sorts nulls first (asc) through a null-flag key, then name breaks ties: a total order.
-  const keys: SortKey[] = [];
-  for (const term of order) {
-    if (term.field.path === 'name') continue;
-    const column = handle.table.sqlTarget.scalar(term.field);
-    keys.push({ sql: `(${column} IS NOT NULL)`, desc: term.desc });
-    keys.push({ sql: column, desc: term.desc });
-  }
-  const nameTerm = order.find((t) => t.field.path === 'name');
-  keys.push({ sql: 'name', desc: nameTerm?.desc ?? false });
+  // kept even when empty: the store leaves out what every row meets, as it always did (see storage/sql/compile-query.ts)
+  where.push(conditions.filter(filter));
+  const keys = sortKeys({ orderBy: order.map((term) => ({ path: term.field.path, desc: term.desc })) });
 
   const fingerprint = queryFingerprint([
     handle.def.plural,

@@ -1,9 +1,6 @@
-import type { SqlFragment } from '@outpost/shared';
-
-/** What a total is counted from: the table's rows, and its write counter (see ResourceTable.version). */
+/** What a total is counted from: the table, through its write counter (see ResourceTable.version). */
 interface CountedTable {
   readonly version: number;
-  count(where: SqlFragment[]): number;
 }
 
 /** Distinct conditions whose totals are kept at a time (a walk through pages asks for the same few). */
@@ -23,15 +20,15 @@ export class MatchTotals {
 
   constructor(private readonly table: CountedTable) {}
 
-  of(where: readonly SqlFragment[]): number {
+  /** `key`: the same for conditions that select the same rows (the store's statement); `count` counts them. */
+  of(key: string, count: () => number): number {
     if (this.counted !== this.table.version) {
       this.totals.clear();
       this.counted = this.table.version;
     }
-    const key = JSON.stringify(where.map((w) => [w.sql, w.params]));
     let total = this.totals.get(key);
     if (total === undefined) {
-      total = this.table.count([...where]);
+      total = count();
       if (this.totals.size >= KEPT_TOTALS) this.totals.clear();
       this.totals.set(key, total);
     }

@@ -29,11 +29,11 @@ import {
   systemOwnedPaths,
   type PathTree,
 } from './metadata-stamp.js';
-import { compileQuery, type QueryTarget } from './compile-query.js';
 import type { ResourceQuery } from './resource-query.js';
 import type { ResourceRules, OperationContext } from './resource-rules.js';
 import type { Doc, QueriedRow, ResourceTable, StoredRow, TableQuery } from './resource-table.js';
 import { RowProjection } from './row-projection.js';
+import { tableQueryOf } from './table-query.js';
 import { ValueCounts } from './value-counts.js';
 import type {
   BatchGetRequest,
@@ -205,12 +205,7 @@ export class ResourceHandle<T extends Doc = Doc> {
   }
 
   private compile(query: ResourceQuery): TableQuery {
-    const target: QueryTarget = {
-      def: this.def,
-      sqlTarget: this.table.sqlTarget,
-      patternOfParent: (parent, wildcards) => this.patternOfParent(parent, wildcards),
-    };
-    return compileQuery(target, query);
+    return tableQueryOf((parent, wildcards) => this.patternOfParent(parent, wildcards), query);
   }
 
   get(req: GetRequest): Doc {
@@ -505,7 +500,7 @@ export class ResourceHandle<T extends Doc = Doc> {
     let rewritten = 0;
     this.engine.transaction(() => {
       const rows: { id: number; doc: Doc }[] = [];
-      this.table.each({ where: [], keys: [{ sql: 'id', desc: false }] }, (row) => {
+      this.table.each({ where: [], keys: [{ key: 'id', desc: false }] }, (row) => {
         const next = derive(row.doc);
         if (next !== row.doc && !sameDocument(next, row.doc)) rows.push({ id: row.id, doc: next });
       });

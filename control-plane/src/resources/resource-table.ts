@@ -1,4 +1,4 @@
-import type { SqlFragment, SqlTarget } from '@outpost/shared';
+import type { Condition } from './resource-query.js';
 
 export type Doc = Record<string, unknown>;
 
@@ -8,15 +8,27 @@ export interface StoredRow<T extends Doc = Doc> {
   doc: T;
 }
 
-/** One ordering key of a query: a SQL expression and its direction. */
-export interface SortKey {
-  sql: string;
-  desc: boolean;
-}
+/**
+ * One condition of a table query: an engine condition (resource-query.ts), where a parent with `-` segments is a
+ * `parentMatch`, whose `namePrefix` (the names' literal start, from the kind's name patterns) the engine finds.
+ */
+export type TableCondition =
+  | Exclude<Condition, { kind: 'not' | 'anyOf' }>
+  | { kind: 'parentMatch'; parent: string; namePrefix: string }
+  | { kind: 'not'; condition: TableCondition }
+  | { kind: 'anyOf'; conditions: readonly TableCondition[] };
 
+/**
+ * One ordering key of a table query: the row's name, its parent's name or its id (the order rows were stored in),
+ * or the scalar at a filter path; `present` orders by whether the path holds a value (1) or not (0) instead.
+ */
+export type SortKey =
+  { key: 'name' | 'parent' | 'id'; desc: boolean } | { path: string; present?: boolean; desc: boolean };
+
+/** What a table reads, in terms of the engine's conditions and paths: each store compiles it to its own SQL. */
 export interface TableQuery {
-  where: SqlFragment[];
-  keys: SortKey[];
+  where: readonly TableCondition[];
+  keys: readonly SortKey[];
   /** rows strictly after (or before) these key values in key order; with `inclusive`, also the row at them */
   seek?: { values: unknown[]; before: boolean; inclusive?: boolean };
   /** read the keys in reverse order (for a previous page) */
@@ -41,15 +53,13 @@ export interface RowObserver {
 /**
  * The stored rows of one resource kind, as the engine's storage keeps them (storage/sqlite, storage/postgres):
  * the JSON document, an indexed column for every scalar filterable path, and a side table of values for labels
- * and string lists. Queries take conditions built by this table's own `sqlTarget` (and `?` parameters).
+ * and string lists. Queries take the engine's conditions and sort keys (TableQuery); the store compiles them.
  */
 export interface ResourceTable {
   /** the table's SQL name */
   readonly table: string;
   /** the filterable paths whose columns this opening added to an existing table (filled from the documents) */
   readonly addedPaths: readonly string[];
-  /** How filters address this table's columns. */
-  readonly sqlTarget: SqlTarget;
   /**
    * Grows with every write: a caller holding rows it read earlier in the transaction may write over them
    * without reading them again only while this has not moved (the engine also moves it when a rollback undid
@@ -93,7 +103,10 @@ export interface ResourceTable {
   each(q: TableQuery, visit: (row: QueriedRow) => void): void;
   /** `each` without parsing the documents (to hold rows for a later write). */
   eachStored(q: TableQuery, visit: (row: Omit<QueriedRow, 'doc'>) => void): void;
-  count(where: SqlFragment[], seek?: { keys: SortKey[]; values: unknown[]; before: boolean }): number;
+  count(
+    where: readonly TableCondition[],
+    seek?: { keys: readonly SortKey[]; values: unknown[]; before: boolean },
+  ): number;
   /** `count(where)`, counted again only after a write to this table (see MatchTotals). */
-  total(where: readonly SqlFragment[]): number;
+  total(where: readonly TableCondition[]): number;
 }

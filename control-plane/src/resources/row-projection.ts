@@ -33,7 +33,7 @@ export class RowProjection<R> implements RowObserver {
   build(): void {
     if (this.current()) return;
     const rows = new Map<string, R>();
-    this.table.each({ where: [], keys: [{ sql: 'name', desc: false }] }, (row) =>
+    this.table.each({ where: [], keys: [{ key: 'name', desc: false }] }, (row) =>
       rows.set(String(row.doc['name']), this.derive(row.doc, row.id)),
     );
     this.rows = rows;

@@ -47,7 +47,7 @@ export class ValueCounts implements RowObserver {
     if (this.rows !== undefined && this.seen === this.table.version) return;
     const rows = new Map<string, readonly string[]>();
     this.counts.clear();
-    this.table.each({ where: [], keys: [{ sql: 'name', desc: false }] }, (row) =>
+    this.table.each({ where: [], keys: [{ key: 'name', desc: false }] }, (row) =>
       this.add(rows, String(row.doc['name']), row.doc),
     );
     this.rows = rows;

@@ -9,6 +9,7 @@ import { createLimitsService, type LimitsService } from '../../src/limits/index.
 import { loadWorld, type Scope } from '../../src/limits/scope.js';
 import { ResourceEngine } from '../../src/resources/resource-engine.js';
 import type { ResourceHandle } from '../../src/resources/resource-handle.js';
+import { where } from '../../src/resources/resource-query.js';
 import { describeStorages, type FreshStorage, withoutFlush } from '../helpers/storages.js';
 import { DEVICES, SERVICE } from './limits-fixture.js';
 
@@ -149,7 +150,7 @@ function problems(w: World): string[] {
     found.push(`stale assignments ${again.changedAssignments.map((a) => a.assignee).join()}`);
   for (const limit of world.previous.limits) {
     const [, p, , region] = limit.name.split('/');
-    const devices = w.devices.table.count([{ sql: 'parent = ?', params: [`projects/${p}/regions/${region}`] }]);
+    const devices = w.devices.table.count([where.parent(`projects/${p}/regions/${region}`)]);
     if (limit.usage !== devices) found.push(`${limit.name}: usage ${limit.usage}, devices ${devices}`);
     if (limit.usage > limit.activeLimit) found.push(`${limit.name}: usage above active`);
   }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { where } from '../../src/resources/resource-query.js';
 import { openPausedWatch } from '../helpers/paused-watch.js';
 import type { PausedWatch } from '../helpers/paused-watch.js';
 import { startTestServer, TEST_ADMIN_KEY } from '../helpers/test-server.js';
@@ -75,7 +76,7 @@ describe('a stateless snapshot read a page at a time', () => {
   const tableOf = (parent: string): Widget[] =>
     server.engine
       .resource('widgets')
-      .table.query({ where: [{ sql: 'parent = ?', params: [parent] }], keys: [{ sql: 'name', desc: false }] })
+      .table.query({ where: [where.parent(parent)], keys: [{ key: 'name', desc: false }] })
       .map((row) => row.doc as Widget);
 
   const readToSize = async (watch: PausedWatch, client: StatelessClient): Promise<void> => {

@@ -1,6 +1,6 @@
 /**
  * `labels CONTAINS "s"` holds when some entry has key s, or key k and value v with `k:v` = s. Keys may contain
- * ':' themselves, so every split is a candidate; a SqlTarget ORs these (key only / key and value) together.
+ * ':' themselves, so every split is a candidate; a store ORs these (key only / key and value) together.
  */
 export function labelContainsCandidates(s: string): { key: string; value?: string }[] {
   const candidates: { key: string; value?: string }[] = [{ key: s }];

@@ -5,7 +5,7 @@ import { likeMatches } from './like.js';
 import { hasNameWildcard, nameMatches } from './name-match.js';
 import { compareSqlScalars, filterValueToSql, toSqlScalar, type SqlScalar } from './sql-value.js';
 
-/** Whether a resource (its lowerCamel JSON document) passes the filter; agrees exactly with filterToSql(). */
+/** Whether a resource (its lowerCamel JSON document) passes the filter; agrees exactly with the stores' SQL (the control plane's storage/sql). */
 export function evaluateFilter(filter: Filter, resource: unknown): boolean {
   return filter.ast === null || evaluateNode(filter.ast, resource);
 }

@@ -1,7 +1,7 @@
-type LikePart = { kind: 'anyRun' } | { kind: 'oneChar' } | { kind: 'literal'; char: string };
+export type LikePart = { kind: 'anyRun' } | { kind: 'oneChar' } | { kind: 'literal'; char: string };
 
 /** `%` any run, `_` one character, `\` makes the next character literal (a trailing `\` is itself literal). */
-function likeParts(pattern: string): LikePart[] {
+export function likeParts(pattern: string): LikePart[] {
   const chars = Array.from(pattern);
   const parts: LikePart[] = [];
   for (let i = 0; i < chars.length; i++) {
@@ -17,7 +17,7 @@ function likeParts(pattern: string): LikePart[] {
   return parts;
 }
 
-/** Case-sensitive LIKE over code points, exactly as the GLOB from likeToGlob() matches in SQLite. */
+/** Case-sensitive LIKE over code points (as the stores match it: see the control plane's storage/sql/like-patterns.ts). */
 export function likeMatches(pattern: string, value: string): boolean {
   const parts = likeParts(pattern);
   const chars = Array.from(value);
@@ -33,26 +33,4 @@ export function likeMatches(pattern: string, value: string): boolean {
     matched = next;
   }
   return matched[chars.length] === true;
-}
-
-/** The SQLite GLOB pattern (case-sensitive) matching what a LIKE pattern matches. */
-export function likeToGlob(pattern: string): string {
-  return likeParts(pattern)
-    .map((part) => {
-      if (part.kind === 'anyRun') return '*';
-      if (part.kind === 'oneChar') return '?';
-      return part.char === '*' || part.char === '?' || part.char === '[' ? `[${part.char}]` : part.char;
-    })
-    .join('');
-}
-
-/** The PostgreSQL LIKE pattern (backslash escapes; case-sensitive under collation "C") matching what a LIKE pattern matches. */
-export function likeToPostgres(pattern: string): string {
-  return likeParts(pattern)
-    .map((part) => {
-      if (part.kind === 'anyRun') return '%';
-      if (part.kind === 'oneChar') return '_';
-      return part.char === '%' || part.char === '_' || part.char === '\\' ? `\\${part.char}` : part.char;
-    })
-    .join('');
 }

@@ -1,5 +1,5 @@
 import type { FilterField, FilterSchema } from '@outpost/shared';
-import { columnOf, isMultiValued } from '../sql-columns.js';
+import { columnOf, isMultiValued } from './sql/sql-columns.js';
 
 /** A labels or list field: its values live in the table's side table, one row each. */
 export interface MultiField {

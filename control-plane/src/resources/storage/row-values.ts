@@ -1,6 +1,6 @@
-import type { SqlFragment } from '@outpost/shared';
 import { isDocument } from '../doc-utils.js';
-import type { Doc, SortKey } from '../resource-table.js';
+import type { Doc } from '../resource-table.js';
+import type { SqlFragment, SqlKey } from './sql/sql-fragment.js';
 
 /** getPath over a path split once: own keys of plain objects, anything else ends the walk. */
 export function valueAt(doc: Doc, keys: readonly string[]): unknown {
@@ -31,7 +31,7 @@ export function mayDiffer(before: Doc, after: Doc, keys: readonly string[]): boo
  * `IS`, PostgreSQL `IS NOT DISTINCT FROM`).
  */
 export function seekCondition(
-  keys: SortKey[],
+  keys: readonly SqlKey[],
   values: unknown[],
   before: boolean,
   same = 'IS',

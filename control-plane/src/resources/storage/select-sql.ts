@@ -1,4 +1,5 @@
 import type { TableQuery } from '../resource-table.js';
+import type { SqlKey } from './sql/sql-fragment.js';
 
 /** ` WHERE a AND b`, or nothing without conditions. */
 export const whereClause = (conditions: readonly string[]): string =>
@@ -8,7 +9,11 @@ export const whereClause = (conditions: readonly string[]): string =>
  * The SELECT of a table query on either store: id, the document's text and the sort keys as k0, k1, ..., in the
  * keys' order (reversed by `reverse`), at most `limit` rows. `conditions` are the store's own, already compiled.
  */
-export function orderedSelect(table: string, q: TableQuery, conditions: readonly string[]): string {
+export function orderedSelect(
+  table: string,
+  q: Pick<TableQuery, 'reverse' | 'limit'> & { keys: readonly SqlKey[] },
+  conditions: readonly string[],
+): string {
   const flip = (desc: boolean): string => ((q.reverse ?? false) !== desc ? 'DESC' : 'ASC');
   const keyColumns = q.keys.map((k, i) => `${k.sql} AS k${i}`).join(', ');
   return (

@@ -1,7 +1,16 @@
-import type { SqlFragment } from '@outpost/shared';
 import { parseDocument } from '../doc-utils.js';
 import { MatchTotals } from '../match-totals.js';
-import type { Doc, QueriedRow, RowObserver, SortKey, StoredRow, TableQuery } from '../resource-table.js';
+import type {
+  Doc,
+  QueriedRow,
+  RowObserver,
+  SortKey,
+  StoredRow,
+  TableCondition,
+  TableQuery,
+} from '../resource-table.js';
+import { compileWhere } from './sql/compile-query.js';
+import type { QueryTarget } from './sql/compile-query.js';
 
 /**
  * What every store's table shares: its write counter (`version`), the observers told of each write, reading
@@ -11,6 +20,8 @@ export abstract class TableBase {
   private readonly observers: RowObserver[] = [];
   private writes = 0;
   private totals: MatchTotals | undefined;
+  /** How the store compiles this table's queries. */
+  protected abstract readonly target: QueryTarget;
 
   get version(): number {
     return this.writes;
@@ -32,11 +43,16 @@ export abstract class TableBase {
   /** `each` without parsing the documents (to hold rows for a later write). */
   abstract eachStored(q: TableQuery, visit: (row: Omit<QueriedRow, 'doc'>) => void): void;
 
-  abstract count(where: SqlFragment[], seek?: { keys: SortKey[]; values: unknown[]; before: boolean }): number;
+  abstract count(
+    where: readonly TableCondition[],
+    seek?: { keys: readonly SortKey[]; values: unknown[]; before: boolean },
+  ): number;
 
-  total(where: readonly SqlFragment[]): number {
+  total(where: readonly TableCondition[]): number {
     this.totals ??= new MatchTotals(this);
-    return this.totals.of(where);
+    // kept by statement: conditions written differently that compile alike (an empty filter) share a total
+    const key = JSON.stringify(compileWhere(this.target, where).map((w) => [w.sql, w.params]));
+    return this.totals.of(key, () => this.count(where));
   }
 
   query(q: TableQuery): QueriedRow[] {

@@ -1,6 +1,5 @@
-import type { SqlFragment } from '@outpost/shared';
-import type { SortKey } from '../resource-table.js';
 import { seekCondition } from './row-values.js';
+import type { SqlFragment, SqlKey } from './sql/sql-fragment.js';
 
 /** The alias of the side table when a list is read in the order of its index (see valueDrivenRead). */
 const DRIVING = 'driving';
@@ -15,7 +14,7 @@ export interface ValueDrivenRead {
   /** the list's other conditions, for the kind's rows (the `CONTAINS` read from the index left out) */
   rest: SqlFragment[];
   /** the sort key to select and order by: the side table's copy of the name, in its index's order */
-  keys: SortKey[];
+  keys: SqlKey[];
 }
 
 /** The tables and the SQL of one kind's `CONTAINS` (see the stores' sqlTarget.contains), in one store's dialect. */
@@ -41,7 +40,7 @@ export interface ValueDrivenTables {
 export function valueDrivenRead(
   tables: ValueDrivenTables,
   where: readonly SqlFragment[],
-  keys: readonly SortKey[],
+  keys: readonly SqlKey[],
   seek: { values: unknown[]; before: boolean; inclusive?: boolean } | undefined,
 ): ValueDrivenRead | undefined {
   // in name order, or a total, which counts in no order (a seek needs the name to seek on)
@@ -116,27 +115,25 @@ function closingOf(s: string): number {
 /** What a read of one kind selects from: the FROM clause, the keys to order by, the conditions and their parameters. */
 export interface TableRead {
   from: string;
-  keys: SortKey[];
+  keys: readonly SqlKey[];
   conditions: string[];
   params: unknown[];
 }
 
 /**
  * The read of a list (or a count) on either store: from the side table's index when it gives the order (see
- * valueDrivenRead), else from the kind's table with the seek on `keys`. `condition` puts one of the list's
- * conditions in the store's SQL (PostgreSQL spells SQLite's constant 1 and 0 as booleans).
+ * valueDrivenRead), else from the kind's table with the seek on `keys`.
  */
 export function tableRead(
   tables: ValueDrivenTables,
   multiValued: boolean,
   where: readonly SqlFragment[],
-  keys: SortKey[],
+  keys: readonly SqlKey[],
   seek: { values: unknown[]; before: boolean; inclusive?: boolean } | undefined,
-  condition: (sql: string) => string = (sql) => sql,
 ): TableRead {
   const driven = multiValued ? valueDrivenRead(tables, where, keys, seek) : undefined;
   const own = (fragments: readonly SqlFragment[]): { conditions: string[]; params: unknown[] } => ({
-    conditions: fragments.map((w) => `(${condition(w.sql)})`),
+    conditions: fragments.map((w) => `(${w.sql})`),
     params: fragments.flatMap((w) => w.params),
   });
   if (!driven) {

@@ -93,7 +93,7 @@ function readPage(handle: ResourceHandle, shape: StatelessShape, after: string, 
   handle.table.eachStored(
     {
       where: shape.query.where,
-      keys: [{ sql: 'name', desc: false }],
+      keys: [{ key: 'name', desc: false }],
       seek: after === '' ? undefined : { values: [after], before: false },
       limit,
     },

@@ -21,7 +21,7 @@ import { describeStorages } from '../../helpers/storages.js';
  * The filter property test on each store's real tables: random documents are written through a ResourceEngine
  * on a real SQLite / PostgreSQL storage (created, removed, written over: the tables' insert, update and delete,
  * columns and side table), then listed with a random filter, and with its negation, through the generic list
- * (filterToSql on the table's own SQL target, its reads, page tokens and counts). The names listed must be
+ * (the table's compiled SQL, its reads, page tokens and counts). The names listed must be
  * exactly the stored documents evaluateFilter accepts, in the order of a random order_by (list-order.ts): the page
  * tokens' seeks must neither skip nor repeat a document.
  *
@@ -30,7 +30,7 @@ import { describeStorages } from '../../helpers/storages.js';
  * `FILTER_PROPERTY_COVERAGE=1` prints how often each field type and condition occurred.
  *
  * The engine stamps metadata.createTime when it creates a document: its clock is set to the generated
- * createTime, so timestamps vary, but a stored one is never null (the shared SQLite test covers that).
+ * createTime, so timestamps vary, but a stored one is never null (sql/filter-sql-agreement.property.test.ts covers that).
  */
 
 const WRITTEN_CREATE_TIME_DEFAULT = '2024-03-01T00:00:00.000Z';

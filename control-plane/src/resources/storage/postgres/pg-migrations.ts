@@ -1,4 +1,4 @@
-import { SQL_FUNCTIONS } from '@outpost/shared';
+import { SQL_FUNCTIONS } from '../sql/sql-functions.js';
 import { pendingMigrations } from '../migrations.js';
 import type { Migration } from '../migrations.js';
 import type { PgStorage } from './pg-storage.js';

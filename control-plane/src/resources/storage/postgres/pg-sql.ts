@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
-import { NAME_MATCH_SQL_FUNCTION, likeToPostgres } from '@outpost/shared';
-import type { FilterField, SqlDialect } from '@outpost/shared';
+import type { FilterField } from '@outpost/shared';
+import type { SqlDialect } from '../sql/filter-to-sql.js';
+import { likeToPostgres } from '../sql/like-patterns.js';
+import { NAME_MATCH_SQL_FUNCTION } from '../sql/sql-functions.js';
 
 const converted = new Map<string, string>();
 

@@ -1,8 +1,19 @@
-import type { FilterSchema, SqlFragment, SqlTarget } from '@outpost/shared';
+import type { FilterSchema } from '@outpost/shared';
 import { deepEqual, invalidArgument } from '@outpost/shared';
-import type { Doc, QueriedRow, ResourceTable, SortKey, StoredRow, TableQuery } from '../../resource-table.js';
+import type {
+  Doc,
+  QueriedRow,
+  ResourceTable,
+  SortKey,
+  StoredRow,
+  TableCondition,
+  TableQuery,
+} from '../../resource-table.js';
 import { parseDocument } from '../../doc-utils.js';
-import { columnOf, isMultiValued, multiValuesOf } from '../../sql-columns.js';
+import { compileKeys, compileWhere } from '../sql/compile-query.js';
+import type { QueryTarget } from '../sql/compile-query.js';
+import type { SqlTarget } from '../sql/filter-to-sql.js';
+import { columnOf, isMultiValued, multiValuesOf } from '../sql/sql-columns.js';
 import { valueAt } from '../row-values.js';
 import { TableBase } from '../table-base.js';
 import { SCHEMA_LOCK } from './pg-migrations.js';
@@ -63,6 +74,7 @@ export class PgTable extends TableBase implements ResourceTable {
   /** ids taken from the table's sequence and not yet used, the next one last */
   private reserved: number[] = [];
   private readonly fillfactor: number;
+  protected readonly target: QueryTarget;
 
   constructor(
     private readonly storage: PgStorage,
@@ -71,6 +83,7 @@ export class PgTable extends TableBase implements ResourceTable {
     options: TableOptions = {},
   ) {
     super();
+    this.target = { plural, filterSchema, sql: this.sqlTarget, sendsConstantTrue: true };
     this.fillfactor = options.rewrittenTogether ? REWRITTEN_TOGETHER_FILLFACTOR : RESOURCE_TABLE_FILLFACTOR;
     this.table = identifier(`r_${plural}`);
     this.multiTable = identifier(`r_${plural}_values`);
@@ -84,7 +97,7 @@ export class PgTable extends TableBase implements ResourceTable {
     return `${this.table}.id IN (SELECT row_id FROM ${this.multiTable} WHERE path = ? AND value = ?)`;
   }
 
-  readonly sqlTarget: SqlTarget = {
+  private readonly sqlTarget: SqlTarget = {
     scalar: (field, mapKey) =>
       mapKey === undefined && !isMultiValued(field)
         ? columnOf(field)
@@ -397,7 +410,10 @@ export class PgTable extends TableBase implements ResourceTable {
     return { sql: orderedSelect(from, { ...q, keys }, conditions), params };
   }
 
-  count(where: SqlFragment[], seek?: { keys: SortKey[]; values: unknown[]; before: boolean }): number {
+  count(
+    where: readonly TableCondition[],
+    seek?: { keys: readonly SortKey[]; values: unknown[]; before: boolean },
+  ): number {
     const { from, conditions, params } = this.readOf(where, seek?.keys ?? [], seek);
     const sql = `SELECT COUNT(*) FROM ${from}` + whereClause(conditions);
     return Number(this.storage.query(sql, params).rows[0]?.[0] ?? 0);
@@ -405,12 +421,13 @@ export class PgTable extends TableBase implements ResourceTable {
 
   /** The FROM clause and conditions of a read: from the side table's index when it gives the order (see valueDrivenRead). */
   private readOf(
-    where: readonly SqlFragment[],
-    keys: SortKey[],
+    where: readonly TableCondition[],
+    keys: readonly SortKey[],
     seek: { values: unknown[]; before: boolean; inclusive?: boolean } | undefined,
   ): TableRead {
     const tables = { table: this.table, multiTable: this.multiTable, containsSql: this.containsSql, same: SAME };
-    return tableRead(tables, this.multiFields.length > 0, where, keys, seek, booleanCondition);
+    const compiled = compileWhere(this.target, where);
+    return tableRead(tables, this.multiFields.length > 0, compiled, compileKeys(this.target, keys), seek);
   }
 }
 
@@ -423,11 +440,6 @@ function indexEntryTooLong(err: PostgresError): Error | undefined {
   return invalidArgument(
     `a filterable field is too long to index (PostgreSQL keeps at most about 2,700 bytes): ${err.message}`,
   );
-}
-
-/** The constant conditions some callers write as SQLite's integers. */
-function booleanCondition(sql: string): string {
-  return sql === '1' ? 'TRUE' : sql === '0' ? 'FALSE' : sql;
 }
 
 /** A row of a table query (id, document text, sort keys), as `eachStored` hands it on. */

@@ -1,4 +1,4 @@
-import { SQL_FUNCTIONS } from '@outpost/shared';
+import { SQL_FUNCTIONS } from '../sql/sql-functions.js';
 import type { FilterSchema } from '@outpost/shared';
 import type { Db } from './open-database.js';
 import type { ChangeLog } from '../../change-log.js';

@@ -1,10 +1,22 @@
-import type { FilterSchema, SqlFragment, SqlTarget } from '@outpost/shared';
+import type { FilterSchema } from '@outpost/shared';
 import { deepEqual } from '@outpost/shared';
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './open-database.js';
-import type { Doc, QueriedRow, ResourceTable, SortKey, StoredRow, TableQuery } from '../../resource-table.js';
+import type {
+  Doc,
+  QueriedRow,
+  ResourceTable,
+  SortKey,
+  StoredRow,
+  TableCondition,
+  TableQuery,
+} from '../../resource-table.js';
 import { parseDocument } from '../../doc-utils.js';
-import { columnOf, isMultiValued, jsonPath, multiValuesOf, sqlLiteral, sqlValueOf } from '../../sql-columns.js';
+import { compileKeys, compileWhere } from '../sql/compile-query.js';
+import type { QueryTarget } from '../sql/compile-query.js';
+import type { SqlTarget } from '../sql/filter-to-sql.js';
+import type { SqlFragment } from '../sql/sql-fragment.js';
+import { columnOf, isMultiValued, jsonPath, multiValuesOf, sqlLiteral, sqlValueOf } from '../sql/sql-columns.js';
 import { mayDiffer, valueAt } from '../row-values.js';
 import { TableBase } from '../table-base.js';
 import { fieldLayout } from '../field-layout.js';
@@ -43,6 +55,7 @@ export class SqliteTable extends TableBase implements ResourceTable {
   private readonly deleteMulti;
   /** the filterable paths whose columns this opening added to an existing table (filled from the documents) */
   readonly addedPaths: string[] = [];
+  protected readonly target: QueryTarget;
 
   constructor(
     private readonly db: Db,
@@ -50,6 +63,7 @@ export class SqliteTable extends TableBase implements ResourceTable {
     filterSchema: FilterSchema,
   ) {
     super();
+    this.target = { plural, filterSchema, sql: this.sqlTarget };
     this.table = `r_${plural}`;
     this.multiTable = `r_${plural}_values`;
     ({ multiFields: this.multiFields, scalars: this.scalars } = fieldLayout(filterSchema));
@@ -145,7 +159,7 @@ export class SqliteTable extends TableBase implements ResourceTable {
   }
 
   /** How filters address this table's columns. */
-  readonly sqlTarget: SqlTarget = {
+  private readonly sqlTarget: SqlTarget = {
     scalar: (field, mapKey) =>
       mapKey === undefined && !isMultiValued(field)
         ? columnOf(field)
@@ -251,21 +265,30 @@ export class SqliteTable extends TableBase implements ResourceTable {
   }
 
   eachStored(q: TableQuery, visit: (row: Omit<QueriedRow, 'doc'>) => void): void {
-    const { sql, params } = this.selectOf(q);
+    for (const row of this.rowsOf(this.selectOf(q))) visit(row);
+  }
+
+  private rowsOf({ sql, params }: SqlFragment): Omit<QueriedRow, 'doc'>[] {
     const rows = this.statement(sql)
       .raw()
       .all(...params) as unknown[][];
-    for (const row of rows) visit({ id: row[0] as number, text: row[1] as string, keyValues: row.slice(2) });
+    return rows.map((row) => ({ id: row[0] as number, text: row[1] as string, keyValues: row.slice(2) }));
   }
 
   /**
    * How SQLite runs a table query, or the count of the rows that meet `where` (`{ count }`): its EXPLAIN QUERY
    * PLAN, one step a line (for tests and diagnosis).
    */
-  queryPlan(q: TableQuery | { count: SqlFragment[] }): string[] {
+  queryPlan(q: TableQuery | { count: readonly TableCondition[] }): string[] {
     const { sql, params } = 'count' in q ? this.countOf(q.count, undefined) : this.selectOf(q);
     const steps = this.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[];
     return steps.map((step) => step.detail);
+  }
+
+  /** Compiled now (a query that cannot be compiled fails at this call, as on PostgreSQL), run when taken. */
+  override queryLater(q: TableQuery): () => QueriedRow[] {
+    const select = this.selectOf(q);
+    return () => this.rowsOf(select).map((row) => this.withDocument(row));
   }
 
   private selectOf(q: TableQuery): SqlFragment {
@@ -273,23 +296,30 @@ export class SqliteTable extends TableBase implements ResourceTable {
     return { sql: orderedSelect(from, { ...q, keys }, conditions), params };
   }
 
-  count(where: SqlFragment[], seek?: { keys: SortKey[]; values: unknown[]; before: boolean }): number {
+  count(
+    where: readonly TableCondition[],
+    seek?: { keys: readonly SortKey[]; values: unknown[]; before: boolean },
+  ): number {
     const { sql, params } = this.countOf(where, seek);
     return (this.statement(sql).get(...params) as { n: number }).n;
   }
 
-  private countOf(where: SqlFragment[], seek: { keys: SortKey[]; values: unknown[]; before: boolean } | undefined) {
+  private countOf(
+    where: readonly TableCondition[],
+    seek: { keys: readonly SortKey[]; values: unknown[]; before: boolean } | undefined,
+  ): SqlFragment {
     const { from, conditions, params } = this.readOf(where, seek?.keys ?? [], seek);
     return { sql: `SELECT COUNT(*) AS n FROM ${from}` + whereClause(conditions), params };
   }
 
   private readOf(
-    where: readonly SqlFragment[],
-    keys: SortKey[],
+    where: readonly TableCondition[],
+    keys: readonly SortKey[],
     seek: { values: unknown[]; before: boolean; inclusive?: boolean } | undefined,
   ): TableRead {
     const tables = { table: this.table, multiTable: this.multiTable, containsSql: this.containsSql, same: 'IS' };
-    return tableRead(tables, this.multiFields.length > 0, where, keys, seek);
+    const compiled = compileWhere(this.target, where);
+    return tableRead(tables, this.multiFields.length > 0, compiled, compileKeys(this.target, keys), seek);
   }
 
   private statement(sql: string): Statement<unknown[]> {

@@ -1,5 +1,5 @@
 import type { FilterField } from '@outpost/shared';
-import { isDocument } from './doc-utils.js';
+import { isDocument } from '../../doc-utils.js';
 
 /** A JSON path in SQLite's syntax with every key quoted: metadata.labels.env → $."metadata"."labels"."env" */
 export function jsonPath(path: string, mapKey?: string): string {

@@ -1,16 +1,8 @@
-import type { FilterField } from './field-schema.js';
-import type { CompareOp, Filter, FilterNode, FilterValue } from './filter-ast.js';
-import { likeToGlob } from './like.js';
-import { hasNameWildcard, NAME_MATCH_SQL_FUNCTION, nameMatchSql } from './name-match.js';
-import { filterValueToSql } from './sql-value.js';
-
-export { NAME_MATCH_SQL_FUNCTION, nameMatches, nameMatchSql } from './name-match.js';
-
-/** Positional '?' parameters, better-sqlite3 style. */
-export interface SqlFragment {
-  sql: string;
-  params: unknown[];
-}
+import { filterValueToSql, hasNameWildcard } from '@outpost/shared';
+import type { CompareOp, Filter, FilterField, FilterNode, FilterValue } from '@outpost/shared';
+import { likeToGlob } from './like-patterns.js';
+import { NAME_MATCH_SQL_FUNCTION } from './sql-functions.js';
+import type { SqlFragment } from './sql-fragment.js';
 
 /** How one store lays out a resource's filterable fields. */
 export interface SqlTarget {
@@ -58,18 +50,6 @@ export const SQLITE_DIALECT: SqlDialect = {
   }),
   nameMatch: (column) => `COALESCE(${NAME_MATCH_SQL_FUNCTION}(${column}, ?), 0)`,
 };
-
-/** A SQL function filterToSql() output may call; register each with better-sqlite3 (`db.function(name, impl)`). */
-export interface SqlFunction {
-  name: string;
-  /** takes SQL values, returns 1 or 0; its declared parameter count is the SQL argument count */
-  implementation: (...args: unknown[]) => number;
-}
-
-/** outpost_name_match(value, pattern): the argument order filterToSql() emits, `outpost_name_match(col, ?)`. */
-export const SQL_FUNCTIONS: readonly SqlFunction[] = Object.freeze([
-  { name: NAME_MATCH_SQL_FUNCTION, implementation: nameMatchSql },
-]);
 
 const SQL_OPS: Readonly<Record<Exclude<CompareOp, '=' | '!='>, string>> = {
   '<': '<',

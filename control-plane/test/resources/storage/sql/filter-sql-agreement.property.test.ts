@@ -1,15 +1,15 @@
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { evaluateFilter, MAX_FILTER_DEPTH, MAX_FILTER_LENGTH, parseFilter } from '../../src/query/index.js';
+import { evaluateFilter, MAX_FILTER_DEPTH, MAX_FILTER_LENGTH, parseFilter } from '@outpost/shared';
+import { docArb, filterText } from '../../../../../shared/test/query/filter-arbitraries.js';
+import { propertyRuns } from '../../../../../shared/test/query/filter-property-runs.js';
+import { testSchema } from '../../../../../shared/test/query/test-schema.js';
 import { SqliteStore } from './sqlite-store.js';
-import { docArb, filterText } from './filter-arbitraries.js';
-import { propertyRuns } from './filter-property-runs.js';
-import { testSchema } from './test-schema.js';
 
 /**
- * filterToSql against evaluateFilter on SQLite, over a layout of this package's own (sqlite-store.ts): documents
+ * filterToSql against evaluateFilter on SQLite, over a layout of this test's own (sqlite-store.ts): documents
  * of any shape, JSON null and missing members anywhere (several per name). The control plane's real tables, on
- * SQLite and PostgreSQL, are checked by control-plane/test/resources/storage/filter-agreement.property.test.ts.
+ * SQLite and PostgreSQL, are checked by ../filter-agreement.property.test.ts.
  * Fixed seed; FILTER_PROPERTY_SEED and FILTER_PROPERTY_RUNS explore others (see filter-property-runs.ts).
  */
 describe('filterToSql selects exactly what evaluateFilter accepts (real SQLite)', () => {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { sqlValueOf } from '../../src/resources/sql-columns.js';
+import { sqlValueOf } from '../../../../src/resources/storage/sql/sql-columns.js';
 
 /** The filter columns are bound from JS: each must hold what json_extract(doc, path) would have given. */
 describe('sqlValueOf', () => {

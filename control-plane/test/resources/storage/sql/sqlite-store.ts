@@ -1,14 +1,10 @@
 import Database from 'better-sqlite3';
-import {
-  filterToSql,
-  labelContainsCandidates,
-  SQL_FUNCTIONS,
-  type Filter,
-  type FilterField,
-  type FilterSchema,
-  type SqlFragment,
-  type SqlTarget,
-} from '../../src/query/index.js';
+import { labelContainsCandidates } from '@outpost/shared';
+import type { Filter, FilterField, FilterSchema } from '@outpost/shared';
+import { filterToSql } from '../../../../src/resources/storage/sql/filter-to-sql.js';
+import type { SqlTarget } from '../../../../src/resources/storage/sql/filter-to-sql.js';
+import type { SqlFragment } from '../../../../src/resources/storage/sql/sql-fragment.js';
+import { SQL_FUNCTIONS } from '../../../../src/resources/storage/sql/sql-functions.js';
 
 const columnOf = (field: FilterField): string => `c_${field.path.replaceAll('.', '_')}`;
 const isMultiValued = (field: FilterField): boolean => field.type === 'labels' || field.type === 'stringList';
