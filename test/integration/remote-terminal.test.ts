@@ -145,7 +145,8 @@ describe('outpost devices ssh', () => {
       );
     };
     try {
-      await typed('echo mark-$((6*7))\r', /mark-42/);
+      // a prompt of its own (its typed line shows the unexpanded $((40+2))): readline has the terminal once it shows
+      await typed("PS1='pty-shell-$((40+2))> '; echo mark-$((6*7))\r", /mark-42/);
       await typed('stty size\r', /24 80/);
       pty.resize(100, 30);
       await until(async () => {
@@ -164,7 +165,10 @@ describe('outpost devices ssh', () => {
       await until(() => inForeground(['sleep', '101']), 'sleep 101 to have the terminal');
       pty.write('\x03');
       await until(() => processesRunning(['sleep', '101']).length === 0, 'Ctrl-C to interrupt sleep 101');
-      await typed('echo back-$((1+1))\r', /back-2/);
+      // Ctrl-D only once the shell reads its next line: typed while a command still runs, the device's terminal is
+      // in canonical mode, where it is an end of file that readline then reads as a NUL, and the shell never ends
+      // (lines end in \r\r\n here: the local terminal adds its own \r to the device's \r\n)
+      await typed('echo back-$((1+1))\r', /back-2\r*\n[^]*pty-shell-42> $/);
       pty.write('\x04');
       expect(await exited).toBe(0);
     } finally {
