@@ -8,55 +8,51 @@ import { describe, expect, it } from 'vitest';
 import { createDeviceService } from '../../src/devices/device-service.js';
 import { hashSecret } from '../../src/devices/secret-hash.js';
 import { ResourceEngine } from '../../src/resources/resource-engine.js';
-import { postgresMissing } from '../helpers/postgres-cluster.js';
-import { suitePostgres } from '../helpers/suite-postgres.js';
+import { postgresSuiteSkipped, suitePostgres } from '../helpers/suite-postgres.js';
 
 const PARENT = 'projects/revoking/regions/eu';
 const DEVICE = `${PARENT}/devices/d1`;
-const missing = postgresMissing();
+const TITLE = 'revocations are told after their commit';
 
-describe.skipIf(missing !== undefined && process.env['CI'] !== 'true')(
-  'revocations are told after their commit',
-  () => {
-    const postgres = suitePostgres();
+describe.skipIf(postgresSuiteSkipped(TITLE))(TITLE, () => {
+  const postgres = suitePostgres();
 
-    const twoReplicas = (): {
-      service: ReturnType<typeof createDeviceService>;
-      engine: ResourceEngine;
-      acceptedElsewhere: (secret: string) => boolean;
-    } => {
-      const url = postgres.createDatabase();
-      const engine = new ResourceEngine(postgres.open(url));
-      const service = createDeviceService(engine);
-      const other = new ResourceEngine(postgres.open(url)).stores.deviceCredentials;
-      return { service, engine, acceptedElsewhere: (secret) => other.deviceOfSecret(hashSecret(secret)) === DEVICE };
-    };
+  const twoReplicas = (): {
+    service: ReturnType<typeof createDeviceService>;
+    engine: ResourceEngine;
+    acceptedElsewhere: (secret: string) => boolean;
+  } => {
+    const url = postgres.createDatabase();
+    const engine = new ResourceEngine(postgres.open(url));
+    const service = createDeviceService(engine);
+    const other = new ResourceEngine(postgres.open(url)).stores.deviceCredentials;
+    return { service, engine, acceptedElsewhere: (secret) => other.deviceOfSecret(hashSecret(secret)) === DEVICE };
+  };
 
-    it('deleting a device revokes its credential, and the listeners hear of it once another replica refuses it', () => {
-      const { service, acceptedElsewhere } = twoReplicas();
-      service.devices.create({ parent: PARENT, resource: { name: DEVICE } }, { system: true });
-      const secret = service.credentials.issue(DEVICE);
-      expect(acceptedElsewhere(secret)).toBe(true);
-      const told: boolean[] = [];
-      service.credentials.onRevoked(() => told.push(acceptedElsewhere(secret)));
-      service.devices.delete({ name: DEVICE });
-      expect(told).toEqual([false]);
-    });
+  it('deleting a device revokes its credential, and the listeners hear of it once another replica refuses it', () => {
+    const { service, acceptedElsewhere } = twoReplicas();
+    service.devices.create({ parent: PARENT, resource: { name: DEVICE } }, { system: true });
+    const secret = service.credentials.issue(DEVICE);
+    expect(acceptedElsewhere(secret)).toBe(true);
+    const told: boolean[] = [];
+    service.credentials.onRevoked(() => told.push(acceptedElsewhere(secret)));
+    service.devices.delete({ name: DEVICE });
+    expect(told).toEqual([false]);
+  });
 
-    it('a revocation in a transaction that rolls back is never told, and the credential goes on working', () => {
-      const { service, engine, acceptedElsewhere } = twoReplicas();
-      service.devices.create({ parent: PARENT, resource: { name: DEVICE } }, { system: true });
-      const secret = service.credentials.issue(DEVICE);
-      const told: string[] = [];
-      service.credentials.onRevoked((device) => told.push(device));
-      expect(() =>
-        engine.transaction(() => {
-          service.devices.delete({ name: DEVICE });
-          throw new Error('undone');
-        }),
-      ).toThrow('undone');
-      expect(told).toEqual([]);
-      expect(acceptedElsewhere(secret)).toBe(true);
-    });
-  },
-);
+  it('a revocation in a transaction that rolls back is never told, and the credential goes on working', () => {
+    const { service, engine, acceptedElsewhere } = twoReplicas();
+    service.devices.create({ parent: PARENT, resource: { name: DEVICE } }, { system: true });
+    const secret = service.credentials.issue(DEVICE);
+    const told: string[] = [];
+    service.credentials.onRevoked((device) => told.push(device));
+    expect(() =>
+      engine.transaction(() => {
+        service.devices.delete({ name: DEVICE });
+        throw new Error('undone');
+      }),
+    ).toThrow('undone');
+    expect(told).toEqual([]);
+    expect(acceptedElsewhere(secret)).toBe(true);
+  });
+});

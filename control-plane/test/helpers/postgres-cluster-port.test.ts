@@ -2,11 +2,12 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { SyncPostgres } from '../../src/resources/storage/postgres/sync-postgres.js';
-import { freePort, postgresMissing, startPostgresCluster } from './postgres-cluster.js';
+import { freePort, startPostgresCluster } from './postgres-cluster.js';
+import { postgresSuiteSkipped } from './suite-postgres.js';
 
-const missing = postgresMissing();
+const TITLE = 'a throwaway PostgreSQL cluster';
 
-describe.skipIf(missing !== undefined && process.env['CI'] !== 'true')('a throwaway PostgreSQL cluster', () => {
+describe.skipIf(postgresSuiteSkipped(TITLE))(TITLE, () => {
   it('starts on another port when its free port is taken before PostgreSQL binds it', async () => {
     // another suite running at the same time takes the port between the check and the bind
     const taker = createServer();

@@ -5,6 +5,7 @@ import { postgresMissing } from './postgres-cluster.js';
 import { suitePostgres } from './suite-postgres.js';
 import { tempDatabases } from './temp-databases.js';
 import { TEST_DATABASE_VARIABLE } from './test-database.js';
+import { postgresLeftOut } from './test-stores.js';
 
 export type StorageKind = Storage['kind'];
 
@@ -14,7 +15,8 @@ export type FreshStorage = () => Storage;
 /**
  * Declares a suite twice: on SQLite (a real file in a temporary folder) and on PostgreSQL (a throwaway cluster
  * for the file, a fresh database per call of `fresh`). Without PostgreSQL on the machine its half is skipped and
- * says why; under CI=true a missing PostgreSQL fails the suite instead.
+ * says why; under CI=true a missing PostgreSQL fails the suite instead. OUTPOST_TEST_STORES=sqlite skips it on
+ * purpose (test-stores.ts).
  */
 export function describeStorages(title: string, body: (fresh: FreshStorage, kind: StorageKind) => void): void {
   // A file listed for the postgres project (for its server suites) already ran both halves in the default project.
@@ -23,6 +25,11 @@ export function describeStorages(title: string, body: (fresh: FreshStorage, kind
     const freshDatabase = tempDatabases('outpost-storage-');
     body(() => new SqliteStorage(freshDatabase().db), 'sqlite');
   });
+  const leftOut = postgresLeftOut();
+  if (leftOut !== undefined) {
+    describe.skip(`${title} [postgres: skipped, ${leftOut}]`, () => body(() => unavailable(leftOut), 'postgres'));
+    return;
+  }
   const missing = postgresMissing();
   if (missing !== undefined && process.env['CI'] !== 'true') {
     console.warn(`PostgreSQL half of "${title}" skipped: ${missing}`);

@@ -2,12 +2,18 @@ import { afterAll, beforeAll } from 'vitest';
 import { PgStorage } from '../../src/resources/storage/postgres/pg-storage.js';
 import { postgresMissing, startPostgresCluster } from './postgres-cluster.js';
 import type { PostgresCluster } from './postgres-cluster.js';
+import { postgresLeftOut } from './test-stores.js';
 
 /**
- * Whether a PostgreSQL-only suite is skipped here (no PostgreSQL on the machine; says why on stderr). Under
- * CI=true it never is: a missing PostgreSQL then fails the suite.
+ * Whether a PostgreSQL-only suite is skipped here (no PostgreSQL on the machine, or OUTPOST_TEST_STORES=sqlite;
+ * says why on stderr). Under CI=true a missing PostgreSQL is no reason: it then fails the suite.
  */
 export function postgresSuiteSkipped(title: string): boolean {
+  const leftOut = postgresLeftOut();
+  if (leftOut !== undefined) {
+    console.warn(`${title} skipped: ${leftOut}`);
+    return true;
+  }
   const missing = postgresMissing();
   if (missing === undefined || process.env['CI'] === 'true') return false;
   console.warn(`${title} skipped: ${missing}; CI=true requires PostgreSQL`);
