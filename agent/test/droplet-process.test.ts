@@ -6,13 +6,13 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readJsonFile } from '@outpost/shared';
 import { agentPaths } from '../src/config/paths.js';
+import { builtDroplet } from './helpers/built-droplet.js';
 import { eventually } from './helpers/eventually.js';
 import { TestGateway } from './helpers/test-gateway.js';
 import { useTempDirs } from './helpers/temp-dir.js';
 
 const tempDir = useTempDirs();
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
-const mainModule = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 
 interface Droplet {
   child: ChildProcess;
@@ -25,11 +25,11 @@ afterEach(() => {
   for (const droplet of running.splice(0)) droplet.child.kill('SIGKILL');
 });
 
-/** The real droplet command in a child process (TypeScript sources through tsx; @outpost/shared from source). */
+/** The real droplet command in a child process (the built agent/dist/main.js). */
 function droplet(args: string[]): Droplet {
-  const env: NodeJS.ProcessEnv = { ...process.env, TSX_TSCONFIG_PATH: `${repoRoot}tsconfig.check.json` };
+  const env: NodeJS.ProcessEnv = { ...process.env };
   for (const key of Object.keys(env)) if (key.startsWith('DROPLET_')) delete env[key];
-  const child = spawn(process.execPath, ['--import', 'tsx', mainModule, ...args], { cwd: repoRoot, env });
+  const child = spawn(process.execPath, [builtDroplet(), ...args], { cwd: repoRoot, env });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));

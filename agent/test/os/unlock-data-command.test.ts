@@ -9,12 +9,12 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { builtDroplet } from '../helpers/built-droplet.js';
 import { useTempDirs } from '../helpers/temp-dir.js';
 import { digestOf, extendedPcr, missingTpmTools, runsUnderCi, startSwtpm, withSbin } from './helpers/swtpm.js';
 import type { SoftTpm } from './helpers/swtpm.js';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
-const mainModule = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 const tempDir = useTempDirs();
 const tpms: SoftTpm[] = [];
 afterEach(async () => {
@@ -29,8 +29,8 @@ function droplet(args: string[]): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', mainModule, 'unlock-data', ...args],
-      { cwd: repoRoot, env: { ...withSbin(), TSX_TSCONFIG_PATH: `${repoRoot}tsconfig.check.json` }, timeout: 120_000 },
+      [builtDroplet(), 'unlock-data', ...args],
+      { cwd: repoRoot, env: withSbin(), timeout: 120_000 },
       (err, stdout, stderr) => {
         const code = err === null ? 0 : typeof err.code === 'number' ? err.code : -1;
         resolve({ code, output: stdout + stderr });

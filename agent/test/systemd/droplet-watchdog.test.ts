@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { builtDroplet } from '../helpers/built-droplet.js';
 import { eventually } from '../helpers/eventually.js';
 import { useTempDirs } from '../helpers/temp-dir.js';
 import { listenForNotifications } from './notify-listener.js';
@@ -11,7 +12,6 @@ import type { NotifyListener } from './notify-listener.js';
 
 const tempDir = useTempDirs();
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
-const mainModule = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 // long enough that a loaded machine's delays in reading the datagrams stay small against the half-period gap
 const WATCHDOG_PERIOD_MS = 2_000;
 
@@ -30,14 +30,13 @@ async function closedPort(): Promise<number> {
   return address.port;
 }
 
-/** The real droplet command (through tsx) as systemd starts it under Type=notify with WatchdogSec=. */
+/** The real droplet command (the built agent/dist/main.js) as systemd starts it under Type=notify with WatchdogSec=. */
 async function dropletUnderSystemd(
   listener: NotifyListener,
   env: NodeJS.ProcessEnv = {},
 ): Promise<{ child: ChildProcess; stderr: () => string }> {
   const childEnv: NodeJS.ProcessEnv = {
     ...process.env,
-    TSX_TSCONFIG_PATH: `${repoRoot}tsconfig.check.json`,
     NOTIFY_SOCKET: listener.path,
     WATCHDOG_USEC: String(WATCHDOG_PERIOD_MS * 1000),
     ...env,
@@ -47,9 +46,7 @@ async function dropletUnderSystemd(
   const child = spawn(
     process.execPath,
     [
-      '--import',
-      'tsx',
-      mainModule,
+      builtDroplet(),
       '--device-root',
       deviceRoot,
       '--server',

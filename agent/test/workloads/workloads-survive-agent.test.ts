@@ -5,6 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PodStatus, ServiceStatus } from '@outpost/shared';
+import { builtDroplet } from '../helpers/built-droplet.js';
 import { eventually } from '../helpers/eventually.js';
 import { TestGateway } from '../helpers/test-gateway.js';
 import type { GatewayConnection } from '../helpers/test-gateway.js';
@@ -12,7 +13,6 @@ import { useTempDirs } from '../helpers/temp-dir.js';
 
 const tempDir = useTempDirs();
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
-const mainModule = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 
 const DEVICE = 'projects/p1/regions/eu/devices/edge-1';
 const POD = 'projects/p1/regions/eu/pods/kiosk';
@@ -32,13 +32,13 @@ afterEach(() => {
   for (const pid of servicePids.splice(0)) signal(-(processGroupOf(pid) ?? pid), 'SIGKILL');
 });
 
-/** The real droplet command, leading its own process group as under a shell or systemd (sources through tsx). */
+/** The real droplet command, leading its own process group as under a shell or systemd (agent/dist/main.js). */
 function startAgent(deviceRoot: string, server: string): Agent {
-  const env: NodeJS.ProcessEnv = { ...process.env, TSX_TSCONFIG_PATH: `${repoRoot}tsconfig.check.json` };
+  const env: NodeJS.ProcessEnv = { ...process.env };
   for (const key of Object.keys(env)) if (key.startsWith('DROPLET_')) delete env[key];
   const args = ['--device-root', deviceRoot, '--server', server, '--provisioning-token', 'prov-token'];
   args.push('--project', 'p1', '--region', 'eu', '--device-id', 'edge-1');
-  const child = spawn(process.execPath, ['--import', 'tsx', mainModule, ...args], {
+  const child = spawn(process.execPath, [builtDroplet(), ...args], {
     cwd: repoRoot,
     env,
     detached: true,

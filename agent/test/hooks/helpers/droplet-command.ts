@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { builtDroplet } from '../../helpers/built-droplet.js';
 
 const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
-const mainModule = fileURLToPath(new URL('../../../src/main.ts', import.meta.url));
 
 export interface CommandResult {
   code: number | null;
@@ -10,11 +10,11 @@ export interface CommandResult {
   stderr: string;
 }
 
-/** Runs the real `droplet <args>` (TypeScript sources through tsx) to its end. */
+/** Runs the real `droplet <args>` (the built agent/dist/main.js) to its end. */
 export function runDroplet(args: string[], env: Record<string, string> = {}): Promise<CommandResult> {
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, TSX_TSCONFIG_PATH: `${repoRoot}tsconfig.check.json`, ...env };
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
   for (const key of Object.keys(childEnv)) if (key.startsWith('DROPLET_') && !(key in env)) delete childEnv[key];
-  const child = spawn(process.execPath, ['--import', 'tsx', mainModule, ...args], { cwd: repoRoot, env: childEnv });
+  const child = spawn(process.execPath, [builtDroplet(), ...args], { cwd: repoRoot, env: childEnv });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

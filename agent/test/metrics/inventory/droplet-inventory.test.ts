@@ -5,6 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { reportedDeviceInfoSchema } from '@outpost/shared';
+import { builtDroplet } from '../../helpers/built-droplet.js';
 import { eventually } from '../../helpers/eventually.js';
 import type { JsonMessage } from '../../helpers/test-gateway.js';
 import { TestGateway } from '../../helpers/test-gateway.js';
@@ -12,7 +13,6 @@ import { useTempDirs } from '../../helpers/temp-dir.js';
 
 const tempDir = useTempDirs();
 const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
-const mainModule = fileURLToPath(new URL('../../../src/main.ts', import.meta.url));
 
 const running: ChildProcess[] = [];
 afterEach(() => {
@@ -53,14 +53,12 @@ describe('a real droplet reports its inventory', () => {
   it('sends the systeminformation inventory in its status, and the collector process is gone afterwards', async () => {
     const gateway = await TestGateway.start({ onRequest: registration });
     try {
-      const env: NodeJS.ProcessEnv = { ...process.env, TSX_TSCONFIG_PATH: `${repoRoot}tsconfig.check.json` };
+      const env: NodeJS.ProcessEnv = { ...process.env };
       for (const key of Object.keys(env)) if (key.startsWith('DROPLET_')) delete env[key];
       const child = spawn(
         process.execPath,
         [
-          '--import',
-          'tsx',
-          mainModule,
+          builtDroplet(),
           '--device-root',
           await tempDir(),
           '--server',
@@ -91,10 +89,11 @@ describe('a real droplet reports its inventory', () => {
       expect(deviceInfo.hardwareInformation?.fileSystems?.map((fs) => fs.mount)).toContain('/');
       expect(deviceInfo.hardwareInformation?.memory?.modules?.length).toBeGreaterThan(0);
 
-      // the collector has exited (the agent's other parts may run short commands of their own at start)
+      // the collector (the bundle's dist/inventory-collector.js) has exited (the agent's other parts may run short
+      // commands of their own at start)
       const collectors = async (): Promise<string[]> =>
         (await Promise.all((await childrenOf(child.pid ?? -1)).map((pid) => commandLine(pid)))).filter((command) =>
-          command.includes('collector-main'),
+          command.includes('inventory-collector.js'),
         );
       await eventually(async () => expect(await collectors()).toEqual([]), 10_000);
     } finally {

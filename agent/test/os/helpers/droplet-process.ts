@@ -3,12 +3,12 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { builtDroplet } from '../../helpers/built-droplet.js';
 import { DEVICE_CREDENTIAL, DEVICE_NAME } from './fake-control-plane.js';
 import { trustKey } from './os-images.js';
 import type { SigningKey } from './os-images.js';
 
 const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
-const mainModule = fileURLToPath(new URL('../../../src/main.ts', import.meta.url));
 
 export interface DropletProcess {
   child: ChildProcess;
@@ -27,21 +27,19 @@ export async function provisionSimulatedDevice(deviceRoot: string, server: strin
   await trustKey(deviceRoot, key);
 }
 
-/** The real droplet command in a child process (TypeScript sources through tsx). */
+/** The real droplet command in a child process (the built agent/dist/main.js). */
 export function startDropletProcess(
   deviceRoot: string,
   args: string[] = [],
   extraEnv: Record<string, string> = {},
 ): DropletProcess {
-  const env: NodeJS.ProcessEnv = { ...process.env, TSX_TSCONFIG_PATH: `${repoRoot}tsconfig.check.json`, ...extraEnv };
+  const env: NodeJS.ProcessEnv = { ...process.env, ...extraEnv };
   for (const key of Object.keys(env)) if (key.startsWith('DROPLET_')) delete env[key];
   for (const key of Object.keys(env)) if (key.startsWith('OUTPOST_TEST_') && !(key in extraEnv)) delete env[key];
   const child = spawn(
     process.execPath,
     [
-      '--import',
-      'tsx',
-      mainModule,
+      builtDroplet(),
       '--device-root',
       deviceRoot,
       '--boot-backend',
