@@ -52,6 +52,14 @@ const WATCHER_HOOK = [
   '',
 ].join('\n');
 
+/**
+ * The least time from moving the maintenance window to its opening. In it the agent only has to get the new spec
+ * through its connection and report WaitingForWindow with the new start: a spec round trip (the SSH change below,
+ * sshd -t in the guest included, takes ~4 s on an idle machine, 25 s at a load of 19). Rounded up to a minute
+ * start, the window opens 45-105 s after the change.
+ */
+const WINDOW_LEAD_MS = 45_000;
+
 /** A fresh OpenSSH ed25519 public key line (`ssh-ed25519 AAAA… comment`). */
 function opensshPublicKey(comment: string): string {
   const { publicKey } = generateKeyPairSync('ed25519');
@@ -80,7 +88,7 @@ const reportValue = (report: string, key: string): string | undefined =>
  * configuration after `sshd -t` passed in the guest (the files fetched back with scp); a frozen agent is killed by
  * systemd's watchdog and restarted (the control plane sees it reconnect in the same boot, systemd's journal says
  * why); an upgrade written outside the maintenance window waits in WaitingForWindow and switches slots only once a
- * window (moved to open two minutes later) is open.
+ * window (moved to open at the first minute start at least WINDOW_LEAD_MS later) is open.
  */
 describe('the packaged agent on a real guest: SSH, watchdog, maintenance window', () => {
   const scenario = useScenario({ publish: ['1.1.0'] });
@@ -192,10 +200,11 @@ describe('the packaged agent on a real guest: SSH, watchdog, maintenance window'
     expect(waiting.status?.deviceInfo?.osVersion).toBe('1.0.0');
     expect(device.vm.boots).toHaveLength(1);
 
-    // a window opening at the start of the minute at least 100 s from now, in the guest's time zone (UTC)
-    const opensAtMs = Math.ceil((Date.now() + 100_000) / 60_000) * 60_000;
+    // a window opening at the start of the first minute at least WINDOW_LEAD_MS from now (UTC, the guest's zone)
+    const opensAtMs = Math.ceil((Date.now() + WINDOW_LEAD_MS) / 60_000) * 60_000;
     const opensAt = new Date(opensAtMs);
     const schedule = `${opensAt.getUTCMinutes()} ${opensAt.getUTCHours()} * * *`;
+    const movedAt = Date.now();
     await controlPlane.admin.update<Device>(
       {
         name: device.name,
@@ -203,10 +212,12 @@ describe('the packaged agent on a real guest: SSH, watchdog, maintenance window'
       },
       { updateMask: 'spec.updatePolicy' },
     );
-    await device.waitFor('OSReady WaitingForWindow for the window in two minutes', (d) =>
+    await device.waitFor(`OSReady WaitingForWindow for the window at ${opensAt.toISOString()}`, (d) =>
       (osReadyOf(d)?.message ?? '').includes(opensAt.toISOString()),
     );
     const stillWaitingAt = Date.now();
+    timings.since('window moved → WaitingForWindow for it (of the lead)', movedAt);
+    expect(stillWaitingAt, 'the new window was reported before it opened').toBeLessThan(opensAtMs);
     const converged = await device.waitForConverged('1.1.0', 15 * 60_000);
     timings.since('window opens → converged 1.1.0 on slot B', opensAtMs);
     timings.record('WaitingForWindow (new window) → window opens', (opensAtMs - stillWaitingAt) / 1000);
