@@ -54,7 +54,9 @@ describe('automatic fallback to the retained slot', () => {
   }
 
   it('returns to slot A when the new image boots but its agent never commits (1.2.0)', async () => {
-    const device = await scenario.device('no-commit', { commitTimeoutSeconds: 90 });
+    // the trial's agent has to connect and report Verifying before the timeout (kernel start → Online: ~25 s on CI,
+    // 2x that on a slow one); the rest of the timeout is only the wait for the fallback
+    const device = await scenario.device('no-commit', { commitTimeoutSeconds: 75 });
     const start = await upgradeThatRollsBack(device, '1.2.0');
     expect(device.vm.boots[1]?.exit).toBe('reboot'); // the commit timeout rebooted the trial
     const reasons = device.history.osReadyReasons(start);
