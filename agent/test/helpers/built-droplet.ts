@@ -1,26 +1,7 @@
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { requireFreshBuild } from './build-freshness.js';
 
-const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
-const bundle = join(repoRoot, 'agent', 'dist', 'main.js');
-// what the bundle is built from: the agent and @outpost/shared (bundled from shared/dist, built from shared/src)
-const sources = [join(repoRoot, 'agent', 'src'), join(repoRoot, 'shared', 'src')];
-
-/** The newest file under `dir` (walks the tree; mtimes only). */
-function newestFile(dir: string): { path: string; mtimeMs: number } | undefined {
-  let newest: { path: string; mtimeMs: number } | undefined;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    const candidate = entry.isDirectory()
-      ? newestFile(path)
-      : entry.isFile()
-        ? { path, mtimeMs: statSync(path).mtimeMs }
-        : undefined;
-    if (candidate !== undefined && (newest === undefined || candidate.mtimeMs > newest.mtimeMs)) newest = candidate;
-  }
-  return newest;
-}
+const bundle = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 
 /**
  * The built droplet command (agent/dist/main.js), which tests run as a child process: it starts in a fraction of
@@ -28,14 +9,5 @@ function newestFile(dir: string): { path: string; mtimeMs: number } | undefined 
  * or older than a source file, so that a test run after an edit never checks a stale bundle.
  */
 export function builtDroplet(): string {
-  const hint = 'run `npm run build` first (npm test does)';
-  if (!existsSync(bundle)) throw new Error(`${bundle} is missing: ${hint}`);
-  const builtAt = statSync(bundle).mtimeMs;
-  for (const dir of sources) {
-    const newest = newestFile(dir);
-    if (newest !== undefined && newest.mtimeMs > builtAt) {
-      throw new Error(`${bundle} is older than the sources (${newest.path} changed since): ${hint}`);
-    }
-  }
-  return bundle;
+  return requireFreshBuild(bundle);
 }

@@ -1,16 +1,14 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { requireFreshBuild } from '../../../agent/test/helpers/build-freshness.js';
 
 export const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 export const DROPLET = `${REPO}agent/dist/main.js`;
 export const OUTPOST_CLI = `${REPO}control-plane/dist/cli/main.js`;
 
-function requireBuilt(path: string): string {
-  if (!existsSync(path)) throw new Error(`${path} is missing: run "npm run build" first (npm test does)`);
-  return path;
-}
+/** `path`, once it is built and newer than its sources (else a clear error: run `npm run build`). */
+const requireBuilt = requireFreshBuild;
 
 export interface RunningProcess {
   child: ChildProcess;
