@@ -111,7 +111,7 @@ describe('.ci/test-on-node22', () => {
     // what checks the runtime: the default project on SQLite, less what checks the stores, Chromium, the README
     const calls = passed.calls.split('\n');
     const testCall = calls.find((line) => line.startsWith('npm test'));
-    expect(testCall).toMatch(/^npm test -- --project default --exclude /);
+    expect(testCall).toMatch(/^npm test -- --project default --no-isolate --exclude /);
     expect(testCall).toContain('--exclude control-plane/test/cluster/**');
     expect(testCall).toContain('--exclude control-plane/test/web/browser/**');
     expect(testCall).toContain('--exclude test/integration/!(device-link|tls-transport|');
