@@ -23,7 +23,7 @@ function newestFile(dir: string): { path: string; mtimeMs: number } | undefined 
 /**
  * `built` (a program in a package's dist/, which tests run as a child process), once it is known to be there and
  * newer than every file it is built from: its package's `src` and shared/src. Throws otherwise, so that a test run
- * after an edit never checks a stale build. Checked once per test file's process.
+ * after an edit never checks a stale build. Checked once per test process.
  */
 export function requireFreshBuild(built: string): string {
   if (checked.has(built)) return built;

@@ -7,9 +7,6 @@ export const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 export const DROPLET = `${REPO}agent/dist/main.js`;
 export const OUTPOST_CLI = `${REPO}control-plane/dist/cli/main.js`;
 
-/** `path`, once it is built and newer than its sources (else a clear error: run `npm run build`). */
-const requireBuilt = requireFreshBuild;
-
 export interface RunningProcess {
   child: ChildProcess;
   output(): string;
@@ -23,7 +20,7 @@ export function startProcess(
   args: readonly string[],
   env: Record<string, string> = {},
 ): RunningProcess {
-  const child = spawn(process.execPath, [requireBuilt(script), ...args], {
+  const child = spawn(process.execPath, [requireFreshBuild(script), ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -49,7 +46,7 @@ export async function runCli(
   args: readonly string[],
   env: Record<string, string> = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [requireBuilt(OUTPOST_CLI), ...args], {
+  const child = spawn(process.execPath, [requireFreshBuild(OUTPOST_CLI), ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
